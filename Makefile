@@ -1,0 +1,50 @@
+# cephbench: the two commands a new machine needs are `make demo` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Debian packages the project runs: fio (with the rbd and rados engines), Ceph Pacific, iperf3,
+# and what the lab and the device guard use (uuidgen, blkid/lsblk/losetup, ip/tc, mkfs.ext4).
+DEB_PKGS := fio iperf3 ceph-mon ceph-osd ceph-mgr ceph-common uuid-runtime util-linux \
+            iproute2 e2fsprogs python3-venv
+DEMO_DIR := demo-output
+
+.PHONY: install deps venv test lint demo clean
+
+install: deps venv
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+venv: $(BIN)/cephbench
+
+$(BIN)/cephbench: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	@touch $@
+
+test: install
+	$(BIN)/ruff check src tests bench
+	$(BIN)/pytest
+
+lint: venv
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+demo: install
+	@mkdir -p $(DEMO_DIR)
+	$(BIN)/cephbench run quick --target file:$(DEMO_DIR) --label demo --db $(DEMO_DIR)/results.db
+	$(BIN)/cephbench show last --db $(DEMO_DIR)/results.db --format md > $(DEMO_DIR)/report.md
+	@echo "results: $(DEMO_DIR)/results.db   report: $(DEMO_DIR)/report.md"
+
+clean:
+	rm -rf $(VENV) $(DEMO_DIR) build src/*.egg-info .pytest_cache .ruff_cache

@@ -1,0 +1,69 @@
+"""What every command shares: consoles, option bundles, opening the store."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+from rich.console import Console
+
+from ..store import Store, default_path
+
+console = Console(highlight=False)
+console_err = Console(stderr=True, highlight=False)
+
+
+def set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.find_root().meta["cephbench.debug"] = True
+
+
+def debug_option(f: Callable) -> Callable:
+    """``--debug`` on a subcommand too: ``cephbench run ... --debug``."""
+    return click.option(
+        "--debug", is_flag=True, callback=set_debug, expose_value=False, is_eager=True,
+        help="Show full tracebacks instead of one-line errors.",
+    )(f)
+
+
+def db_option(f: Callable) -> Callable:
+    """``--db PATH`` (or CEPHBENCH_DB); the command receives an open Store as ``store``."""
+
+    @click.option(
+        "--db", "db_path", type=click.Path(dir_okay=False), envvar="CEPHBENCH_DB",
+        help="Result store (SQLite). Default: $XDG_DATA_HOME/cephbench/results.db.",
+    )
+    @debug_option
+    @functools.wraps(f)
+    def wrapper(*args: Any, db_path: str | None, **kwargs: Any) -> Any:
+        with Store(db_path or default_path()) as store:
+            for note in store.recover_interrupted():
+                console_err.print(f"[yellow]note:[/] {note}")
+            return f(*args, store=store, **kwargs)
+
+    return wrapper
+
+
+def format_option(*choices: str, default: str = "table") -> Callable:
+    return click.option(
+        "--format", "fmt", type=click.Choice(choices), default=default, show_default=True,
+        help="Output format: " + ", ".join(choices) + ".",
+    )
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2) + "\n")
+
+
+def emit_table(table, fmt: str) -> None:
+    """Print a report Table as Markdown (``md``) or as a rich table (``table``)."""
+    from ..report.table import to_markdown, to_rich
+
+    if fmt == "md":
+        click.echo(to_markdown(table), nl=False)
+    else:
+        console.print(to_rich(table))

@@ -1,0 +1,30 @@
+"""``cephbench runs``: one line per stored run."""
+
+from __future__ import annotations
+
+import click
+
+from ..report.table import Table
+from ..store import Store
+from .common import emit_table, db_option, format_option, print_json
+
+
+@click.command()
+@format_option("table", "md", "json")
+@db_option
+def runs(fmt: str, store: Store) -> None:
+    """List the stored runs, oldest first."""
+    stored = store.runs()
+    if fmt == "json":
+        print_json([
+            {k: r.to_json()[k] for k in ("id", "label", "suite", "target", "status", "started_at")}
+            for r in stored
+        ])
+        return
+    table = Table(
+        ("ID", "Label", "Suite", "Target", "Status", "Started (UTC)"),
+        tuple((str(r.id), r.label or "", r.suite, r.target, r.status, r.started_at) for r in stored),
+        align=("r", "l", "l", "l", "l", "l"),
+        notes=() if stored else (f"No runs in {store.path} yet.",),
+    )
+    emit_table(table, fmt)

@@ -1,0 +1,40 @@
+"""``cephbench suites``: the built-in suites and what they run."""
+
+from __future__ import annotations
+
+import click
+
+from ..report.table import Table
+from ..suites import builtin_names, load_suite
+from .common import emit_table, debug_option, format_option, print_json
+
+
+@click.command()
+@format_option("table", "md", "json")
+@debug_option
+def suites(fmt: str) -> None:
+    """List the built-in suites and their workloads."""
+    specs = [load_suite(name) for name in builtin_names()]
+    if fmt == "json":
+        print_json([
+            {"name": s.name, "description": s.description, "global": s.global_,
+             "workloads": [w.model_dump(exclude_none=True) for w in s.workloads]}
+            for s in specs
+        ])
+        return
+    rows = []
+    for s in specs:
+        runtime = s.global_.get("runtime")
+        for i, w in enumerate(s.workloads):
+            mix = f" {w.rwmixread}/{100 - w.rwmixread}" if w.rwmixread is not None else ""
+            extra = " ".join(f"{k}={v}" for k, v in w.options.items())
+            rows.append((
+                s.name if i == 0 else "", w.name, f"{w.rw}{mix}", w.bs, str(w.iodepth), str(w.numjobs),
+                f"{runtime} s" if i == 0 and runtime else "", extra,
+            ))
+    table = Table(
+        ("Suite", "Workload", "Pattern", "Block size", "iodepth", "numjobs", "Runtime each", "Other"),
+        tuple(rows), align=("l", "l", "l", "r", "r", "r", "r", "l"),
+        notes=tuple(f"{s.name}: {s.description}" for s in specs),
+    )
+    emit_table(table, fmt)

@@ -1,0 +1,41 @@
+"""The fio driver: build the argv, run it through the process helper, parse with a pure function."""
+
+from __future__ import annotations
+
+import signal
+import tempfile
+from collections.abc import Callable, Mapping
+
+from ...process import ProcessResult, run, which
+from .jobfile import Job, JobFile, load_jobfile, parse_jobfile
+from .parse import JobOutcome, extract, parse
+
+__all__ = ["Job", "JobFile", "JobOutcome", "argv", "extract", "load_jobfile", "parse",
+           "parse_jobfile", "run_jobfile", "version"]
+
+OUTPUT_FORMAT = "json+"  # json+ adds latency bins: exact percentiles when clones are merged
+
+
+def fio_path() -> str:
+    return which("fio")
+
+
+def version() -> str:
+    """``fio-3.33``, as fio prints it."""
+    return run([fio_path(), "--version"], timeout=10, check=True).stdout.strip()
+
+
+def argv(jobfile_path: str) -> list[str]:
+    return [fio_path(), f"--output-format={OUTPUT_FORMAT}", jobfile_path]
+
+
+def run_jobfile(
+    text: str, *, env: Mapping[str, str] | None = None,
+    on_tick: Callable[[float], None] | None = None, timeout: float | None = None,
+) -> ProcessResult:
+    """Run a job file's text with fio. Ctrl-C reaches fio as SIGINT so it still prints results."""
+    with tempfile.NamedTemporaryFile("w", prefix="cephbench-", suffix=".fio") as f:
+        f.write(text)
+        f.flush()
+        return run(argv(f.name), env=env, on_tick=on_tick, timeout=timeout,
+                   interrupt_signal=signal.SIGINT, grace=15.0)

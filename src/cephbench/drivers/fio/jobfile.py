@@ -1,0 +1,110 @@
+"""fio job files: parsed into ordered sections, rendered back to text fio reads.
+
+Only what fio itself defines: ``[section]`` headers, ``key=value`` or bare ``key`` lines,
+``;``/``#`` comments, and ``include FILE``. ``${VAR}`` and all semantics are left to fio.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ...errors import UsageError
+
+Option = tuple[str, str | None]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One ``[name]`` section, options in file order (a bare flag has value None)."""
+
+    name: str
+    options: tuple[Option, ...] = ()
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        for k, v in reversed(self.options):
+            if k == key:
+                return v if v is not None else "1"
+        return default
+
+    def has(self, key: str) -> bool:
+        return any(k == key for k, _ in self.options)
+
+    def without(self, *keys: str) -> Job:
+        return replace(self, options=tuple(o for o in self.options if o[0] not in keys))
+
+    def with_options(self, options: dict[str, str | None]) -> Job:
+        """This job with ``options`` set, replacing any earlier values of the same keys."""
+        base = self.without(*options)
+        return replace(base, options=(*base.options, *options.items()))
+
+
+@dataclass(frozen=True)
+class JobFile:
+    global_: Job = field(default_factory=lambda: Job("global"))
+    jobs: tuple[Job, ...] = ()
+
+    def merged(self, job: Job) -> dict[str, str | None]:
+        """A job's effective options: [global] first, the job's own after."""
+        merged: dict[str, str | None] = {}
+        for k, v in (*self.global_.options, *job.options):
+            merged[k] = v
+        return merged
+
+    def render(self) -> str:
+        sections = [self.global_, *self.jobs] if self.global_.options else list(self.jobs)
+        out = []
+        for s in sections:
+            out.append(f"[{s.name}]")
+            out += [k if v is None else f"{k}={v}" for k, v in s.options]
+            out.append("")
+        return "\n".join(out)
+
+
+def parse_jobfile(text: str, source: str = "<job file>", base: Path | None = None) -> JobFile:
+    """Parse fio job-file text; ``source`` names the file in error messages."""
+    global_opts: list[Option] = []
+    jobs: list[tuple[str, list[Option]]] = []
+    current: list[Option] | None = None
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line[0] in ";#":
+            continue
+        if line.startswith("include "):
+            path = Path(line.split(None, 1)[1].strip())
+            path = path if path.is_absolute() or base is None else base / path
+            included = parse_jobfile(_read(path), str(path), path.parent)
+            (current if current is not None else global_opts).extend(included.global_.options)
+            jobs += [(j.name, list(j.options)) for j in included.jobs]
+            continue
+        if line.startswith("["):
+            if not line.endswith("]") or len(line) < 3:
+                raise UsageError(f"{source}:{lineno}: malformed section header '{line}'")
+            name = line[1:-1].strip()
+            if name == "global":
+                current = global_opts
+            else:
+                jobs.append((name, []))
+                current = jobs[-1][1]
+            continue
+        if current is None:
+            raise UsageError(f"{source}:{lineno}: option '{line}' before any [section]")
+        key, sep, value = line.partition("=")
+        current.append((key.strip(), value.strip() if sep else None))
+    if not jobs:
+        raise UsageError(f"{source} has no jobs", hint="a fio job file needs at least one [name] section")
+    return JobFile(Job("global", tuple(global_opts)), tuple(Job(n, tuple(o)) for n, o in jobs))
+
+
+def load_jobfile(path: str | Path) -> JobFile:
+    path = Path(path)
+    return parse_jobfile(_read(path), str(path), path.parent)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError as e:
+        raise UsageError(f"cannot read fio job file {path}: {e.strerror}") from e
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not a text fio job file") from None

@@ -1,0 +1,118 @@
+"""The result model: small, immutable, and the same whatever tool produced the figures.
+
+Units are fixed and carried in the field names: bytes, bytes per second, microseconds,
+seconds. A figure the tool did not measure is ``None``, never 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Op = Literal["read", "write", "trim"]
+RunStatus = Literal["running", "complete", "failed", "aborted"]
+
+
+@dataclass(frozen=True)
+class Result:
+    """One direction (read, write or trim) of one workload in one repeat."""
+
+    workload: str
+    """The workload's name: the fio job name, or the suite's workload name."""
+    repeat: int
+    """0-based repeat index (``--repeat N`` runs the suite N times)."""
+    op: Op
+    """The direction these figures describe; a mixed workload has one Result per direction."""
+    rw: str | None = None
+    """fio's ``rw`` of the workload (read, write, randread, randrw, ...)."""
+    bs: int | None = None
+    """Block size of this direction, bytes."""
+    iodepth: int | None = None
+    """I/Os in flight per job."""
+    numjobs: int | None = None
+    """Jobs (threads or processes) that ran this workload together."""
+    runtime_s: float | None = None
+    """How long the direction ran, seconds, as fio measured it."""
+    iops: float | None = None
+    """Operations per second."""
+    bw_bytes_per_s: float | None = None
+    """Bandwidth, bytes per second."""
+    io_bytes: int | None = None
+    """Bytes transferred."""
+    total_ios: int | None = None
+    """Operations completed."""
+    lat_mean_us: float | None = None
+    """Mean latency, microseconds (``lat_kind`` says total or completion latency)."""
+    lat_p50_us: float | None = None
+    lat_p90_us: float | None = None
+    lat_p99_us: float | None = None
+    lat_p999_us: float | None = None
+    lat_max_us: float | None = None
+    lat_kind: Literal["lat", "clat"] | None = None
+    """``lat``: total latency (submission to completion); ``clat``: completion latency only,
+    when that is all fio recorded. ``None`` when no latency was recorded (gtod_reduce...)."""
+    percentiles: tuple[tuple[float, float], ...] = ()
+    """Every latency percentile fio reported: (percent, microseconds) pairs."""
+    error: int = 0
+    """fio's own ``error`` (an errno) for the job; 0 when it succeeded."""
+    flags: tuple[str, ...] = ()
+    """Validity flags (e.g. ``no_latency``): reasons to trust the figures less."""
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["percentiles"] = {f"{p:g}": us for p, us in self.percentiles}
+        d["flags"] = list(self.flags)
+        return d
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A workload that did not produce figures, with the tool's own reason."""
+
+    workload: str
+    repeat: int
+    error: str
+
+
+@dataclass(frozen=True)
+class Run:
+    """One invocation of ``cephbench run`` (or one import): what ran, where, and its results."""
+
+    id: int
+    label: str | None
+    suite: str
+    target: str
+    status: RunStatus
+    started_at: str
+    """ISO 8601, UTC."""
+    ended_at: str | None = None
+    environment: dict[str, Any] = field(default_factory=dict)
+    """Host, kernel, CPU, memory, tool versions and target details at the time of the run."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """The options the run was started with (overrides, repeat count, ...)."""
+    error: str | None = None
+    """Why the run failed or was aborted, when it did."""
+    results: tuple[Result, ...] = ()
+    failures: tuple[Failure, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """How tables refer to the run: its label, else ``#id``."""
+        return self.label or f"#{self.id}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The stable JSON shape of ``cephbench show --format json``."""
+        return {
+            "id": self.id,
+            "label": self.label,
+            "suite": self.suite,
+            "target": self.target,
+            "status": self.status,
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "error": self.error,
+            "environment": self.environment,
+            "params": self.params,
+            "results": [r.to_json() for r in self.results],
+            "failures": [asdict(f) for f in self.failures],
+        }

@@ -1,0 +1,166 @@
+"""The one place cephbench starts a subprocess.
+
+Argument lists only (never a shell), captured output, a timeout, and the child is always
+stopped when we stop: on timeout, on error, on Ctrl-C. A child that should flush its own
+results when interrupted (fio prints its JSON on SIGINT) is sent SIGINT first and given
+``grace`` seconds; the partial output travels with the :class:`ProcessInterrupted` error.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from .errors import Interrupted, ToolFailed, ToolMissing
+
+POLL_SECONDS = 0.2
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    """What a finished child left: its argv, exit code, output and wall time."""
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+    def last_error_line(self) -> str:
+        """The most telling line of stderr (else stdout), for one-line error messages."""
+        for text in (self.stderr, self.stdout):
+            lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+            for ln in reversed(lines):
+                if "error" in ln.lower() or "fail" in ln.lower():
+                    return ln
+            if lines:
+                return lines[-1]
+        return f"exit status {self.returncode}"
+
+
+class ProcessTimeout(ToolFailed):
+    """The child ran longer than its timeout and was killed."""
+
+    def __init__(self, result: ProcessResult, timeout: float):
+        super().__init__(f"{result.argv[0]} did not finish within {timeout:g} s and was stopped")
+        self.result = result
+
+
+class ProcessInterrupted(Interrupted):
+    """Ctrl-C (or SIGTERM) while the child ran; ``result`` holds what it printed until then."""
+
+    def __init__(self, result: ProcessResult):
+        super().__init__("interrupted")
+        self.result = result
+
+
+def which(program: str, package: str | None = None) -> str:
+    """Path of ``program``, or ToolMissing naming the Debian package to install."""
+    path = shutil.which(program)
+    if path is None:
+        pkg = package or program
+        raise ToolMissing(
+            f"{program} is not installed", hint=f"install it with: apt-get install {pkg}"
+        )
+    return path
+
+
+def run(
+    argv: Sequence[str],
+    *,
+    timeout: float | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    stdin: str | None = None,
+    check: bool = False,
+    on_tick: Callable[[float], None] | None = None,
+    interrupt_signal: int = signal.SIGTERM,
+    grace: float = 10.0,
+) -> ProcessResult:
+    """Run ``argv`` to completion and return its result.
+
+    ``env`` entries are added to the current environment. ``on_tick(elapsed)`` is called
+    every POLL_SECONDS while the child runs (progress bars). With ``check``, a non-zero exit
+    raises ToolFailed carrying the child's own last error line.
+    """
+    argv = tuple(str(a) for a in argv)
+    full_env = {**os.environ, **env} if env else None
+    start = time.monotonic()
+    # Output goes to temporary files, not pipes: no deadlock however much the child prints.
+    with tempfile.TemporaryFile("w+b") as out, tempfile.TemporaryFile("w+b") as err:
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                env=full_env,
+                cwd=cwd,
+                start_new_session=True,  # Ctrl-C reaches us, and we decide how the child stops
+            )
+        except FileNotFoundError as e:
+            raise ToolMissing(f"{argv[0]} is not installed or not on PATH") from e
+        except PermissionError as e:
+            raise ToolFailed(f"cannot execute {argv[0]}: {e.strerror}") from e
+
+        def collect(code: int) -> ProcessResult:
+            out.seek(0)
+            err.seek(0)
+            return ProcessResult(
+                argv,
+                code,
+                out.read().decode(errors="replace"),
+                err.read().decode(errors="replace"),
+                time.monotonic() - start,
+            )
+
+        try:
+            if stdin is not None:
+                assert proc.stdin is not None
+                proc.stdin.write(stdin.encode())
+                proc.stdin.close()
+            while True:
+                try:
+                    code = proc.wait(timeout=POLL_SECONDS)
+                    break
+                except subprocess.TimeoutExpired:
+                    elapsed = time.monotonic() - start
+                    if timeout is not None and elapsed > timeout:
+                        _stop(proc, signal.SIGTERM, grace=2.0)
+                        raise ProcessTimeout(collect(proc.returncode or -9), timeout) from None
+                    if on_tick is not None:
+                        on_tick(elapsed)
+        except KeyboardInterrupt:
+            code = _stop(proc, interrupt_signal, grace)
+            raise ProcessInterrupted(collect(code)) from None
+        except BaseException:
+            _stop(proc, signal.SIGTERM, grace=2.0)
+            raise
+        result = collect(code)
+    if check and result.returncode != 0:
+        raise ToolFailed(f"{os.path.basename(argv[0])} failed: {result.last_error_line()}")
+    return result
+
+
+def _stop(proc: subprocess.Popen, sig: int, grace: float) -> int:
+    """Send ``sig`` to the child's process group, wait ``grace`` s, then SIGKILL it."""
+    if proc.poll() is not None:
+        return proc.returncode
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass
+    try:
+        return proc.wait(timeout=grace)
+    except (subprocess.TimeoutExpired, KeyboardInterrupt):  # too slow, or a second Ctrl-C
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        return proc.wait()

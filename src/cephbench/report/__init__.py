@@ -1,0 +1,1 @@
+"""Tables and reports built from stored runs. Builders are pure; renderers format."""

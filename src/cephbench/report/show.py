@@ -1,0 +1,50 @@
+"""The table users post in their write-ups, for one stored run."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..model import Run
+from .table import Table, fmt_ms, fmt_number
+
+HEADERS = ("Workload", "IOPS", "Bandwidth (MiB/s)", "Avg Latency (ms)", "99th Percentile Latency (ms)")
+FLAG_TEXT = {
+    "no_latency": "no latency recorded (gtod_reduce or latency disabled)",
+    "percentiles_unmerged": "percentiles of several jobs could not be merged (plain json output)",
+}
+
+
+def run_table(run: Run) -> Table:
+    """One row per workload and direction (mixed workloads get a read and a write row)."""
+    repeats = len({r.repeat for r in run.results}) > 1
+    directions = Counter((r.workload, r.repeat) for r in run.results)
+    mixed = {key for key, n in directions.items() if n > 1}
+    headers = (HEADERS[0], "Repeat", *HEADERS[1:]) if repeats else HEADERS
+    rows, flags_seen = [], []
+    for r in run.results:
+        name = f"{r.workload} ({r.op})" if (r.workload, r.repeat) in mixed else r.workload
+        marks = "".join(_mark(f, flags_seen) for f in r.flags)
+        cells = [name + marks]
+        if repeats:
+            cells.append(str(r.repeat + 1))
+        cells += [
+            fmt_number(r.iops),
+            fmt_number(None if r.bw_bytes_per_s is None else r.bw_bytes_per_s / 2**20, 2),
+            fmt_ms(r.lat_mean_us),
+            fmt_ms(r.lat_p99_us),
+        ]
+        rows.append(tuple(cells))
+    notes = [f"[{i + 1}] {FLAG_TEXT.get(f, f)}" for i, f in enumerate(flags_seen)]
+    kinds = {r.lat_kind for r in run.results if r.lat_kind}
+    if kinds == {"clat"}:
+        notes.append("Latency is fio's completion latency (clat): total latency was not recorded.")
+    for f in run.failures:
+        notes.append(f"FAILED {f.workload} (repeat {f.repeat + 1}): {f.error}")
+    title = f"Run {run.id}" + (f" — {run.label}" if run.label else "") + f" — {run.suite} on {run.target} ({run.status})"
+    return Table(headers, tuple(rows), title=title, notes=tuple(notes))
+
+
+def _mark(flag: str, seen: list[str]) -> str:
+    if flag not in seen:
+        seen.append(flag)
+    return f" [{seen.index(flag) + 1}]"

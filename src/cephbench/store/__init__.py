@@ -1,0 +1,262 @@
+"""The result store: one SQLite file (WAL) holding every run, its results and raw outputs.
+
+Writes are grouped so the store is always consistent: a run row first (status ``running``),
+then each finished batch of workloads in one transaction, then the final status. A run whose
+process died while ``running`` is marked ``aborted`` by the next command that opens the store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import StoreError, UsageError
+from ..model import Failure, Result, Run, RunStatus
+from .schema import migrate
+
+RESULT_COLUMNS = (
+    "op", "rw", "bs", "iodepth", "numjobs", "runtime_s", "iops", "bw_bytes_per_s", "io_bytes",
+    "total_ios", "lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us",
+    "lat_max_us", "lat_kind", "percentiles", "error", "flags",
+)
+
+
+def default_path() -> Path:
+    """``$CEPHBENCH_DB``, else ``$XDG_DATA_HOME/cephbench/results.db``."""
+    if os.environ.get("CEPHBENCH_DB"):
+        return Path(os.environ["CEPHBENCH_DB"])
+    data_home = os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share")
+    return Path(data_home) / "cephbench" / "results.db"
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class RawOutput:
+    """What one tool invocation printed, and the input it was given."""
+
+    tool: str
+    argv: Sequence[str]
+    input_text: str | None
+    stdout: str
+    stderr: str
+    returncode: int
+    started_at: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class WorkloadOutcome:
+    """A workload of one repeat: its figures, or the reason it has none."""
+
+    name: str
+    results: tuple[Result, ...] = ()
+    error: str | None = None
+
+
+class Store:
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            self.conn.execute("PRAGMA journal_mode = WAL")
+        except (OSError, sqlite3.Error) as e:
+            raise StoreError(
+                f"cannot open the result store {self.path}: {e}",
+                hint="choose another path with --db or CEPHBENCH_DB",
+            ) from e
+        self.conn.row_factory = sqlite3.Row
+        self.conn.execute("PRAGMA foreign_keys = ON")
+        try:
+            migrate(self.conn, str(self.path))
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path} is not a cephbench result store: {e}") from e
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _tx(self):
+        return _Transaction(self.conn)
+
+    # -- writing -----------------------------------------------------------------------
+    def start_run(
+        self, *, label: str | None, suite: str, target: str,
+        environment: dict[str, Any], params: dict[str, Any], started_at: str | None = None,
+    ) -> int:
+        with self._tx():
+            cur = self.conn.execute(
+                "INSERT INTO runs (label, suite, target, status, started_at, host, pid,"
+                " environment, params) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?)",
+                (label, suite, target, started_at or now(), socket.gethostname(), os.getpid(),
+                 json.dumps(environment), json.dumps(params)),
+            )
+        return int(cur.lastrowid)
+
+    def record_batch(
+        self, run_id: int, repeat: int, output: RawOutput | None,
+        outcomes: Iterable[WorkloadOutcome],
+    ) -> None:
+        """Store one tool invocation and every workload it produced, all or nothing."""
+        with self._tx():
+            output_id = None
+            if output is not None:
+                output_id = self.conn.execute(
+                    "INSERT INTO outputs (run_id, repeat, tool, argv, input_text, stdout_z,"
+                    " stderr, returncode, started_at, seconds) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    (run_id, repeat, output.tool, json.dumps(list(output.argv)),
+                     output.input_text, zlib.compress(output.stdout.encode()), output.stderr,
+                     output.returncode, output.started_at, output.seconds),
+                ).lastrowid
+            seq = self.conn.execute(
+                "SELECT COUNT(*) FROM workloads WHERE run_id = ? AND repeat = ?", (run_id, repeat)
+            ).fetchone()[0]
+            for outcome in outcomes:
+                wid = self.conn.execute(
+                    "INSERT INTO workloads (run_id, repeat, seq, name, status, error, output_id)"
+                    " VALUES (?,?,?,?,?,?,?)",
+                    (run_id, repeat, seq, outcome.name, "failed" if outcome.error else "ok",
+                     outcome.error, output_id),
+                ).lastrowid
+                seq += 1
+                for r in outcome.results:
+                    self.conn.execute(
+                        f"INSERT INTO results (workload_id, {', '.join(RESULT_COLUMNS)})"
+                        f" VALUES (?{', ?' * len(RESULT_COLUMNS)})",
+                        (wid, *_result_row(r)),
+                    )
+
+    def finish_run(self, run_id: int, status: RunStatus, error: str | None = None) -> None:
+        with self._tx():
+            self.conn.execute(
+                "UPDATE runs SET status = ?, ended_at = ?, error = ? WHERE id = ?",
+                (status, now(), error, run_id),
+            )
+
+    def recover_interrupted(self) -> list[str]:
+        """Mark runs left ``running`` by a dead process on this host as aborted; say which."""
+        notes = []
+        host = socket.gethostname()
+        rows = self.conn.execute(
+            "SELECT id, pid FROM runs WHERE status = 'running' AND host = ?", (host,)
+        ).fetchall()
+        for row in rows:
+            if row["pid"] and _alive(row["pid"]):
+                continue
+            self.finish_run(row["id"], "aborted", "the process running it stopped unexpectedly")
+            done = self.conn.execute(
+                "SELECT COUNT(*) FROM workloads WHERE run_id = ? AND status = 'ok'", (row["id"],)
+            ).fetchone()[0]
+            notes.append(
+                f"run {row['id']} was interrupted; marked aborted with {done} finished workload(s) kept"
+            )
+        return notes
+
+    # -- reading -----------------------------------------------------------------------
+    def resolve(self, ref: str | int) -> int:
+        """A run id from ``ref``: a number, or ``last``."""
+        if str(ref) == "last":
+            row = self.conn.execute("SELECT MAX(id) FROM runs").fetchone()
+            if row[0] is None:
+                raise StoreError(f"no runs in {self.path} yet", hint="start one with cephbench run")
+            return int(row[0])
+        try:
+            run_id = int(ref)
+        except ValueError:
+            raise UsageError(f"'{ref}' is not a run id", hint="give a number from `cephbench runs`, or 'last'") from None
+        if self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+            raise StoreError(f"no run {run_id} in {self.path}", hint="`cephbench runs` lists them")
+        return run_id
+
+    def runs(self) -> list[Run]:
+        """Every run, oldest first, without results (cheap: for listings)."""
+        rows = self.conn.execute("SELECT * FROM runs ORDER BY id").fetchall()
+        return [_run_from_row(r) for r in rows]
+
+    def get_run(self, ref: str | int) -> Run:
+        run_id = self.resolve(ref)
+        row = self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        results, failures = [], []
+        for w in self.conn.execute(
+            "SELECT * FROM workloads WHERE run_id = ? ORDER BY repeat, seq", (run_id,)
+        ):
+            if w["status"] == "failed":
+                failures.append(Failure(w["name"], w["repeat"], w["error"] or "failed"))
+                continue
+            for r in self.conn.execute(
+                "SELECT * FROM results WHERE workload_id = ? ORDER BY op", (w["id"],)
+            ):
+                results.append(_result_from_row(w["name"], w["repeat"], r))
+        run = _run_from_row(row)
+        return Run(**{**run.__dict__, "results": tuple(results), "failures": tuple(failures)})
+
+    def outputs(self, run_id: int) -> list[dict[str, Any]]:
+        """The raw tool outputs of a run, decompressed."""
+        rows = self.conn.execute(
+            "SELECT * FROM outputs WHERE run_id = ? ORDER BY id", (run_id,)
+        ).fetchall()
+        return [
+            {**dict(r), "argv": json.loads(r["argv"]),
+             "stdout": zlib.decompress(r["stdout_z"]).decode() if r["stdout_z"] else ""}
+            for r in rows
+        ]
+
+
+class _Transaction:
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def __enter__(self):
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type, exc, tb):
+        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _result_row(r: Result) -> tuple:
+    values = {c: getattr(r, c) for c in RESULT_COLUMNS}
+    values["percentiles"] = json.dumps([list(p) for p in r.percentiles])
+    values["flags"] = json.dumps(list(r.flags))
+    return tuple(values[c] for c in RESULT_COLUMNS)
+
+
+def _result_from_row(workload: str, repeat: int, row: sqlite3.Row) -> Result:
+    values = {c: row[c] for c in RESULT_COLUMNS}
+    values["percentiles"] = tuple(tuple(p) for p in json.loads(values["percentiles"]))
+    values["flags"] = tuple(json.loads(values["flags"]))
+    return Result(workload=workload, repeat=repeat, **values)
+
+
+def _run_from_row(row: sqlite3.Row) -> Run:
+    return Run(
+        id=row["id"], label=row["label"], suite=row["suite"], target=row["target"],
+        status=row["status"], started_at=row["started_at"], ended_at=row["ended_at"],
+        environment=json.loads(row["environment"]), params=json.loads(row["params"]),
+        error=row["error"],
+    )

@@ -1,0 +1,86 @@
+"""Targets: where the I/O goes. One module per kind, registered like plugins.
+
+A target turns ``KIND:LOCATION`` into fio options (``filename=...``, or ``ioengine=rbd`` and
+its pool and image), checks it may be written before anything runs, and removes whatever it
+created when the run ends, however it ends.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any, ClassVar
+
+from ..errors import UsageError
+
+BUILTIN_TARGETS: dict[str, str] = {
+    "file": "cephbench.targets.file:FileTarget",
+    "device": "cephbench.targets.device:DeviceTarget",
+}
+
+# Options a target replaces in every job: where the data lives is the target's to say.
+LOCATION_KEYS = ("filename", "directory", "filename_format", "opendir")
+
+
+@dataclass(frozen=True)
+class TargetOptions:
+    """What the user allowed: ``destroy_data`` names the one device that may be overwritten."""
+
+    destroy_data: str | None = None
+
+
+class Target(ABC):
+    kind: ClassVar[str]
+
+    def __init__(self, location: str, options: TargetOptions):
+        self.location = location
+        self.options = options
+
+    @property
+    def spec(self) -> str:
+        return f"{self.kind}:{self.location}"
+
+    @abstractmethod
+    def check(self, size: int) -> None:
+        """Raise TargetError unless ``size`` bytes may be written here now."""
+
+    @abstractmethod
+    def session(self, run_id: int) -> AbstractContextManager[dict[str, str]]:
+        """Set the target up; yield the fio options that point at it; undo it on exit."""
+
+    def describe(self) -> dict[str, Any]:
+        """What the environment record keeps about the target (filesystem, device model)."""
+        return {"spec": self.spec}
+
+
+def _registry() -> dict[str, str]:
+    found = dict(BUILTIN_TARGETS)
+    for ep in entry_points(group="cephbench.targets"):
+        found.setdefault(ep.name, ep.value)
+    return found
+
+
+def kinds() -> list[str]:
+    return sorted(_registry())
+
+
+def parse_target(spec: str, options: TargetOptions | None = None) -> Target:
+    """``file:/mnt/bench`` -> a FileTarget, and so on."""
+    kind, sep, location = spec.partition(":")
+    registry = _registry()
+    if not sep or kind not in registry or not location:
+        raise UsageError(
+            f"'{spec}' is not a target",
+            hint=f"use KIND:LOCATION with KIND one of {', '.join(kinds())}, e.g. file:/mnt/bench",
+        )
+    module_name, attr = registry[kind].split(":")
+    cls = getattr(importlib.import_module(module_name), attr)
+    return cls(location, options or TargetOptions())
+
+
+def fio_escape(path: str) -> str:
+    """fio splits ``filename`` at ':'; escape it so a path is one file."""
+    return path.replace(":", "\\:")

@@ -1,0 +1,65 @@
+"""``file:PATH``: a data file in a directory (created and removed by the run), or a new file.
+
+An existing file is never used: it may be somebody's data, and fio would overwrite it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..environment import storage_of
+from ..errors import TargetError
+from ..units import format_size
+from . import Target, fio_escape
+
+
+class FileTarget(Target):
+    kind = "file"
+
+    @property
+    def path(self) -> Path:
+        return Path(self.location).expanduser().absolute()
+
+    @property
+    def directory(self) -> Path:
+        return self.path if self.path.is_dir() else self.path.parent
+
+    def data_file(self, run_id: int) -> Path:
+        return self.path / f"cephbench-{run_id}.dat" if self.path.is_dir() else self.path
+
+    def check(self, size: int) -> None:
+        if self.path.exists() and not self.path.is_dir():
+            raise TargetError(
+                f"{self.path} already exists and cephbench did not create it",
+                hint="give a directory (cephbench makes its own file there) or a new file name",
+            )
+        directory = self.directory
+        if not directory.is_dir():
+            raise TargetError(f"directory {directory} does not exist", hint=f"create it: mkdir -p {directory}")
+        if not os.access(directory, os.W_OK | os.X_OK):
+            raise TargetError(f"cannot write to {directory}: permission denied",
+                              hint="choose a directory you can write to")
+        free = shutil.disk_usage(directory).free
+        if free < size:
+            raise TargetError(
+                f"{directory} has {format_size(free)} free, the run needs {format_size(size)}",
+                hint="free some space, or use a smaller --size",
+            )
+
+    @contextmanager
+    def session(self, run_id: int) -> Iterator[dict[str, str]]:
+        path = self.data_file(run_id)
+        if path.exists():
+            raise TargetError(f"{path} already exists and cephbench did not create it")
+        try:
+            yield {"filename": fio_escape(str(path))}
+        finally:
+            path.unlink(missing_ok=True)
+
+    def describe(self) -> dict[str, Any]:
+        return {"spec": self.spec, "path": str(self.path), **storage_of(str(self.directory))}
