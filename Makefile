@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the project runs: fio (with the rbd and rados engines), Ceph Pacific, iperf3,
 # and what the lab and the device guard use (uuidgen, blkid/lsblk/losetup, ip/tc, mkfs.ext4).
 DEB_PKGS := fio iperf3 ceph-mon ceph-osd ceph-mgr ceph-common uuid-runtime util-linux \
-            iproute2 e2fsprogs python3-venv
+            iproute2 e2fsprogs fdisk python3-venv
 DEMO_DIR := demo-output
 
 .PHONY: install deps venv test lint demo clean

@@ -8,6 +8,8 @@ results when interrupted (fio prints its JSON on SIGINT) is sent SIGINT first an
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 import shutil
 import signal
@@ -20,6 +22,11 @@ from dataclasses import dataclass
 from .errors import Interrupted, ToolFailed, ToolMissing
 
 POLL_SECONDS = 0.2
+PR_SET_PDEATHSIG = 1
+try:
+    _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+except OSError:  # pragma: no cover - not glibc/Linux
+    _libc = None
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,7 @@ def run(
                 env=full_env,
                 cwd=cwd,
                 start_new_session=True,  # Ctrl-C reaches us, and we decide how the child stops
+                preexec_fn=_die_with_parent,
             )
         except FileNotFoundError as e:
             raise ToolMissing(f"{argv[0]} is not installed or not on PATH") from e
@@ -146,6 +154,12 @@ def run(
     if check and result.returncode != 0:
         raise ToolFailed(f"{os.path.basename(argv[0])} failed: {result.last_error_line()}")
     return result
+
+
+def _die_with_parent() -> None:
+    """In the child: get SIGTERM if cephbench dies, even by SIGKILL (Linux prctl)."""
+    if _libc is not None:
+        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _stop(proc: subprocess.Popen, sig: int, grace: float) -> int:

@@ -17,7 +17,7 @@ from .drivers import fio
 from .errors import CephbenchError, Interrupted, ParseError, UsageError
 from .plan import Plan, PlannedWorkload
 from .process import ProcessInterrupted, ProcessResult
-from .store import RawOutput, Store, WorkloadOutcome
+from .store import RawOutput, ResourceLog, Store, WorkloadOutcome
 from .targets import Target
 from .units import parse_seconds
 
@@ -62,7 +62,7 @@ def execute(
     workloads = plan.workloads
     status, error, failed = "aborted", "interrupted", 0
     try:
-        with target.session(run_id) as target_options:
+        with target.session(run_id, ResourceLog(store, run_id)) as target_options:
             text = plan.for_target(target_options).render()
             known = [w.seconds for w in workloads]
             progress.start(sum(known) * repeats if None not in known else None)
@@ -78,7 +78,7 @@ def execute(
                 except ProcessInterrupted as e:
                     outcomes = _outcomes(e.result, repeat, plan, interrupted=True)
                     store.record_batch(run_id, repeat, _raw(e.result, text, started), outcomes)
-                    raise Interrupted(f"interrupted; run {run_id} kept {len(outcomes)} finished workload(s)") from None
+                    raise Interrupted(f"run {run_id} stopped; {len(outcomes)} finished workload(s) kept") from None
                 outcomes = _outcomes(result, repeat, plan)
                 store.record_batch(run_id, repeat, _raw(result, text, started), outcomes)
                 failed += sum(1 for o in outcomes if o.error)

@@ -23,6 +23,7 @@ BUILTIN_COMMANDS: dict[str, str] = {
     "runs": "cephbench.cli.runs:runs",
     "show": "cephbench.cli.show:show",
     "suites": "cephbench.cli.suites:suites",
+    "cleanup": "cephbench.cli.cleanup:cleanup",
     "lab": "cephbench.cli.lab:lab",
 }
 
@@ -53,7 +54,8 @@ class CephbenchGroup(click.Group):
         except CephbenchError as e:
             if ctx.meta.get("cephbench.debug"):
                 raise
-            console_err.print(f"[bold red]Error:[/] {e.message}", highlight=False)
+            prefix = "Interrupted" if e.exit_status == ExitStatus.INTERRUPTED else "Error"
+            console_err.print(f"[bold red]{prefix}:[/] {e.message}", highlight=False)
             if e.hint:
                 console_err.print(f"  {e.hint}", highlight=False)
             ctx.exit(int(e.exit_status))
@@ -82,6 +84,9 @@ def cli() -> None:
 
 
 def main() -> None:
-    # SIGTERM gets the same clean-up path as Ctrl-C: nothing left behind either way.
+    # Ctrl-C and SIGTERM take the same clean-up path: nothing left behind either way. SIGINT
+    # is set explicitly: a shell starts background jobs with it ignored, and `kill -INT`
+    # must still stop a run cleanly.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     sys.exit(cli(prog_name="cephbench"))

@@ -56,6 +56,30 @@ class RawOutput:
 
 
 @dataclass(frozen=True)
+class Resource:
+    """Something a run created (a file, a pool...) and must undo."""
+
+    id: int
+    run_id: int | None
+    kind: str
+    name: str
+    detail: dict[str, Any]
+
+
+class ResourceLog:
+    """Record-then-create, undo-then-mark: what targets use to create things safely."""
+
+    def __init__(self, store: Store, run_id: int | None):
+        self.store, self.run_id = store, run_id
+
+    def add(self, kind: str, name: str, detail: dict | None = None) -> int:
+        return self.store.add_resource(self.run_id, kind, name, detail)
+
+    def removed(self, resource_id: int) -> None:
+        self.store.resource_removed(resource_id)
+
+
+@dataclass(frozen=True)
 class WorkloadOutcome:
     """A workload of one repeat: its figures, or the reason it has none."""
 
@@ -149,6 +173,24 @@ class Store:
                 (status, now(), error, run_id),
             )
 
+    def add_resource(self, run_id: int | None, kind: str, name: str, detail: dict | None = None) -> int:
+        """Record something about to be created, before creating it."""
+        with self._tx():
+            cur = self.conn.execute(
+                "INSERT INTO resources (run_id, kind, name, detail, created_at) VALUES (?,?,?,?,?)",
+                (run_id, kind, name, json.dumps(detail or {}), now()),
+            )
+        return int(cur.lastrowid)
+
+    def resource_removed(self, resource_id: int) -> None:
+        with self._tx():
+            self.conn.execute("UPDATE resources SET removed_at = ? WHERE id = ?", (now(), resource_id))
+
+    def open_resources(self) -> list[Resource]:
+        """Resources created and not (yet) removed, oldest first."""
+        rows = self.conn.execute("SELECT * FROM resources WHERE removed_at IS NULL ORDER BY id")
+        return [Resource(r["id"], r["run_id"], r["kind"], r["name"], json.loads(r["detail"])) for r in rows]
+
     def recover_interrupted(self) -> list[str]:
         """Mark runs left ``running`` by a dead process on this host as aborted; say which."""
         notes = []
@@ -166,6 +208,9 @@ class Store:
             notes.append(
                 f"run {row['id']} was interrupted; marked aborted with {done} finished workload(s) kept"
             )
+        left = [r for r in self.open_resources() if r.run_id in {row["id"] for row in rows}]
+        if left:
+            notes.append(f"{len(left)} thing(s) an interrupted run created are left; `cephbench cleanup` removes them")
         return notes
 
     # -- reading -----------------------------------------------------------------------

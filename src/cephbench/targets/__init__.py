@@ -15,6 +15,7 @@ from importlib.metadata import entry_points
 from typing import Any, ClassVar
 
 from ..errors import UsageError
+from ..store import ResourceLog
 
 BUILTIN_TARGETS: dict[str, str] = {
     "file": "cephbench.targets.file:FileTarget",
@@ -48,8 +49,11 @@ class Target(ABC):
         """Raise TargetError unless ``size`` bytes may be written here now."""
 
     @abstractmethod
-    def session(self, run_id: int) -> AbstractContextManager[dict[str, str]]:
-        """Set the target up; yield the fio options that point at it; undo it on exit."""
+    def session(self, run_id: int, resources: ResourceLog) -> AbstractContextManager[dict[str, str]]:
+        """Set the target up; yield the fio options that point at it; undo it on exit.
+
+        Whatever it creates is first recorded in ``resources`` and marked removed once undone.
+        """
 
     def describe(self) -> dict[str, Any]:
         """What the environment record keeps about the target (filesystem, device model)."""

@@ -17,6 +17,7 @@ from typing import Any
 from ..environment import device_info
 from ..errors import TargetError
 from ..process import run, which
+from ..store import ResourceLog
 from ..units import format_size
 from . import Target
 
@@ -51,7 +52,7 @@ class DeviceTarget(Target):
             raise TargetError(f"cannot write to {self.location}: permission denied", hint="run as root")
 
     @contextmanager
-    def session(self, run_id: int) -> Iterator[dict[str, str]]:
+    def session(self, run_id: int, resources: ResourceLog) -> Iterator[dict[str, str]]:
         yield {"filename": self.device}
 
     def describe(self) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..environment import storage_of
 from ..errors import TargetError
+from ..store import ResourceLog
 from ..units import format_size
 from . import Target, fio_escape
 
@@ -52,14 +53,16 @@ class FileTarget(Target):
             )
 
     @contextmanager
-    def session(self, run_id: int) -> Iterator[dict[str, str]]:
+    def session(self, run_id: int, resources: ResourceLog) -> Iterator[dict[str, str]]:
         path = self.data_file(run_id)
         if path.exists():
             raise TargetError(f"{path} already exists and cephbench did not create it")
+        resource = resources.add("file", str(path))
         try:
             yield {"filename": fio_escape(str(path))}
         finally:
             path.unlink(missing_ok=True)
+            resources.removed(resource)
 
     def describe(self) -> dict[str, Any]:
         return {"spec": self.spec, "path": str(self.path), **storage_of(str(self.directory))}

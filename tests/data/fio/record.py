@@ -8,9 +8,11 @@ Expected results (``<name>.expected.json``) are written by ``make_expected.py`` 
 """
 
 import json
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -33,6 +35,20 @@ def record(job: Path, fmt: str, out_json: Path, out_txt: Path | None) -> None:
     print(f"{job.name}: exit {proc.returncode} -> {out_json.name}", file=sys.stderr)
 
 
+def record_interrupted(folder: Path) -> None:
+    """groups4.fio with 2 s groups, SIGINT after 3 s: fio's report of an interrupted run."""
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as data:
+        proc = subprocess.Popen(
+            ["fio", "--output-format=json+", "--runtime=2", str(folder / "groups4.fio")],
+            stdout=subprocess.PIPE, text=True, env={"FIO_DATA": data, "PATH": "/usr/bin:/bin"},
+        )
+        time.sleep(3)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate()
+    (folder / "groups4_interrupted.json").write_text(out)
+    print(f"groups4 interrupted at 3 s: exit {proc.returncode}", file=sys.stderr)
+
+
 def main() -> None:
     version = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout
     folder = HERE / version.strip().removeprefix("fio-")
@@ -40,6 +56,7 @@ def main() -> None:
         record(job, "json+,normal", job.with_suffix(".json"), job.with_suffix(".txt"))
     plain = folder / "randread_qd8.fio"
     record(plain, "json", folder / "randread_qd8_plainjson.json", None)
+    record_interrupted(folder)
 
 
 if __name__ == "__main__":

@@ -63,9 +63,22 @@ class JobFile:
 
 def parse_jobfile(text: str, source: str = "<job file>", base: Path | None = None) -> JobFile:
     """Parse fio job-file text; ``source`` names the file in error messages."""
+    _, global_opts, jobs = _parse(text, source, base, fragment=False)
+    if not jobs:
+        raise UsageError(f"{source} has no jobs", hint="a fio job file needs at least one [name] section")
+    return JobFile(Job("global", tuple(global_opts)), tuple(Job(n, tuple(o)) for n, o in jobs))
+
+
+def _parse(text: str, source: str, base: Path | None, fragment: bool):
+    """(options before any section, [global] options, [(job, options)]).
+
+    Options before any section are only allowed in a ``fragment``: a file pulled in by
+    ``include``, whose options belong to the section that includes it.
+    """
+    loose: list[Option] = []
     global_opts: list[Option] = []
     jobs: list[tuple[str, list[Option]]] = []
-    current: list[Option] | None = None
+    current: list[Option] | None = loose if fragment else None
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line[0] in ";#":
@@ -73,9 +86,10 @@ def parse_jobfile(text: str, source: str = "<job file>", base: Path | None = Non
         if line.startswith("include "):
             path = Path(line.split(None, 1)[1].strip())
             path = path if path.is_absolute() or base is None else base / path
-            included = parse_jobfile(_read(path), str(path), path.parent)
-            (current if current is not None else global_opts).extend(included.global_.options)
-            jobs += [(j.name, list(j.options)) for j in included.jobs]
+            inc_loose, inc_global, inc_jobs = _parse(_read(path), str(path), path.parent, fragment=True)
+            (current if current is not None else global_opts).extend(inc_loose)
+            global_opts.extend(inc_global)
+            jobs += inc_jobs
             continue
         if line.startswith("["):
             if not line.endswith("]") or len(line) < 3:
@@ -88,12 +102,10 @@ def parse_jobfile(text: str, source: str = "<job file>", base: Path | None = Non
                 current = jobs[-1][1]
             continue
         if current is None:
-            raise UsageError(f"{source}:{lineno}: option '{line}' before any [section]")
+            raise UsageError(f"{source}:{lineno}: option '{line}' comes before any [section]")
         key, sep, value = line.partition("=")
         current.append((key.strip(), value.strip() if sep else None))
-    if not jobs:
-        raise UsageError(f"{source} has no jobs", hint="a fio job file needs at least one [name] section")
-    return JobFile(Job("global", tuple(global_opts)), tuple(Job(n, tuple(o)) for n, o in jobs))
+    return loose, global_opts, jobs
 
 
 def load_jobfile(path: str | Path) -> JobFile:

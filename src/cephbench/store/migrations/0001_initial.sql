@@ -69,3 +69,16 @@ CREATE TABLE results (
 
 CREATE INDEX workloads_run ON workloads (run_id);
 CREATE INDEX results_workload ON results (workload_id);
+
+-- Everything a run creates (files, pools, images, flags), recorded before it is created and
+-- marked removed once undone: `cephbench cleanup` undoes what a killed run left.
+CREATE TABLE resources (
+    id          INTEGER PRIMARY KEY,
+    run_id      INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+    kind        TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    detail      TEXT NOT NULL DEFAULT '{}',   -- JSON: what undoing it needs
+    created_at  TEXT NOT NULL,
+    removed_at  TEXT
+);
+CREATE INDEX resources_open ON resources (removed_at);

@@ -1,0 +1,59 @@
+"""Undo what interrupted runs created: each kind of resource has one undo function.
+
+Only resources recorded in the store are touched: cephbench removes nothing it did not create.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import CephbenchError
+from .store import Resource, Store
+
+UNDO: dict[str, Callable[[Resource], None]] = {}
+
+
+def undoes(kind: str):
+    """Register the undo function of a resource kind (targets add theirs: pools, images...)."""
+
+    def register(fn: Callable[[Resource], None]) -> Callable[[Resource], None]:
+        UNDO[kind] = fn
+        return fn
+
+    return register
+
+
+@undoes("file")
+def _remove_file(resource: Resource) -> None:
+    Path(resource.name).unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class CleanupReport:
+    removed: list[Resource]
+    failed: list[tuple[Resource, str]]
+
+
+def cleanup(store: Store, active_runs: set[int] | None = None) -> CleanupReport:
+    """Undo every open resource whose run is not running now."""
+    running = active_runs if active_runs is not None else {
+        r.id for r in store.runs() if r.status == "running"
+    }
+    removed, failed = [], []
+    for resource in store.open_resources():
+        if resource.run_id in running:
+            continue
+        undo = UNDO.get(resource.kind)
+        if undo is None:
+            failed.append((resource, f"cephbench does not know how to remove a {resource.kind}"))
+            continue
+        try:
+            undo(resource)
+        except (CephbenchError, OSError) as e:
+            failed.append((resource, str(e)))
+            continue
+        store.resource_removed(resource.id)
+        removed.append(resource)
+    return CleanupReport(removed, failed)

@@ -1,0 +1,25 @@
+"""``cephbench cleanup``: remove what interrupted runs left behind (listed from the store)."""
+
+from __future__ import annotations
+
+import click
+
+from ..cleanup import cleanup as do_cleanup
+from ..errors import ExitStatus
+from ..store import Store
+from .common import console, console_err, db_option
+
+
+@click.command()
+@db_option
+def cleanup(store: Store) -> None:
+    """Remove files (and other things) that killed runs created and could not remove."""
+    report = do_cleanup(store)
+    for r in report.removed:
+        console.print(f"removed {r.kind} {r.name} (run {r.run_id})")
+    for r, why in report.failed:
+        console_err.print(f"[red]could not remove[/] {r.kind} {r.name} (run {r.run_id}): {why}")
+    if not report.removed and not report.failed:
+        console.print("Nothing to clean up.")
+    if report.failed:
+        raise click.exceptions.Exit(int(ExitStatus.ERROR))

@@ -1,0 +1,240 @@
+"""``cephbench lab``: a throwaway Ceph cluster on this machine (thin adapters over cephbench.lab)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from pydantic import ValidationError
+from rich.table import Table
+
+from .. import lab as labapi
+from ..errors import UsageError
+from ..lab.paths import DIR_ENV
+from .common import console, console_err, debug_option, format_option, print_json
+
+
+def _progress(message: str) -> None:
+    console_err.print(f"[dim]lab:[/] {message}")
+
+
+def _lab_command(f: Callable) -> Callable:
+    """--dir and --debug on every subcommand; daemon log lines printed before an error."""
+
+    @click.option(
+        "--dir",
+        "lab_dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        envvar=DIR_ENV,
+        help=f"Lab directory (or ${DIR_ENV}). Default: $XDG_STATE_HOME/cephbench/lab.",
+    )
+    @debug_option
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return f(*args, **kwargs)
+        except labapi.LabError as e:
+            if e.log_lines:
+                console_err.print("[bold]last lines of the daemon's log:[/]")
+                for line in e.log_lines:
+                    console_err.print(f"  {line}", markup=False)
+            raise
+
+    return wrapper
+
+
+def _running(lab_dir: Path | None) -> labapi.LabInfo:
+    info = labapi.find_running(lab_dir)
+    if info is None:
+        where = lab_dir or labapi.default_dir()
+        raise labapi.LabError(f"no lab is running in {where}", hint="start one: cephbench lab up")
+    return info
+
+
+@click.group()
+def lab() -> None:
+    """A real, throwaway Ceph cluster on this machine: plain processes, no containers.
+
+    `cephbench lab up`, use it (`eval "$(cephbench lab env)"; ceph -s`), `cephbench lab down`.
+    """
+
+
+@lab.command()
+@click.option("--osds", default=3, show_default=True, help="Number of OSDs.")
+@click.option(
+    "--hosts",
+    default=1,
+    show_default=True,
+    help="Hosts; 2 or more are network namespaces on a bridge (needs root).",
+)
+@click.option(
+    "--store",
+    type=click.Choice(["bluestore", "memstore"]),
+    default="bluestore",
+    show_default=True,
+    help="OSD object store: BlueStore on sparse files, or RAM.",
+)
+@click.option(
+    "--osd-size",
+    default="8G",
+    show_default=True,
+    help="Size of each OSD (sparse file, or RAM with memstore).",
+)
+@click.option("--rate", help="tbf rate limit on every host link, both ways (e.g. 1gbit).")
+@click.option(
+    "--auth",
+    type=click.Choice(["cephx", "none"]),
+    default="cephx",
+    show_default=True,
+    help="Authentication.",
+)
+@click.option(
+    "--conf-set",
+    "conf_set",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Extra ceph.conf option (repeatable), e.g. osd_op_num_shards=2.",
+)
+@click.option(
+    "--timeout",
+    default=300.0,
+    show_default=True,
+    help="Seconds to wait for HEALTH_OK before giving up (and cleaning up).",
+)
+@_lab_command
+def up(lab_dir: Path | None, conf_set: tuple[str, ...], timeout: float, **options: Any) -> None:
+    """Start a lab and wait for HEALTH_OK (does nothing if one is running)."""
+    spec = _spec(lab_dir, conf_set, options)
+    result = labapi.up(spec, progress=_progress, timeout=timeout)
+    if result.already_running:
+        console.print(f"A lab is already running in {result.info.dir}; left it untouched.")
+        return
+    console.print(
+        f"[bold green]HEALTH_OK[/] in {result.seconds:.1f} s: 1 mon, 1 mgr, {spec.osds} OSDs "
+        f"({spec.store}) on {spec.hosts} host{'s' if spec.hosts > 1 else ''} in {spec.dir}"
+    )
+    console.print(f'Use it by hand: eval "$(cephbench lab env --dir {spec.dir})"; ceph -s')
+
+
+def _spec(lab_dir: Path | None, conf_set: tuple[str, ...], options: dict) -> labapi.LabSpec:
+    pairs = {}
+    for item in conf_set:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--conf-set wants KEY=VALUE, got {item!r}")
+        pairs[key] = value
+    if lab_dir is not None:
+        options["dir"] = lab_dir
+    try:
+        return labapi.LabSpec(conf_set=pairs, **options)
+    except ValidationError as e:
+        messages = "; ".join(err["msg"].removeprefix("Value error, ") for err in e.errors())
+        raise UsageError(messages) from None
+
+
+@lab.command()
+@click.option("--purge", is_flag=True, help="Do not keep the daemon logs.")
+@_lab_command
+def down(lab_dir: Path | None, purge: bool) -> None:
+    """Stop the lab and remove everything it created."""
+    result = labapi.down(lab_dir, purge=purge)
+    if result is None:
+        console.print(f"No lab in {lab_dir or labapi.default_dir()}; nothing to do.")
+        return
+    console.print(f"Lab down in {result.seconds:.1f} s; nothing left behind.")
+    if result.archive:
+        console.print(f"Logs kept in {result.archive}")
+
+
+@lab.command()
+@format_option("table", "json")
+@_lab_command
+def status(lab_dir: Path | None, fmt: str) -> None:
+    """Daemons, pids, health, pools, OSD tree and memory of the lab."""
+    data = labapi.status(lab_dir)
+    if fmt == "json":
+        print_json(data)
+    elif "osds" not in data:
+        console.print(f"No lab in {data['dir']}.")
+    else:
+        _print_status(data)
+
+
+def _print_status(data: dict) -> None:
+    state = "running" if data["running"] else f"not running ({data['phase']})"
+    console.print(f"Lab in {data['dir']}: {state}, health {data['health'] or 'unknown'}")
+    for check in data["health_checks"]:
+        console.print(f"  {check}")
+    table = Table("daemon", "host", "pid", "process", "in map", "RSS MiB")
+    for kind, entries in (("mon", data["mons"]), ("mgr", data["mgrs"])):
+        for d in entries:
+            table.add_row(
+                f"{kind}.{d['name']}",
+                d["host"],
+                str(d["pid"]),
+                _alive(d["running"]),
+                "",
+                _mib(d["rss_mib"]),
+            )
+    for o in data["osds"]:
+        in_map = ("up" if o["up"] else "down") + (", in" if o["in"] else ", out")
+        table.add_row(
+            f"osd.{o['id']}",
+            o["host"],
+            str(o["pid"]),
+            _alive(o["running"]),
+            in_map,
+            _mib(o["rss_mib"]),
+        )
+    console.print(table)
+    if data["pools"]:
+        pools = Table("pool", "size", "pg_num", "applications", "by cephbench")
+        for p in data["pools"]:
+            pools.add_row(
+                p["name"],
+                str(p["size"]),
+                str(p["pg_num"]),
+                ",".join(p["applications"]),
+                "yes" if p["created_by_cephbench"] else "",
+            )
+        console.print(pools)
+
+
+def _alive(running: bool) -> str:
+    return "[green]running[/]" if running else "[red]stopped[/]"
+
+
+def _mib(value: float | None) -> str:
+    return "" if value is None else f"{value:.0f}"
+
+
+@lab.command()
+@_lab_command
+def env(lab_dir: Path | None) -> None:
+    """Print the exports that point the ceph CLI (and rados, rbd, fio) at the lab."""
+    for key, value in _running(lab_dir).env.items():
+        click.echo(f"export {key}={value}")
+
+
+@lab.command("restart-osd")
+@click.argument("osd", type=int)
+@_lab_command
+def restart_osd(lab_dir: Path | None, osd: int) -> None:
+    """(Re)start OSD number OSD and wait until the cluster sees it up."""
+    seconds = labapi.restart_osd(_running(lab_dir), osd)
+    console.print(f"osd.{osd} up again after {seconds:.1f} s")
+
+
+@lab.command("stop-osd")
+@click.argument("osd", type=int)
+@click.option("--kill", is_flag=True, help="SIGKILL instead of a clean SIGTERM stop.")
+@_lab_command
+def stop_osd(lab_dir: Path | None, osd: int, kill: bool) -> None:
+    """Stop OSD number OSD (to test failures); `restart-osd` brings it back."""
+    if labapi.stop_osd(_running(lab_dir), osd, kill=kill):
+        console.print(f"osd.{osd} stopped")
+    else:
+        console.print(f"osd.{osd} was not running")
