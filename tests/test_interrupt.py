@@ -25,7 +25,7 @@ def test_only_groups_that_ran_to_their_end_are_kept():
     """fio's own report of a run stopped by SIGINT 3 s into four 1 s groups."""
     jobs = parse((FIO_DATA / "groups4_interrupted.json").read_text())
     plan = make_plan(str(FIO_DATA / "groups4.fio"), Overrides())
-    assert [j.name for j in _finished(jobs, plan)] == ["seq_wr", "seq_rd"]
+    assert [j.name for j in _finished(jobs, plan.jobfile)] == ["seq_wr", "seq_rd"]
 
 
 def _children(pid: int) -> list[int]:

@@ -5,12 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .drivers.fio.chain import Link, links_of
 from .drivers.fio.jobfile import JobFile, load_jobfile
 from .errors import UsageError
 from .suites import load_suite, to_jobfile
 from .targets import LOCATION_KEYS
 from .units import parse_seconds, parse_size
 
+MAX_BATCH_BUFFER = 1 << 30
+MAX_BATCH_PROCESSES = 64
 JOBFILE_SUFFIXES = (".fio", ".ini", ".job", ".jobs", ".cfg", ".conf")
 
 
@@ -41,14 +44,50 @@ class PlannedWorkload:
 
 
 @dataclass(frozen=True)
+class Batch:
+    """Workloads that one fio process runs: chained back to back, or as the job file says."""
+
+    jobfile: JobFile
+    chained: bool
+
+    @property
+    def links(self) -> list[Link]:
+        return links_of(self.jobfile)
+
+    @property
+    def workloads(self) -> list[PlannedWorkload]:
+        return planned_workloads(self.jobfile)
+
+
+@dataclass(frozen=True)
 class Plan:
     suite: str
     jobfile: JobFile
     overrides: dict[str, str] = field(default_factory=dict)
+    chained: bool = False
+    """A suite's workloads run one after another by design, so they are chained in one fio
+    process (see drivers/fio/chain.py); a user's job file runs exactly as written."""
+
+    def batches(self, target_options: dict[str, str]) -> list[Batch]:
+        """The job file(s) to run, target in place; suites split so no fio process holds
+        more than MAX_BATCH_BUFFER bytes of I/O buffers or MAX_BATCH_PROCESSES jobs."""
+        jobfile = self.for_target(target_options)
+        if not self.chained:
+            return [Batch(jobfile, chained=False)]
+        batches, current, buffers, procs = [], [], 0, 0
+        for job in jobfile.jobs:
+            need, n = _buffer_bytes(jobfile.merged(job)), int(jobfile.merged(job).get("numjobs") or 1)
+            if current and (buffers + need > MAX_BATCH_BUFFER or procs + n > MAX_BATCH_PROCESSES):
+                batches.append(Batch(JobFile(jobfile.global_, tuple(current)), chained=True))
+                current, buffers, procs = [], 0, 0
+            current.append(job)
+            buffers, procs = buffers + need, procs + n
+        batches.append(Batch(JobFile(jobfile.global_, tuple(current)), chained=True))
+        return batches
 
     @property
     def workloads(self) -> list[PlannedWorkload]:
-        return [PlannedWorkload(j.name, _expected_seconds(self.jobfile.merged(j))) for j in self.jobfile.jobs]
+        return planned_workloads(self.jobfile)
 
     @property
     def size(self) -> int | None:
@@ -68,22 +107,34 @@ def make_plan(suite_or_file: str, overrides: Overrides) -> Plan:
     if path.suffix in JOBFILE_SUFFIXES or (path.is_file() and path.suffix not in (".yaml", ".yml")):
         if not path.is_file():
             raise UsageError(f"fio job file {path} does not exist")
-        jobfile, suite = load_jobfile(path), str(path)
+        jobfile, suite, chained = load_jobfile(path), str(path), False
     else:
         spec = load_suite(suite_or_file)
-        jobfile, suite = to_jobfile(spec), spec.name
+        jobfile, suite, chained = to_jobfile(spec), spec.name, True
     opts = overrides.options()
     if opts:
         jobfile = JobFile(jobfile.global_.with_options(opts), tuple(j.without(*opts) for j in jobfile.jobs))
-    return Plan(suite, jobfile, opts)
+    return Plan(suite, jobfile, opts, chained)
+
+
+def _buffer_bytes(options: dict[str, str | None]) -> int:
+    """I/O buffer memory a job allocates up front: iodepth x largest block size x numjobs."""
+    bs = max(parse_size(p.split("-")[-1]) for p in (options.get("bs") or "4k").split(",") if p)
+    return int(options.get("iodepth") or 1) * bs * int(options.get("numjobs") or 1)
+
+
+def planned_workloads(jobfile: JobFile) -> list[PlannedWorkload]:
+    return [PlannedWorkload(j.name, _expected_seconds(jobfile.merged(j))) for j in jobfile.jobs]
+
+
+def time_based_runtime(options: dict[str, str | None]) -> float | None:
+    """The runtime of a time-based job, seconds; None when fio's own size decides."""
+    if options.get("time_based", "0") in ("0", "false") or "runtime" not in options:
+        return None
+    return parse_seconds(options["runtime"] or 0)
 
 
 def _expected_seconds(options: dict[str, str | None]) -> float | None:
-    if "runtime" not in options:
-        return None
-    runtime = parse_seconds(options["runtime"] or 0)
-    ramp = parse_seconds(options.get("ramp_time") or 0)
-    if "time_based" in options and options["time_based"] not in ("0", "false"):
-        return runtime + ramp
-    return None
+    runtime = time_based_runtime(options)
+    return None if runtime is None else runtime + parse_seconds(options.get("ramp_time") or 0)
 

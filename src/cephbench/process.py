@@ -8,6 +8,7 @@ results when interrupted (fio prints its JSON on SIGINT) is sent SIGINT first an
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import os
@@ -89,12 +90,15 @@ def run(
     on_tick: Callable[[float], None] | None = None,
     interrupt_signal: int = signal.SIGTERM,
     grace: float = 10.0,
+    die_with_parent: bool = False,
 ) -> ProcessResult:
     """Run ``argv`` to completion and return its result.
 
     ``env`` entries are added to the current environment. ``on_tick(elapsed)`` is called
     every POLL_SECONDS while the child runs (progress bars). With ``check``, a non-zero exit
-    raises ToolFailed carrying the child's own last error line.
+    raises ToolFailed carrying the child's own last error line. ``die_with_parent`` makes the
+    kernel stop the child if cephbench is killed (SIGKILL included); it uses ``preexec_fn``, so
+    only call it with that from the main thread.
     """
     argv = tuple(str(a) for a in argv)
     full_env = {**os.environ, **env} if env else None
@@ -110,7 +114,7 @@ def run(
                 env=full_env,
                 cwd=cwd,
                 start_new_session=True,  # Ctrl-C reaches us, and we decide how the child stops
-                preexec_fn=_die_with_parent,
+                preexec_fn=_die_with_parent if die_with_parent else None,
             )
         except FileNotFoundError as e:
             raise ToolMissing(f"{argv[0]} is not installed or not on PATH") from e
@@ -166,15 +170,11 @@ def _stop(proc: subprocess.Popen, sig: int, grace: float) -> int:
     """Send ``sig`` to the child's process group, wait ``grace`` s, then SIGKILL it."""
     if proc.poll() is not None:
         return proc.returncode
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, sig)
-    except ProcessLookupError:
-        pass
     try:
         return proc.wait(timeout=grace)
     except (subprocess.TimeoutExpired, KeyboardInterrupt):  # too slow, or a second Ctrl-C
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         return proc.wait()

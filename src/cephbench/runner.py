@@ -8,18 +8,20 @@ workload, and is never half-written.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
 from . import environment
 from .drivers import fio
+from .drivers.fio.chain import Chain
+from .drivers.fio.jobfile import JobFile
 from .errors import CephbenchError, Interrupted, ParseError, UsageError
-from .plan import Plan, PlannedWorkload
+from .plan import Batch, Plan, PlannedWorkload, time_based_runtime
 from .process import ProcessInterrupted, ProcessResult
 from .store import RawOutput, ResourceLog, Store, WorkloadOutcome
 from .targets import Target
-from .units import parse_seconds
 
 
 class ProgressSink(Protocol):
@@ -59,30 +61,20 @@ def execute(
         label=label, suite=plan.suite, target=target.spec, environment=env,
         params={"repeat": repeats, "overrides": plan.overrides},
     )
-    workloads = plan.workloads
     status, error, failed = "aborted", "interrupted", 0
     try:
         with target.session(run_id, ResourceLog(store, run_id)) as target_options:
-            text = plan.for_target(target_options).render()
-            known = [w.seconds for w in workloads]
-            progress.start(sum(known) * repeats if None not in known else None)
+            batches = plan.batches(target_options)
+            known = [w.seconds for w in plan.workloads]
+            per_repeat = sum(known) if None not in known else None
+            progress.start(per_repeat * repeats if per_repeat is not None else None)
             for repeat in range(repeats):
-                started = datetime.now(UTC).isoformat(timespec="seconds")
-                offset = sum(known) * repeat if None not in known else 0.0
-
-                def tick(elapsed: float, repeat: int = repeat, offset: float = offset) -> None:
-                    progress.update(repeat, _current(workloads, elapsed), offset + elapsed)
-
-                try:
-                    result = fio.run_jobfile(text, on_tick=tick)
-                except ProcessInterrupted as e:
-                    outcomes = _outcomes(e.result, repeat, plan, interrupted=True)
-                    store.record_batch(run_id, repeat, _raw(e.result, text, started), outcomes)
-                    raise Interrupted(f"run {run_id} stopped; {len(outcomes)} finished workload(s) kept") from None
-                outcomes = _outcomes(result, repeat, plan)
-                store.record_batch(run_id, repeat, _raw(result, text, started), outcomes)
-                failed += sum(1 for o in outcomes if o.error)
-        progress.stop()
+                done_before = 0.0
+                for batch in batches:
+                    outcomes = _run_batch(store, run_id, repeat, batch, progress,
+                                          (per_repeat or 0.0) * repeat + done_before)
+                    done_before += sum(w.seconds or 0.0 for w in batch.workloads)
+                    failed += sum(1 for o in outcomes if o.error)
         status, error = ("failed", f"{failed} workload(s) failed") if failed else ("complete", None)
     except Interrupted:
         raise
@@ -93,6 +85,30 @@ def execute(
         progress.stop()
         store.finish_run(run_id, status, error)
     return RunOutcome(run_id, failed)
+
+
+def _run_batch(store: Store, run_id: int, repeat: int, batch: Batch, progress: ProgressSink,
+               offset: float) -> list[WorkloadOutcome]:
+    """One fio process; its workloads stored in one transaction, also when interrupted."""
+    planned = batch.workloads
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    with Chain(batch.links) if batch.chained else nullcontext() as chain:
+        text = (chain.jobfile(batch.jobfile) if chain else batch.jobfile).render()
+
+        def tick(elapsed: float) -> None:
+            name = planned[min(chain.current, len(planned) - 1)].name if chain else _current(planned, elapsed)
+            progress.update(repeat, name, offset + elapsed)
+
+        try:
+            result = fio.run_jobfile(text, on_tick=tick, cwd=str(chain.workdir) if chain else None)
+        except ProcessInterrupted as e:
+            outcomes = _outcomes(e.result, repeat, batch, interrupted=True)
+            store.record_batch(run_id, repeat, _raw(e.result, text, started), outcomes)
+            kept = store.finished_workloads(run_id)
+            raise Interrupted(f"run {run_id} stopped; {kept} finished workload(s) kept") from None
+    outcomes = _outcomes(result, repeat, batch)
+    store.record_batch(run_id, repeat, _raw(result, text, started), outcomes)
+    return outcomes
 
 
 def _current(workloads: list[PlannedWorkload], elapsed: float) -> str:
@@ -110,16 +126,16 @@ def _raw(result: ProcessResult, text: str, started: str) -> RawOutput:
                      started, result.seconds)
 
 
-def _outcomes(result: ProcessResult, repeat: int, plan: Plan, interrupted: bool = False) -> list[WorkloadOutcome]:
+def _outcomes(result: ProcessResult, repeat: int, batch: Batch, interrupted: bool = False) -> list[WorkloadOutcome]:
     try:
         jobs = fio.parse(result.stdout, repeat, result.stderr)
     except ParseError:
         if interrupted:
             return []
         message = f"fio failed: {result.last_error_line()}"
-        return [WorkloadOutcome(w.name, error=message) for w in plan.workloads]
+        return [WorkloadOutcome(j.name, error=message) for j in batch.jobfile.jobs]
     if interrupted:
-        jobs = _finished(jobs, plan)
+        jobs = _finished(jobs, batch.jobfile)
     return [
         WorkloadOutcome(j.name, error=f"fio error: {j.message}")
         if j.error else WorkloadOutcome(j.name, results=j.results)
@@ -127,30 +143,22 @@ def _outcomes(result: ProcessResult, repeat: int, plan: Plan, interrupted: bool 
     ]
 
 
-def _finished(jobs: list[fio.JobOutcome], plan: Plan) -> list[fio.JobOutcome]:
+def _finished(jobs: list[fio.JobOutcome], jobfile: JobFile) -> list[fio.JobOutcome]:
     """Of an interrupted fio's report, the jobs that ran to their end.
 
-    Groups run one after another: every group before the last one that did any I/O is done.
-    The last one is done only if it is time-based and reached its runtime.
+    A time-based job is done when it ran its whole runtime. Otherwise groups tell: they run
+    one after another, so every group before the last one that did any I/O is done.
     """
-    started = [j for j in jobs if j.results or j.error]
+    started = [j for j in jobs if j.results]
     if not started:
         return []
     last_group = max(j.groupid for j in started)
-    runtimes = {j.name: _runtime(plan.jobfile.merged(j)) for j in plan.jobfile.jobs}
+    runtimes = {j.name: time_based_runtime(jobfile.merged(j)) for j in jobfile.jobs}
     done = []
     for j in started:
-        if j.groupid < last_group:
-            done.append(j)
-            continue
         planned = runtimes.get(j.name)
-        measured = max((r.runtime_s or 0.0) for r in j.results) if j.results else 0.0
-        if planned and measured >= 0.99 * planned:
+        measured = max(r.runtime_s or 0.0 for r in j.results)
+        if (planned and measured >= 0.99 * planned) or (not planned and j.groupid < last_group):
             done.append(j)
     return done
 
-
-def _runtime(options: dict[str, str | None]) -> float | None:
-    if "time_based" not in options or "runtime" not in options:
-        return None
-    return parse_seconds(options["runtime"] or 0)

@@ -40,7 +40,7 @@ def _lab_command(f: Callable) -> Callable:
             if e.log_lines:
                 console_err.print("[bold]last lines of the daemon's log:[/]")
                 for line in e.log_lines:
-                    console_err.print(f"  {line}", markup=False)
+                    console_err.print(f"  {line}", markup=False, soft_wrap=True)
             raise
 
     return wrapper

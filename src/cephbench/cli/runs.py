@@ -6,7 +6,7 @@ import click
 
 from ..report.table import Table
 from ..store import Store
-from .common import emit_table, db_option, format_option, print_json
+from .common import db_option, emit_table, format_option, print_json
 
 
 @click.command()

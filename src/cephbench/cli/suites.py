@@ -6,7 +6,7 @@ import click
 
 from ..report.table import Table
 from ..suites import builtin_names, load_suite
-from .common import emit_table, debug_option, format_option, print_json
+from .common import debug_option, emit_table, format_option, print_json
 
 
 @click.command()

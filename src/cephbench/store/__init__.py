@@ -202,9 +202,7 @@ class Store:
             if row["pid"] and _alive(row["pid"]):
                 continue
             self.finish_run(row["id"], "aborted", "the process running it stopped unexpectedly")
-            done = self.conn.execute(
-                "SELECT COUNT(*) FROM workloads WHERE run_id = ? AND status = 'ok'", (row["id"],)
-            ).fetchone()[0]
+            done = self.finished_workloads(row["id"])
             notes.append(
                 f"run {row['id']} was interrupted; marked aborted with {done} finished workload(s) kept"
             )
@@ -214,6 +212,11 @@ class Store:
         return notes
 
     # -- reading -----------------------------------------------------------------------
+    def finished_workloads(self, run_id: int) -> int:
+        return self.conn.execute(
+            "SELECT COUNT(*) FROM workloads WHERE run_id = ? AND status = 'ok'", (run_id,)
+        ).fetchone()[0]
+
     def resolve(self, ref: str | int) -> int:
         """A run id from ``ref``: a number, or ``last``."""
         if str(ref) == "last":

@@ -30,12 +30,13 @@ def argv(jobfile_path: str) -> list[str]:
 
 
 def run_jobfile(
-    text: str, *, env: Mapping[str, str] | None = None,
+    text: str, *, env: Mapping[str, str] | None = None, cwd: str | None = None,
     on_tick: Callable[[float], None] | None = None, timeout: float | None = None,
 ) -> ProcessResult:
-    """Run a job file's text with fio. Ctrl-C reaches fio as SIGINT so it still prints results."""
+    """Run a job file's text with fio. Ctrl-C reaches fio as SIGINT so it still prints results;
+    fio stops if cephbench dies."""
     with tempfile.NamedTemporaryFile("w", prefix="cephbench-", suffix=".fio") as f:
         f.write(text)
         f.flush()
-        return run(argv(f.name), env=env, on_tick=on_tick, timeout=timeout,
-                   interrupt_signal=signal.SIGINT, grace=15.0)
+        return run(argv(f.name), env=env, cwd=cwd, on_tick=on_tick, timeout=timeout,
+                   interrupt_signal=signal.SIGINT, grace=15.0, die_with_parent=True)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ...errors import ParseError
+from ...errors import ParseError, UsageError
 from ...model import Result
 from ...units import parse_size
 
@@ -65,6 +65,13 @@ def extract(text: str) -> FioDocument:
 def parse(text: str, repeat: int = 0, stderr: str = "") -> list[JobOutcome]:
     """Every reported workload of one fio run, in the order fio ran them."""
     doc = extract(text)
+    try:
+        return _parse_document(doc, repeat, stderr)
+    except (KeyError, TypeError, ValueError, AttributeError, UsageError) as e:
+        raise ParseError(f"fio's JSON has an unexpected shape ({type(e).__name__}: {e})") from e
+
+
+def _parse_document(doc: FioDocument, repeat: int, stderr: str) -> list[JobOutcome]:
     global_options = _options(doc.data.get("global options"))
     grouped: dict[str, list[dict]] = {}
     for job in doc.data["jobs"]:

@@ -1,0 +1,132 @@
+"""Starting and stopping the lab's Ceph daemons, by the pids they recorded, never by name.
+
+Before any signal, ``/proc/PID/cmdline`` must contain the lab's ceph.conf path: a recycled
+pid or someone else's daemon is never touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..process import ProcessResult, run
+from .errors import LabError
+from .paths import Layout
+from .state import Daemon
+
+START_TIMEOUT = 180.0
+LOG_LINES = 15
+_CRASH_DUMP = "--- begin dump of recent events ---"
+_BACKTRACE = re.compile(r"^\s*(\d+: |NOTE: )")
+
+
+def command(layout: Layout, daemon: Daemon, *extra: str) -> list[str]:
+    """argv running ``ceph-<kind> -i <id>`` with the lab's conf, inside the daemon's netns."""
+    argv = [f"ceph-{daemon.kind}", "-i", daemon.ident, "-c", str(layout.conf), *extra]
+    if daemon.netns:
+        argv = ["ip", "netns", "exec", daemon.netns, *argv]
+    return argv
+
+
+def log_tail(path: Path, lines: int = LOG_LINES) -> tuple[str, ...]:
+    """The last telling lines of a Ceph log: before any crash dump, without backtraces."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, os.fstat(f.fileno()).st_size - 256 * 1024))
+            text = f.read().decode(errors="replace")
+    except OSError:
+        return ()
+    text = text.split(_CRASH_DUMP, 1)[0]
+    kept = [ln.rstrip()[:300] for ln in text.splitlines() if ln.strip()]
+    kept = [ln for ln in kept if not _BACKTRACE.match(ln)]
+    return tuple(kept[-lines:])
+
+
+def failure(layout: Layout, name: str, what: str, result: ProcessResult | None = None) -> LabError:
+    """A LabError for daemon ``name``, carrying the end of its log."""
+    detail = f": {result.last_error_line()}" if result is not None else ""
+    return LabError(
+        f"{name} {what}{detail}",
+        hint=f"its log: {layout.log_file(name)}",
+        log_lines=log_tail(layout.log_file(name)),
+    )
+
+
+def run_tool(layout: Layout, daemon: Daemon, *extra: str, what: str) -> ProcessResult:
+    """Run the daemon's binary to completion (mkfs...); a LabError with its log if it fails."""
+    result = run(command(layout, daemon, *extra), timeout=START_TIMEOUT)
+    if result.returncode != 0:
+        raise failure(layout, daemon.name, what, result)
+    return result
+
+
+def start(layout: Layout, daemon: Daemon) -> int:
+    """Start the daemon (it forks into the background once initialised); return its pid."""
+    pid_file = layout.pid_file(daemon.name)
+    pid_file.unlink(missing_ok=True)
+    run_tool(layout, daemon, what="failed to start")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            pid = int(pid_file.read_text().strip())
+        except (FileNotFoundError, ValueError):
+            time.sleep(0.05)
+            continue
+        if is_ours(pid, layout.conf):
+            return pid
+        break
+    raise failure(layout, daemon.name, "exited right after starting")
+
+
+def is_ours(pid: int | None, conf: Path) -> bool:
+    """True if ``pid`` is a live process started with our ceph.conf (zombies are not)."""
+    if not pid:
+        return False
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return str(conf).encode() in argv
+
+
+def stop(
+    pids: Iterable[int | None], conf: Path, grace: float = 5.0, sig: int = signal.SIGTERM
+) -> None:
+    """Signal our processes among ``pids``, wait up to ``grace`` s, then SIGKILL the rest."""
+    alive = [p for p in pids if p and is_ours(p, conf)]
+    for sig_now, wait in ((sig, grace), (signal.SIGKILL, 10.0)):
+        for pid in alive:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig_now)
+        deadline = time.monotonic() + wait
+        while alive and time.monotonic() < deadline:
+            time.sleep(0.05)
+            alive = [p for p in alive if is_ours(p, conf)]
+        if not alive:
+            return
+    raise LabError(f"processes {alive} survived SIGKILL")
+
+
+def ours(conf: Path) -> list[int]:
+    """Every live process whose command line names ``conf`` (to prove none is left)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and is_ours(int(entry.name), conf):
+            found.append(int(entry.name))
+    return found
+
+
+def rss_mib(pid: int | None) -> float | None:
+    """Resident memory of ``pid`` in MiB, None if it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except (OSError, ValueError):
+        pass
+    return None

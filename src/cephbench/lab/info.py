@@ -1,0 +1,60 @@
+""":class:`LabInfo`, what the rest of cephbench needs to use a lab, and :func:`find_running`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .conf import MON
+from .daemons import is_ours
+from .paths import Layout, default_dir
+from .state import LabState, load
+
+
+@dataclass(frozen=True)
+class LabInfo:
+    """A lab's coordinates for Ceph clients.
+
+    Add ``env`` to a subprocess environment and ``ceph``, ``rados``, ``rbd`` and
+    ``fio --ioengine=rbd --clientname=admin`` reach the lab.
+    """
+
+    dir: Path
+    conf_path: Path
+    keyring_path: Path | None  # None with --auth none
+    client_name: str
+    env: dict[str, str] = field(hash=False)
+    hosts: tuple[str, ...]
+    osds: tuple[int, ...]
+
+
+def info_from_state(layout: Layout, state: LabState) -> LabInfo:
+    """The LabInfo of a recorded lab (running or not)."""
+    keyring = layout.admin_keyring if state.spec.auth == "cephx" else None
+    env = {"CEPH_CONF": str(layout.conf)}
+    if keyring is not None:
+        env["CEPH_KEYRING"] = str(keyring)
+    return LabInfo(
+        dir=layout.dir,
+        conf_path=layout.conf,
+        keyring_path=keyring,
+        client_name="admin",
+        env=env,
+        hosts=tuple(f"host{h}" for h in range(state.spec.hosts)),
+        osds=tuple(range(state.spec.osds)),
+    )
+
+
+def find_running(dir: Path | str | None = None) -> LabInfo | None:
+    """The lab running in ``dir`` (default: :func:`default_dir`), or None.
+
+    Running means ``lab up`` finished and the monitor process is alive.
+    """
+    layout = Layout(Path(dir).expanduser().absolute() if dir else default_dir())
+    state = load(layout)
+    if state is None or state.phase != "running":
+        return None
+    mon = state.daemons.get(MON)
+    if mon is None or not is_ours(mon.pid, layout.conf):
+        return None
+    return info_from_state(layout, state)

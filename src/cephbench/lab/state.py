@@ -1,0 +1,100 @@
+"""The lab's memory: a JSON file in the lab directory naming everything the lab created.
+
+Everything is recorded *before* it is created (namespaces, links, pools; a daemon's pid as
+soon as it exists), so a lab interrupted at any point can still be taken down completely.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import LabError
+from .paths import Layout
+from .spec import LabSpec
+
+Phase = Literal["starting", "running", "stopping"]
+
+
+class Daemon(BaseModel):
+    """One Ceph daemon the lab runs: where, and its pid once started."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str  # "mon.a", "mgr.x", "osd.3"
+    host: str  # "host0"
+    netns: str | None = None
+    pid: int | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.name.split(".", 1)[0]
+
+    @property
+    def ident(self) -> str:
+        return self.name.split(".", 1)[1]
+
+
+class LabState(BaseModel):
+    """What ``state.json`` holds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = 1
+    lab_id: str
+    phase: Phase = "starting"
+    spec: LabSpec
+    fsid: str = ""
+    host_addrs: list[str] = Field(default_factory=list)
+    mon_ports: tuple[int, int] | None = None
+    bind_ports: tuple[int, int] | None = None
+    bridge: str | None = None
+    namespaces: list[str] = Field(default_factory=list)
+    links: list[str] = Field(default_factory=list)
+    daemons: dict[str, Daemon] = Field(default_factory=dict)
+    pools: list[str] = Field(default_factory=list)
+    started_at: float = 0.0
+    up_seconds: float | None = None
+
+    def osds(self) -> list[Daemon]:
+        return [d for d in self.daemons.values() if d.kind == "osd"]
+
+
+def save(layout: Layout, state: LabState) -> None:
+    """Write the state atomically (a reader never sees half a file)."""
+    tmp = layout.state.with_suffix(".tmp")
+    tmp.write_text(state.model_dump_json(indent=2) + "\n")
+    os.replace(tmp, layout.state)
+
+
+def load(layout: Layout) -> LabState | None:
+    """The recorded state, None when there is no lab in ``layout.dir``."""
+    try:
+        text = layout.state.read_text()
+    except FileNotFoundError:
+        return None
+    try:
+        return LabState.model_validate(json.loads(text))
+    except (ValueError, ValidationError) as e:
+        raise LabError(
+            f"{layout.state} is not a lab state file this cephbench can read",
+            hint="remove the lab's processes and directory by hand",
+        ) from e
+
+
+@contextmanager
+def locked(layout: Layout) -> Iterator[LabState]:
+    """Read, let the caller change, and write back the state, holding the lab's lock."""
+    with open(layout.lock, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        state = load(layout)
+        if state is None:
+            raise LabError(f"no lab in {layout.dir}")
+        yield state
+        save(layout, state)

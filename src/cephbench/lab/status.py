@@ -1,0 +1,112 @@
+"""``lab status``: the lab's daemons (pids, memory), health, OSD tree and pools, as one dict."""
+
+from __future__ import annotations
+
+import contextlib
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from ..errors import CephbenchError
+from . import ceph as parse
+from .ceph import ceph_json
+from .daemons import is_ours, rss_mib
+from .info import info_from_state
+from .paths import Layout, default_dir
+from .state import LabState, load
+
+
+def status(dir: Path | str | None = None) -> dict[str, Any]:
+    """Everything about the lab in ``dir``; ``{"running": False, ...}`` if there is none."""
+    layout = Layout(Path(dir).expanduser().absolute() if dir else default_dir())
+    state = load(layout)
+    if state is None:
+        return {"running": False, "dir": str(layout.dir)}
+    procs = {
+        name: {"pid": d.pid, "running": is_ours(d.pid, layout.conf), "rss_mib": rss_mib(d.pid)}
+        for name, d in state.daemons.items()
+    }
+    cluster: dict[str, Any] = {}
+    if procs.get("mon.a", {}).get("running"):
+        cluster = _query(layout, state)
+    return assemble(state, layout, procs, **cluster)
+
+
+def _query(layout: Layout, state: LabState) -> dict[str, Any]:
+    """``ceph status``, ``osd dump`` and ``osd tree``, asked in parallel (empty on failure)."""
+    info = info_from_state(layout, state)
+    commands = {"ceph_status": ("status",), "dump": ("osd", "dump"), "tree": ("osd", "tree")}
+    with ThreadPoolExecutor(len(commands)) as pool:
+        futures = {
+            k: pool.submit(ceph_json, info, *args, timeout=10) for k, args in commands.items()
+        }
+    out = {}
+    for key, future in futures.items():
+        with contextlib.suppress(CephbenchError):
+            out[key] = future.result()
+    return out
+
+
+def assemble(
+    state: LabState,
+    layout: Layout,
+    procs: dict[str, dict],
+    ceph_status: dict | None = None,
+    dump: dict | None = None,
+    tree: dict | None = None,
+) -> dict[str, Any]:
+    """The status dict from the recorded state, process facts and ceph's answers (pure)."""
+    ceph_status, dump, tree = ceph_status or {}, dump or {}, tree or {}
+    hosts, states = parse.osd_hosts(tree), parse.osd_states(dump)
+    mgrmap = ceph_status.get("mgrmap", {})
+
+    def entry(name: str) -> dict[str, Any]:
+        d = state.daemons[name]
+        return {"name": d.ident, "host": d.host, **procs[name]}
+
+    osds = [
+        {
+            "id": int(d.ident),
+            "host": hosts.get(int(d.ident), d.host),
+            **states.get(int(d.ident), {"up": False, "in": False}),
+            **procs[d.name],
+        }
+        for d in state.osds()
+    ]
+    mons = [
+        {
+            **entry(d.name),
+            "addr": f"{state.host_addrs[0]}:{state.mon_ports[0]}"
+            if state.host_addrs and state.mon_ports
+            else None,
+        }
+        for d in state.daemons.values()
+        if d.kind == "mon"
+    ]
+    mgrs = [
+        {**entry(d.name), "active": mgrmap.get("available", False)}
+        for d in state.daemons.values()
+        if d.kind == "mgr"
+    ]
+    pools = [{**p, "created_by_cephbench": p["name"] in state.pools} for p in parse.pools(dump)]
+    pgmap = ceph_status.get("pgmap", {})
+    return {
+        "running": state.phase == "running" and procs.get("mon.a", {}).get("running", False),
+        "phase": state.phase,
+        "health": ceph_status.get("health", {}).get("status"),
+        "health_checks": parse.health_checks(ceph_status),
+        "dir": str(layout.dir),
+        "conf": str(layout.conf),
+        "store": state.spec.store,
+        "hosts": state.spec.hosts,
+        "rate": state.spec.rate,
+        "up_seconds": state.up_seconds,
+        "osds": osds,
+        "mons": mons,
+        "mgrs": mgrs,
+        "pools": pools,
+        "pgs": {
+            "total": pgmap.get("num_pgs", 0),
+            "states": {s["state_name"]: s["count"] for s in pgmap.get("pgs_by_state", [])},
+        },
+    }

@@ -1,0 +1,75 @@
+"""Integration tests that need a lab of their own: a failed ``up``, three hosts, ``down``."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from cephbench.lab import ceph_json, down, find_running
+from cephbench.process import run
+
+from .helpers import assert_nothing_left, invoke, link_names, netns_names, status_json
+
+pytestmark = pytest.mark.lab
+
+
+def test_failed_up_cleans_up_after_itself(tmp_path):
+    namespaces, links = netns_names(), link_names()
+    lab_dir = tmp_path / "bad"
+    result = invoke(
+        "lab", "up", "--dir", lab_dir, "--hosts", "2", "--osds", "2", "--osd-size", "16M", expect=1
+    )
+    assert "mkfs failed" in result.output
+    assert "last lines of the daemon's log" in result.output
+    assert "unable to allocate" in result.output  # BlueStore's own words: 16M is too small
+    [archive] = (tmp_path / "bad-logs").iterdir()
+    state = json.loads((archive / "state.json").read_text())
+    assert len(state["namespaces"]) == 2 and len(state["links"]) == 2
+    assert_nothing_left(lab_dir, state["namespaces"], [*state["links"], state["bridge"]])
+    assert (netns_names(), link_names()) == (namespaces, links)
+
+
+def test_three_hosts_then_down_leaves_nothing(tmp_path):
+    lab_dir = tmp_path / "h3"
+    try:
+        result = invoke(
+            "lab",
+            "up",
+            "--dir",
+            lab_dir,
+            "--hosts",
+            "3",
+            "--osds",
+            "3",
+            "--store",
+            "memstore",
+            "--osd-size",
+            "1G",
+            "--rate",
+            "1gbit",
+        )
+        assert "HEALTH_OK" in result.stdout
+        info = find_running(lab_dir)
+        assert info is not None and info.hosts == ("host0", "host1", "host2")
+        tree = ceph_json(info, "osd", "tree")
+        hosts = {n["name"]: n["children"] for n in tree["nodes"] if n["type"] == "host"}
+        assert sorted(hosts) == ["host0", "host1", "host2"]
+        assert all(len(children) == 1 for children in hosts.values())
+        rule = ceph_json(info, "osd", "crush", "rule", "dump", "replicated_rule")
+        assert {"op": "chooseleaf_firstn", "num": 0, "type": "host"} in rule["steps"]
+
+        state = json.loads((lab_dir / "state.json").read_text())
+        for osd in status_json(lab_dir)["osds"]:
+            netns = f"/run/netns/{state['namespaces'][osd['id']]}"
+            assert os.stat(f"/proc/{osd['pid']}/ns/net").st_ino == os.stat(netns).st_ino
+        for link in state["links"]:
+            qdisc = run(["tc", "qdisc", "show", "dev", link], check=True).stdout
+            assert "tbf" in qdisc and "rate 1Gbit" in qdisc
+
+        assert "nothing left behind" in invoke("lab", "down", "--dir", lab_dir).stdout
+        assert_nothing_left(lab_dir, state["namespaces"], [*state["links"], state["bridge"]])
+        assert "No lab" in invoke("lab", "down", "--dir", lab_dir).stdout
+    finally:
+        down(lab_dir, purge=True)

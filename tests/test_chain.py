@@ -1,0 +1,89 @@
+"""Chained workloads: one fio process, and still strictly one workload after another."""
+
+from __future__ import annotations
+
+import pytest
+
+from cephbench.drivers import fio
+from cephbench.drivers.fio.chain import Chain, links_of
+from cephbench.drivers.fio.jobfile import parse_jobfile
+from cephbench.plan import Overrides, make_plan
+
+from .conftest import needs_fio
+
+JOBS = """
+[global]
+ioengine=null
+size=64m
+time_based
+runtime=400ms
+rate_iops=2000
+write_lat_log=lat
+log_unix_epoch=1
+[first]
+rw=randread
+[second]
+rw=randwrite
+numjobs=2
+[third]
+rw=read
+"""
+
+
+def _span(path) -> tuple[int, int]:
+    """First and last completion time (unix ms) in a fio latency log."""
+    stamps = [int(line.split(",")[0]) for line in path.read_text().splitlines() if line.strip()]
+    return min(stamps), max(stamps)
+
+
+@needs_fio
+def test_workloads_never_overlap_and_all_run_their_full_time():
+    jobfile = parse_jobfile(JOBS)
+    with Chain(links_of(jobfile)) as chain:
+        result = fio.run_jobfile(chain.jobfile(jobfile).render(), cwd=str(chain.workdir))
+        spans = {}
+        for log in chain.workdir.glob("lat_lat.*.log"):
+            spans[int(log.name.split(".")[1])] = _span(log)
+    assert result.returncode == 0, result.stderr
+    outcomes = fio.parse(result.stdout)
+    assert [o.name for o in outcomes] == ["first", "second", "third"]
+    assert all(o.results[0].runtime_s >= 0.399 for o in outcomes)
+    assert outcomes[1].results[0].numjobs == 2
+    # fio numbers the logs per job in file order: 1 = first, 2 and 3 = second's clones, 4 = third
+    first, second, third = [spans[1]], [spans[2], spans[3]], [spans[4]]
+    assert max(end for _, end in first) <= min(start for start, _ in second)
+    assert max(end for _, end in second) <= min(start for start, _ in third)
+
+
+def test_chained_job_file_is_one_group_with_gates():
+    jobfile = parse_jobfile("[global]\ngroup_reporting\n[a]\nrw=read\nstonewall\n[b]\nrw=write\nstonewall\n")
+    with Chain(links_of(jobfile)) as chain:
+        chained = chain.jobfile(jobfile)
+    assert not chained.global_.has("group_reporting")
+    assert not any(j.has("stonewall") for j in chained.jobs)
+    assert not chained.jobs[0].has("exec_prerun")
+    assert chained.jobs[1].get("exec_prerun") == "flock --shared gate.1 true"
+    assert chained.jobs[0].get("exec_postrun") == "echo 0 | tee -a events"
+
+
+def test_chain_leaves_no_files():
+    with Chain(links_of(parse_jobfile("[a]\nrw=read\n[b]\nrw=read\n"))) as chain:
+        workdir = chain.workdir
+        assert (workdir / "events").exists()
+    assert not workdir.exists()
+
+
+def test_suites_are_chained_and_job_files_are_not(tmp_path):
+    suite = make_plan("quick", Overrides())
+    job = tmp_path / "mine.fio"
+    job.write_text("[a]\nrw=read\nstonewall\n[b]\nrw=write\nstonewall\n")
+    assert [b.chained for b in suite.batches({"filename": "/x"})] == [True]
+    assert [b.chained for b in make_plan(str(job), Overrides()).batches({"filename": "/x"})] == [False]
+
+
+@pytest.mark.parametrize("iodepth, expected_batches", [(256, 1), (65536, 4)])
+def test_batches_bound_buffer_memory(iodepth, expected_batches):
+    plan = make_plan("standard", Overrides(iodepth=iodepth, bs="1M"))
+    batches = plan.batches({"filename": "/x"})
+    assert len(batches) == expected_batches
+    assert [j.name for b in batches for j in b.jobfile.jobs] == ["seq_wr", "seq_rd", "rand_rd", "rand_wr"]

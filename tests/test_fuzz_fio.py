@@ -1,0 +1,66 @@
+"""Whatever fio-like text comes in, the parser returns results or raises ParseError, nothing else."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cephbench.drivers.fio import parse
+from cephbench.errors import ParseError
+
+from .conftest import FIO_DATA
+
+SAMPLES = [p.read_text() for p in sorted(FIO_DATA.glob("*.json")) if not p.name.endswith(".expected.json")]
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def _parses_or_refuses(text: str) -> None:
+    try:
+        outcomes = parse(text)
+    except ParseError:
+        return
+    for o in outcomes:
+        assert all(r.op in ("read", "write", "trim") for r in o.results)
+
+
+@FUZZ
+@given(st.text())
+def test_arbitrary_text(text):
+    _parses_or_refuses(text)
+
+
+@FUZZ
+@given(st.sampled_from(SAMPLES), st.data())
+def test_truncated_real_output(sample, data):
+    cut = data.draw(st.integers(0, len(sample)))
+    _parses_or_refuses(sample[:cut])
+
+
+@FUZZ
+@given(st.sampled_from(SAMPLES), st.data(), json_values)
+def test_real_output_with_a_field_replaced(sample, data, value):
+    """Replace one value somewhere in a real document with anything JSON can hold."""
+    start = sample.index("{")
+    doc = json.loads(sample[start:])
+    node, path = doc, []
+    for _ in range(data.draw(st.integers(1, 6))):
+        if isinstance(node, dict) and node:
+            key = data.draw(st.sampled_from(sorted(node)))
+        elif isinstance(node, list) and node:
+            key = data.draw(st.integers(0, len(node) - 1))
+        else:
+            break
+        path.append((node, key))
+        node = node[key]
+    if path:
+        parent, key = path[-1]
+        parent[key] = value
+    _parses_or_refuses(json.dumps(doc))
