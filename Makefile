@@ -40,11 +40,16 @@ lint: venv
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 
+# The main job: a throwaway Ceph lab, the quick suite on a fresh RBD image in it, a Markdown
+# report. The lab is taken down however the run ends.
 demo: install
 	@mkdir -p $(DEMO_DIR)
-	$(BIN)/cephbench run quick --target file:$(DEMO_DIR) --label demo --db $(DEMO_DIR)/results.db
-	$(BIN)/cephbench show last --db $(DEMO_DIR)/results.db --format md > $(DEMO_DIR)/report.md
-	@echo "results: $(DEMO_DIR)/results.db   report: $(DEMO_DIR)/report.md"
+	@export CEPHBENCH_LAB_DIR="$(CURDIR)/$(DEMO_DIR)/lab" CEPHBENCH_DB="$(CURDIR)/$(DEMO_DIR)/results.db"; \
+	trap '$(BIN)/cephbench lab down' EXIT; \
+	$(BIN)/cephbench lab up && \
+	$(BIN)/cephbench run quick --label demo && \
+	$(BIN)/cephbench show last --format md > $(DEMO_DIR)/report.md && \
+	echo "results: $(DEMO_DIR)/results.db   report: $(DEMO_DIR)/report.md"
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR) build src/*.egg-info .pytest_cache .ruff_cache

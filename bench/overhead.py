@@ -63,7 +63,7 @@ def bench_fio(work: Path, venv: Path) -> float:
     run([str(venv / "bin" / "bench-fio"), "--target", str(work / "bench-fio.dat"), "--type", "file",
          "--size", SIZE, "--output", str(out), "--block-size", *BS, "--iodepth", *map(str, IODEPTH),
          "--numjobs", "1", "--mode", *RW, "--runtime", str(RUNTIME), "--time-based", "--direct", "1",
-         "--engine", "libaio", "--quiet", "--destructive"], check=True)
+         "--engine", "libaio", "--quiet", "--destructive", "--create"], check=True)
     seconds = time.monotonic() - start
     produced = len(list(out.rglob("*.json")))
     assert produced == len(POINTS), f"bench-fio wrote {produced} results, expected {len(POINTS)}"

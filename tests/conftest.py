@@ -1,16 +1,19 @@
-"""Shared fixtures: a private result store, a CLI runner, and fio data directories."""
+"""Shared fixtures: a private result store, a CLI runner, fio data directories, and one real
+Ceph lab for the whole test session (brought up on first use, always taken down)."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from cephbench.cli import cli
+from cephbench.lab import LabInfo, LabSpec, down, up
 
 DATA = Path(__file__).parent / "data"
 FIO_DATA = DATA / "fio" / "3.33"
@@ -52,3 +55,35 @@ def invoke_json(invoke):
         return json.loads(invoke(*args, "--format", "json").stdout)
 
     return _invoke_json
+
+
+def lab_skip_reason() -> str | None:
+    """Why real-lab tests cannot run here (None when they can: root, Ceph installed)."""
+    if os.geteuid() != 0:
+        return "the lab tests need root (network namespaces, veth links, a bridge)"
+    missing = [p for p in ("ceph-mon", "ceph-osd", "ceph-mgr", "ceph") if not shutil.which(p)]
+    if missing:
+        return (
+            f"Ceph is not installed ({', '.join(missing)} missing): "
+            "apt-get install -y ceph-mon ceph-osd ceph-mgr ceph-common"
+        )
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    reason = lab_skip_reason()
+    if reason:
+        for item in items:
+            if "lab" in item.keywords:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
+    """A 3-OSD BlueStore lab (the defaults) shared by the session's lab tests."""
+    lab_dir = tmp_path_factory.mktemp("lab") / "shared"
+    try:
+        result = up(LabSpec(dir=lab_dir), timeout=180)
+        yield result.info
+    finally:
+        down(lab_dir, purge=True)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
+import time
+
 import pytest
 
 from cephbench.drivers import fio
@@ -37,13 +41,11 @@ def _span(path) -> tuple[int, int]:
 
 
 @needs_fio
-def test_workloads_never_overlap_and_all_run_their_full_time():
+def test_workloads_never_overlap_and_all_run_their_full_time(tmp_path):
     jobfile = parse_jobfile(JOBS)
-    with Chain(links_of(jobfile)) as chain:
-        result = fio.run_jobfile(chain.jobfile(jobfile).render(), cwd=str(chain.workdir))
-        spans = {}
-        for log in chain.workdir.glob("lat_lat.*.log"):
-            spans[int(log.name.split(".")[1])] = _span(log)
+    with Chain(links_of(jobfile), tmp_path) as chain:
+        result = fio.run_jobfile(chain.jobfile(jobfile).render(), tmp_path)
+    spans = {int(log.name.split(".")[1]): _span(log) for log in tmp_path.glob("lat_lat.*.log")}
     assert result.returncode == 0, result.stderr
     outcomes = fio.parse(result.stdout)
     assert [o.name for o in outcomes] == ["first", "second", "third"]
@@ -55,10 +57,9 @@ def test_workloads_never_overlap_and_all_run_their_full_time():
     assert max(end for _, end in second) <= min(start for start, _ in third)
 
 
-def test_chained_job_file_is_one_group_with_gates():
+def test_chained_job_file_is_one_group_with_gates(tmp_path):
     jobfile = parse_jobfile("[global]\ngroup_reporting\n[a]\nrw=read\nstonewall\n[b]\nrw=write\nstonewall\n")
-    with Chain(links_of(jobfile)) as chain:
-        chained = chain.jobfile(jobfile)
+    chained = Chain(links_of(jobfile), tmp_path).jobfile(jobfile)
     assert not chained.global_.has("group_reporting")
     assert not any(j.has("stonewall") for j in chained.jobs)
     assert not chained.jobs[0].has("exec_prerun")
@@ -66,11 +67,35 @@ def test_chained_job_file_is_one_group_with_gates():
     assert chained.jobs[0].get("exec_postrun") == "echo 0 | tee -a events"
 
 
-def test_chain_leaves_no_files():
-    with Chain(links_of(parse_jobfile("[a]\nrw=read\n[b]\nrw=read\n"))) as chain:
-        workdir = chain.workdir
-        assert (workdir / "events").exists()
-    assert not workdir.exists()
+def test_a_gate_opens_only_when_every_clone_reported(tmp_path):
+    jobfile = parse_jobfile("[a]\nrw=read\nnumjobs=2\n[b]\nrw=read\n")
+    with Chain(links_of(jobfile), tmp_path) as chain:
+        events = tmp_path / "events"
+        events.write_text("0\n")
+        time.sleep(0.1)
+        assert chain.current == 0 and _locked(tmp_path / "gate.1")
+        with events.open("a") as f:
+            f.write("0\n")
+        _until(lambda: chain.current == 1)
+        assert not _locked(tmp_path / "gate.1")
+
+
+def _locked(path) -> bool:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def _until(predicate, limit: float = 5.0) -> None:
+    deadline = time.monotonic() + limit
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not reached"
+        time.sleep(0.01)
 
 
 def test_suites_are_chained_and_job_files_are_not(tmp_path):

@@ -50,10 +50,22 @@ def _wait_for(predicate, what: str, limit: float = 60.0):
     pytest.fail(f"gave up waiting for {what}")
 
 
+def _descendants(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        kids = _children(todo.pop())
+        found += kids
+        todo += kids
+    return found
+
+
 def _start(db: Path, bench_dir: Path) -> subprocess.Popen:
+    tmp = bench_dir.parent / "tmp"
+    tmp.mkdir(exist_ok=True)
     return subprocess.Popen(
         [*CEPHBENCH, "run", "quick", "--target", f"file:{bench_dir}", "--runtime", "2", "--size", "16m"],
-        env={**os.environ, "CEPHBENCH_DB": str(db)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "CEPHBENCH_DB": str(db), "TMPDIR": str(tmp)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
 
 
@@ -81,6 +93,7 @@ def test_interrupt_keeps_finished_workloads_and_cleans_up(db, bench_dir, sig):
     assert "finished workload(s) kept" in err and "Traceback" not in err
     assert not _alive(fio_pid)
     assert list(bench_dir.iterdir()) == []
+    assert list((bench_dir.parent / "tmp").iterdir()) == []  # the run's work directory too
     run = json.loads(_show(db, "show", "last", "--format", "json").stdout)
     assert run["status"] == "aborted"
     names = [r["workload"] for r in run["results"]]
@@ -91,16 +104,21 @@ def test_interrupt_keeps_finished_workloads_and_cleans_up(db, bench_dir, sig):
 @needs_fio
 def test_sigkill_stops_fio_and_the_next_command_says_so(db, bench_dir):
     proc = _start(db, bench_dir)
-    (fio_pid, *_) = _wait_for(lambda: _children(proc.pid), "fio to start")
+    _wait_for(lambda: _children(proc.pid), "fio to start")
     _wait_for(lambda: list(bench_dir.iterdir()), "fio to create its data file")
+    time.sleep(1)  # the chained jobs are forked and waiting at their gates
+    fio_processes = _descendants(proc.pid)
+    assert len(fio_processes) >= 3
     proc.kill()
     proc.communicate(timeout=30)
-    _wait_for(lambda: not _alive(fio_pid), "fio to stop after cephbench was killed")
+    _wait_for(lambda: not any(_alive(p) for p in fio_processes), "every fio process to stop")
     listing = _show(db, "runs", "--format", "json")
     assert "was interrupted" in listing.stderr and "cephbench cleanup" in listing.stderr
     assert json.loads(listing.stdout)[0]["status"] == "aborted"
     assert list(bench_dir.iterdir())  # the data file is still there...
+    assert list((bench_dir.parent / "tmp").iterdir())  # and the run's work directory
     cleaned = _show(db, "cleanup")
-    assert "removed file" in cleaned.stdout
-    assert list(bench_dir.iterdir()) == []  # ...until cleanup removes it
+    assert "removed file" in cleaned.stdout and "removed dir" in cleaned.stdout
+    assert list(bench_dir.iterdir()) == []  # ...until cleanup removes them
+    assert list((bench_dir.parent / "tmp").iterdir()) == []
     assert "Nothing to clean up" in _show(db, "cleanup").stdout

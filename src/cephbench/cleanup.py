@@ -5,6 +5,7 @@ Only resources recorded in the store are touched: cephbench removes nothing it d
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,22 @@ def _remove_file(resource: Resource) -> None:
     Path(resource.name).unlink(missing_ok=True)
 
 
+@undoes("dir")
+def _remove_dir(resource: Resource) -> None:
+    """A run's private work directory (only ever one named like the runner names them)."""
+    path = Path(resource.name)
+    if not path.name.startswith("cephbench-run-"):
+        raise CephbenchError(f"{path} is not a cephbench work directory; not removing it")
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def load_all() -> None:
+    from .targets import kinds, load
+
+    for kind in kinds():
+        load(kind)
+
+
 @dataclass(frozen=True)
 class CleanupReport:
     removed: list[Resource]
@@ -41,6 +58,7 @@ def cleanup(store: Store, active_runs: set[int] | None = None) -> CleanupReport:
     running = active_runs if active_runs is not None else {
         r.id for r in store.runs() if r.status == "running"
     }
+    load_all()  # every target module registers the undo functions of what it creates
     removed, failed = [], []
     for resource in store.open_resources():
         if resource.run_id in running:

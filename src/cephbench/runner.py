@@ -8,9 +8,14 @@ workload, and is never half-written.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+import secrets
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Protocol
 
 from . import environment
@@ -22,6 +27,8 @@ from .plan import Batch, Plan, PlannedWorkload, time_based_runtime
 from .process import ProcessInterrupted, ProcessResult
 from .store import RawOutput, ResourceLog, Store, WorkloadOutcome
 from .targets import Target
+
+WORKDIR_PREFIX = "cephbench-run-"
 
 
 class ProgressSink(Protocol):
@@ -63,15 +70,16 @@ def execute(
     )
     status, error, failed = "aborted", "interrupted", 0
     try:
-        with target.session(run_id, ResourceLog(store, run_id)) as target_options:
-            batches = plan.batches(target_options)
+        resources = ResourceLog(store, run_id)
+        with workdir(run_id, resources) as work, target.session(run_id, resources) as fio_target:
+            batches = plan.batches(fio_target.options)
             known = [w.seconds for w in plan.workloads]
             per_repeat = sum(known) if None not in known else None
             progress.start(per_repeat * repeats if per_repeat is not None else None)
             for repeat in range(repeats):
                 done_before = 0.0
                 for batch in batches:
-                    outcomes = _run_batch(store, run_id, repeat, batch, progress,
+                    outcomes = _run_batch(store, run_id, repeat, batch, fio_target.env, work, progress,
                                           (per_repeat or 0.0) * repeat + done_before)
                     done_before += sum(w.seconds or 0.0 for w in batch.workloads)
                     failed += sum(1 for o in outcomes if o.error)
@@ -87,12 +95,25 @@ def execute(
     return RunOutcome(run_id, failed)
 
 
-def _run_batch(store: Store, run_id: int, repeat: int, batch: Batch, progress: ProgressSink,
-               offset: float) -> list[WorkloadOutcome]:
+@contextmanager
+def workdir(run_id: int, resources: ResourceLog) -> Iterator[Path]:
+    """The run's private directory (job files, chain gates), recorded before it is made."""
+    path = Path(tempfile.gettempdir()) / f"{WORKDIR_PREFIX}{run_id}-{secrets.token_hex(4)}"
+    rid = resources.add("dir", str(path))
+    try:
+        path.mkdir(mode=0o700)
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+        resources.removed(rid)
+
+
+def _run_batch(store: Store, run_id: int, repeat: int, batch: Batch, env: dict[str, str],
+               work: Path, progress: ProgressSink, offset: float) -> list[WorkloadOutcome]:
     """One fio process; its workloads stored in one transaction, also when interrupted."""
     planned = batch.workloads
     started = datetime.now(UTC).isoformat(timespec="seconds")
-    with Chain(batch.links) if batch.chained else nullcontext() as chain:
+    with Chain(batch.links, work) if batch.chained else nullcontext() as chain:
         text = (chain.jobfile(batch.jobfile) if chain else batch.jobfile).render()
 
         def tick(elapsed: float) -> None:
@@ -100,7 +121,7 @@ def _run_batch(store: Store, run_id: int, repeat: int, batch: Batch, progress: P
             progress.update(repeat, name, offset + elapsed)
 
         try:
-            result = fio.run_jobfile(text, on_tick=tick, cwd=str(chain.workdir) if chain else None)
+            result = fio.run_jobfile(text, work, env=env, on_tick=tick)
         except ProcessInterrupted as e:
             outcomes = _outcomes(e.result, repeat, batch, interrupted=True)
             store.record_batch(run_id, repeat, _raw(e.result, text, started), outcomes)

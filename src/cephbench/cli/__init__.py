@@ -13,6 +13,7 @@ import sys
 from importlib.metadata import entry_points
 
 import click
+from rich.markup import escape
 
 from .. import __version__
 from ..errors import CephbenchError, ExitStatus
@@ -55,9 +56,10 @@ class CephbenchGroup(click.Group):
             if ctx.meta.get("cephbench.debug"):
                 raise
             prefix = "Interrupted" if e.exit_status == ExitStatus.INTERRUPTED else "Error"
-            console_err.print(f"[bold red]{prefix}:[/] {e.message}", highlight=False)
+            # soft_wrap: a path in a message stays on one line, whatever the terminal width
+            console_err.print(f"[bold red]{prefix}:[/] {escape(e.message)}", soft_wrap=True)
             if e.hint:
-                console_err.print(f"  {e.hint}", highlight=False)
+                console_err.print(f"  {escape(e.hint)}", soft_wrap=True)
             ctx.exit(int(e.exit_status))
         except KeyboardInterrupt:
             if ctx.meta.get("cephbench.debug"):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ..errors import ExitStatus
+from ..errors import ExitStatus, UsageError
+from ..lab import find_running
 from ..plan import Overrides, make_plan
 from ..runner import execute
 from ..store import Store
@@ -38,10 +39,18 @@ class RichProgress:
         self.progress.stop()
 
 
+def _default_target() -> str:
+    if find_running() is None:
+        raise UsageError("--target is required when no lab is running",
+                         hint="e.g. --target file:/mnt/bench, or start a lab: cephbench lab up")
+    return "rbd:lab"
+
+
 @click.command()
 @click.argument("suite")
-@click.option("--target", "-t", "target_spec", required=True, metavar="KIND:LOCATION",
-              help="Where the I/O goes: file:DIR_OR_NEW_FILE or device:/dev/X.")
+@click.option("--target", "-t", "target_spec", metavar="KIND:LOCATION",
+              help="Where the I/O goes: file:DIR_OR_NEW_FILE, device:/dev/X, rbd:POOL/IMAGE, or "
+                   "rbd:lab (a fresh pool and image in the lab; the default while a lab is running).")
 @click.option("--label", "-l", help="A name for this run in tables and comparisons.")
 @click.option("--repeat", "-r", type=click.IntRange(1, 1000), default=1, show_default=True,
               help="Run the whole suite N times; each repeat is stored separately.")
@@ -54,7 +63,7 @@ class RichProgress:
               help="Allow writing to this device even though it holds data. Names the exact device.")
 @format_option("table", "md", "json")
 @db_option
-def run(suite: str, target_spec: str, label: str | None, repeat: int, runtime: str | None,
+def run(suite: str, target_spec: str | None, label: str | None, repeat: int, runtime: str | None,
         size: str | None, iodepth: int | None, numjobs: int | None, bs: str | None,
         destroy_data: str | None, fmt: str, store: Store) -> None:
     """Run SUITE (a built-in name, a suite .yaml, or a fio job file) and store the results.
@@ -64,9 +73,10 @@ def run(suite: str, target_spec: str, label: str | None, repeat: int, runtime: s
       cephbench run standard --target file:/mnt/bench --label "attempt 1"
       cephbench run ./my-jobs.fio --target file:/tmp/x
       cephbench run sync --target device:/dev/sdb --destroy-data /dev/sdb
+      cephbench lab up && cephbench run quick        # on a fresh RBD image in the lab
     """
     plan = make_plan(suite, Overrides(runtime=runtime, size=size, iodepth=iodepth, numjobs=numjobs, bs=bs))
-    target = parse_target(target_spec, TargetOptions(destroy_data=destroy_data))
+    target = parse_target(target_spec or _default_target(), TargetOptions(destroy_data=destroy_data))
     outcome = execute(store, plan, target, label=label, repeats=repeat, progress=RichProgress(repeat))
     emit_run(store.get_run(outcome.run_id), fmt)
     if outcome.failed_workloads:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, ClassVar
 
@@ -20,10 +20,19 @@ from ..store import ResourceLog
 BUILTIN_TARGETS: dict[str, str] = {
     "file": "cephbench.targets.file:FileTarget",
     "device": "cephbench.targets.device:DeviceTarget",
+    "rbd": "cephbench.targets.rbd:RbdTarget",
 }
 
 # Options a target replaces in every job: where the data lives is the target's to say.
 LOCATION_KEYS = ("filename", "directory", "filename_format", "opendir")
+
+
+@dataclass(frozen=True)
+class FioTarget:
+    """What fio needs to reach a prepared target: job options, and environment variables."""
+
+    options: dict[str, str]
+    env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -49,8 +58,8 @@ class Target(ABC):
         """Raise TargetError unless ``size`` bytes may be written here now."""
 
     @abstractmethod
-    def session(self, run_id: int, resources: ResourceLog) -> AbstractContextManager[dict[str, str]]:
-        """Set the target up; yield the fio options that point at it; undo it on exit.
+    def session(self, run_id: int, resources: ResourceLog) -> AbstractContextManager[FioTarget]:
+        """Set the target up; yield how fio reaches it; undo it on exit.
 
         Whatever it creates is first recorded in ``resources`` and marked removed once undone.
         """
@@ -80,9 +89,12 @@ def parse_target(spec: str, options: TargetOptions | None = None) -> Target:
             f"'{spec}' is not a target",
             hint=f"use KIND:LOCATION with KIND one of {', '.join(kinds())}, e.g. file:/mnt/bench",
         )
-    module_name, attr = registry[kind].split(":")
-    cls = getattr(importlib.import_module(module_name), attr)
-    return cls(location, options or TargetOptions())
+    return load(kind)(location, options or TargetOptions())
+
+
+def load(kind: str) -> type[Target]:
+    module_name, attr = _registry()[kind].split(":")
+    return getattr(importlib.import_module(module_name), attr)
 
 
 def fio_escape(path: str) -> str:

@@ -19,7 +19,7 @@ from ..errors import TargetError
 from ..process import run, which
 from ..store import ResourceLog
 from ..units import format_size
-from . import Target
+from . import FioTarget, Target
 
 BLUESTORE_MAGIC = b"bluestore block device"
 
@@ -52,8 +52,8 @@ class DeviceTarget(Target):
             raise TargetError(f"cannot write to {self.location}: permission denied", hint="run as root")
 
     @contextmanager
-    def session(self, run_id: int, resources: ResourceLog) -> Iterator[dict[str, str]]:
-        yield {"filename": self.device}
+    def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
+        yield FioTarget({"filename": self.device})
 
     def describe(self) -> dict[str, Any]:
         return {"spec": self.spec, **device_info(self.device)}

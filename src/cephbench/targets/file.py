@@ -16,7 +16,7 @@ from ..environment import storage_of
 from ..errors import TargetError
 from ..store import ResourceLog
 from ..units import format_size
-from . import Target, fio_escape
+from . import FioTarget, Target, fio_escape
 
 
 class FileTarget(Target):
@@ -53,13 +53,13 @@ class FileTarget(Target):
             )
 
     @contextmanager
-    def session(self, run_id: int, resources: ResourceLog) -> Iterator[dict[str, str]]:
+    def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
         path = self.data_file(run_id)
         if path.exists():
             raise TargetError(f"{path} already exists and cephbench did not create it")
         resource = resources.add("file", str(path))
         try:
-            yield {"filename": fio_escape(str(path))}
+            yield FioTarget({"filename": fio_escape(str(path))})
         finally:
             path.unlink(missing_ok=True)
             resources.removed(resource)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import signal
-import tempfile
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from ...process import ProcessResult, run, which
 from .jobfile import Job, JobFile, load_jobfile, parse_jobfile
@@ -30,13 +30,17 @@ def argv(jobfile_path: str) -> list[str]:
 
 
 def run_jobfile(
-    text: str, *, env: Mapping[str, str] | None = None, cwd: str | None = None,
+    text: str, workdir: Path, *, env: Mapping[str, str] | None = None,
     on_tick: Callable[[float], None] | None = None, timeout: float | None = None,
 ) -> ProcessResult:
-    """Run a job file's text with fio. Ctrl-C reaches fio as SIGINT so it still prints results;
-    fio stops if cephbench dies."""
-    with tempfile.NamedTemporaryFile("w", prefix="cephbench-", suffix=".fio") as f:
-        f.write(text)
-        f.flush()
-        return run(argv(f.name), env=env, cwd=cwd, on_tick=on_tick, timeout=timeout,
+    """Run a job file's text with fio in ``workdir`` (its cwd, where the job file is written).
+
+    Ctrl-C reaches fio as SIGINT so it still prints results; fio stops if cephbench dies.
+    """
+    path = workdir / "job.fio"
+    path.write_text(text)
+    try:
+        return run(argv(path.name), env=env, cwd=str(workdir), on_tick=on_tick, timeout=timeout,
                    interrupt_signal=signal.SIGINT, grace=15.0, die_with_parent=True)
+    finally:
+        path.unlink(missing_ok=True)

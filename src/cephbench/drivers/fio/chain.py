@@ -8,9 +8,10 @@ workload has finished:
 
 * workload i's prerun is ``flock --shared gate.i true``: it blocks, using no CPU, while
   cephbench holds an exclusive lock on ``gate.i``;
-* each clone's ``exec_postrun`` (run after its last I/O completed) writes ``i`` to a FIFO;
-  a cephbench thread counts them and, once every clone of workload i reported, unlocks
-  ``gate.i+1``.
+* each clone's ``exec_postrun`` (run after its last I/O completed) appends ``i`` to the
+  file ``events``; a cephbench thread follows it and, once every clone of workload i
+  reported, unlocks ``gate.i+1``. A plain file, not a FIFO: a hook never blocks, so fio
+  still ends if cephbench is killed (its locks go with it, and fio gets SIGTERM).
 
 The ordering is guaranteed by construction, not by timing. fio runs the hooks through
 ``system()`` in its working directory (it also writes ``<job>.<hook>.txt`` there), so fio
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +31,7 @@ from types import TracebackType
 from .jobfile import JobFile
 
 EVENTS = "events"
+POLL = 0.005
 
 
 @dataclass(frozen=True)
@@ -42,13 +43,14 @@ class Link:
 class Chain:
     """Gates between consecutive workloads of one fio process; a context manager."""
 
-    def __init__(self, links: Sequence[Link]):
+    def __init__(self, links: Sequence[Link], workdir: Path):
+        """``workdir``: an empty directory of the run's; fio must run with it as its cwd."""
         self.links = list(links)
+        self.workdir = workdir
         self.current = 0
         """Index of the workload running now (for progress display)."""
-        self._tmp = tempfile.TemporaryDirectory(prefix="cephbench-chain-")
-        self.workdir = Path(self._tmp.name)
         self._gates: dict[int, int] = {}
+        self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def jobfile(self, jobfile: JobFile) -> JobFile:
@@ -62,31 +64,28 @@ class Chain:
         return JobFile(jobfile.global_.without("group_reporting", "stonewall"), tuple(jobs))
 
     def __enter__(self) -> Chain:
-        os.mkfifo(self.workdir / EVENTS)
+        (self.workdir / EVENTS).touch()
         for i in range(1, len(self.links)):
             fd = os.open(self.workdir / f"gate.{i}", os.O_CREAT | os.O_RDWR, 0o600)
             fcntl.flock(fd, fcntl.LOCK_EX)
             self._gates[i] = fd
-        # O_RDWR: the FIFO stays open for writing too, so reads never see EOF between hooks.
-        self._events = os.open(self.workdir / EVENTS, os.O_RDWR)
         self._thread = threading.Thread(target=self._follow, name="fio-chain", daemon=True)
         self._thread.start()
         return self
 
     def _follow(self) -> None:
         reported = [0] * len(self.links)
-        with os.fdopen(os.dup(self._events), "r") as events:
-            for line in events:
-                token = line.strip()
-                if token == "stop":
-                    return
-                if not token.isdigit() or int(token) >= len(self.links):
-                    continue
-                i = int(token)
-                reported[i] += 1
-                if reported[i] == self.links[i].numjobs:
-                    self.current = i + 1
-                    self._open_gate(i + 1)
+        with open(self.workdir / EVENTS) as events:
+            pending = ""
+            while not self._stop.wait(POLL):
+                pending += events.read()
+                *lines, pending = pending.split("\n")
+                for token in (ln.strip() for ln in lines):
+                    if token.isdigit() and int(token) < len(self.links):
+                        reported[int(token)] += 1
+                        if reported[int(token)] == self.links[int(token)].numjobs:
+                            self.current = int(token) + 1
+                            self._open_gate(int(token) + 1)
 
     def _open_gate(self, i: int) -> None:
         fd = self._gates.pop(i, None)
@@ -95,13 +94,11 @@ class Chain:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
         for i in list(self._gates):
             self._open_gate(i)
-        if self._thread is not None:
-            os.write(self._events, b"stop\n")
-            self._thread.join(timeout=5)
-        os.close(self._events)
-        self._tmp.cleanup()
 
 
 def links_of(jobfile: JobFile) -> list[Link]:
