@@ -14,7 +14,7 @@ from rich.console import Console
 from ..store import Store, default_path
 
 console = Console(highlight=False)
-console_err = Console(stderr=True, highlight=False)
+console_err = Console(stderr=True, highlight=False, soft_wrap=True)  # one-line messages stay one line
 
 
 def set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:

@@ -119,6 +119,10 @@ class Store:
     def _tx(self):
         return _Transaction(self.conn)
 
+    def transaction(self):
+        """Group several writes: all of them are stored, or none."""
+        return _Transaction(self.conn)
+
     # -- writing -----------------------------------------------------------------------
     def start_run(
         self, *, label: str | None, suite: str, target: str,
@@ -267,14 +271,19 @@ class Store:
 
 
 class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error); inside another one, part of it."""
+
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
 
     def __enter__(self):
-        self.conn.execute("BEGIN IMMEDIATE")
+        self.outer = self.conn.in_transaction
+        if not self.outer:
+            self.conn.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type, exc, tb):
-        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+        if not self.outer:
+            self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
 
 
 def _alive(pid: int) -> bool:

@@ -29,7 +29,7 @@ def record(job: Path, fmt: str, out_json: Path, out_txt: Path | None) -> None:
     _, end = json.JSONDecoder().raw_decode(text, start)
     out_json.write_text(text[:end] + "\n")
     if out_txt is not None:
-        out_txt.write_text(text[end:].lstrip("\n"))
+        out_txt.write_text(text[:start] + text[end:].lstrip("\n"))  # as a user sees it
     if proc.stderr:
         out_json.with_suffix(".stderr").write_text(proc.stderr)
     print(f"{job.name}: exit {proc.returncode} -> {out_json.name}", file=sys.stderr)

@@ -18,6 +18,7 @@ from ...model import Result
 from ...units import parse_size
 
 OPS = ("read", "write", "trim")
+ALL_CLIENTS = "All clients"
 HEADLINE_PERCENTILES = {50.0: "lat_p50_us", 90.0: "lat_p90_us", 99.0: "lat_p99_us", 99.9: "lat_p999_us"}
 _ERR_LINE = re.compile(r"^fio: pid=\d+, err=(\d+)/.*$", re.MULTILINE)
 
@@ -47,24 +48,46 @@ class FioDocument:
 
 def extract(text: str) -> FioDocument:
     """Find fio's JSON document in ``text`` (fio prints progress lines before it)."""
-    starts = [0] if text.startswith("{") else []
-    starts += [m.end() - 1 for m in re.finditer(r"\n\{", text)]
-    decoder = json.JSONDecoder()
+    return extract_all(text)[0]
+
+
+def extract_all(text: str) -> list[FioDocument]:
+    """Every fio JSON document in ``text``, with the ``fio: ...`` lines around them.
+
+    Lines fio's client/server mode prefixes with ``<host>`` are dropped first: they can land
+    in the middle of a document.
+    """
+    text = "\n".join(ln for ln in text.splitlines() if not ln.startswith("<"))
+    starts = ([0] if text.startswith("{") else []) + [m.end() - 1 for m in re.finditer(r"\n\{", text)]
+    decoder, documents, spans = json.JSONDecoder(), [], []
     for start in starts:
+        if spans and start < spans[-1][1]:
+            continue  # inside the previous document
         try:
             data, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             continue
-        if isinstance(data, dict) and "jobs" in data:
-            outside = text[:start] + text[end:]
-            messages = tuple(ln for ln in outside.splitlines() if ln.startswith("fio: "))
-            return FioDocument(data, messages)
-    raise ParseError("no fio JSON document found in the output")
+        if isinstance(data, dict) and ("jobs" in data or "client_stats" in data):
+            documents.append(data)
+            spans.append((start, end))
+    if not documents:
+        raise ParseError("no fio JSON document found in the output")
+    outside, last = [], 0
+    for start, end in spans:
+        outside.append(text[last:start])
+        last = end
+    outside.append(text[last:])
+    messages = tuple(ln for ln in "".join(outside).splitlines() if ln.startswith("fio: "))
+    return [FioDocument(d, messages) for d in documents]
 
 
 def parse(text: str, repeat: int = 0, stderr: str = "") -> list[JobOutcome]:
     """Every reported workload of one fio run, in the order fio ran them."""
-    doc = extract(text)
+    return parse_document(extract(text), repeat, stderr)
+
+
+def parse_document(doc: FioDocument, repeat: int = 0, stderr: str = "") -> list[JobOutcome]:
+    """The workloads of one document (see :func:`extract_all`); ParseError if malformed."""
     try:
         return _parse_document(doc, repeat, stderr)
     except (KeyError, TypeError, ValueError, AttributeError, UsageError) as e:
@@ -74,8 +97,12 @@ def parse(text: str, repeat: int = 0, stderr: str = "") -> list[JobOutcome]:
 def _parse_document(doc: FioDocument, repeat: int, stderr: str) -> list[JobOutcome]:
     global_options = _options(doc.data.get("global options"))
     grouped: dict[str, list[dict]] = {}
-    for job in doc.data["jobs"]:
-        grouped.setdefault(job["jobname"], []).append(job)
+    # client/server output: one entry per job and client, plus an "All clients" sum, which
+    # is left out: the clients' entries are merged like clones (exactly, through json+ bins)
+    entries = doc.data["jobs"] if "jobs" in doc.data else doc.data["client_stats"]
+    for job in entries:
+        if job["jobname"] != ALL_CLIENTS:
+            grouped.setdefault(job["jobname"], []).append(job)
     error_lines = [*doc.messages, *(ln for ln in stderr.splitlines() if ln.startswith("fio: "))]
     return [
         _outcome(name, clones, {**global_options, **_options(clones[0].get("job options"))},

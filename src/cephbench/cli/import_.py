@@ -1,0 +1,53 @@
+"""``cephbench import FILE...``: store fio outputs users already have (JSON or text, or
+Markdown with them in fenced blocks); ``-`` reads standard input."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .. import importer
+from ..errors import UsageError
+from ..store import Store
+from .common import console_err, db_option, emit_table, format_option, print_json
+
+
+@click.command(name="import")
+@click.argument("inputs", nargs=-1, required=True, metavar="FILE...")
+@click.option("--label", "-l", help="Label for the imported runs (default: none; runs show as #id).")
+@click.option("--as", "force", type=click.Choice(sorted(importer.PARSERS)),
+              help="Read every input as this format instead of detecting it.")
+@click.option("--dry-run", is_flag=True, help="Show what would be stored; store nothing.")
+@format_option("table", "md", "json")
+@db_option
+def import_(inputs: tuple[str, ...], label: str | None, force: str | None, dry_run: bool, fmt: str,
+            store: Store) -> None:
+    """Import fio JSON or normal output (2.x and 3.x), as files, Markdown, or stdin (-)."""
+    planned_per_input = [(name, importer.plan(name, _read(name), label, force)) for name in inputs]
+    runs = []
+    for name, planned in planned_per_input:
+        ids = [0] * len(planned) if dry_run else importer.save(store, planned)
+        runs += [p.as_run(i) for p, i in zip(planned, ids, strict=True)]
+        for p in planned:
+            for warning in p.warnings:
+                console_err.print(f"[yellow]warning:[/] {p.source}: {warning}")
+        if not dry_run:
+            console_err.print(f"{name}: stored as run {', '.join(map(str, ids))}")
+    if fmt == "json":
+        print_json([r.to_json() for r in runs])
+        return
+    from ..report.show import run_table
+
+    for run in runs:
+        emit_table(run_table(run), fmt)
+
+
+def _read(name: str) -> str:
+    if name == "-":
+        return sys.stdin.read()
+    try:
+        with open(name, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError as e:
+        raise UsageError(f"cannot read {name}: {e.strerror}") from None

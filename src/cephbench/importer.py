@@ -1,0 +1,129 @@
+"""Import outputs users already have: detect what each input holds, parse it, store it.
+
+An input is a file (or stdin). Markdown and other prose are split into their fenced blocks;
+each fio output found (a JSON document, or a normal-output block) becomes one run. A file
+imports completely or not at all; one that nothing recognises fails with its name and why.
+Parsers are registered by name, so ``--as NAME`` can force one and later formats (rados
+bench, ceph tell, iperf3) plug in the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .drivers.fio.parse import JobOutcome, extract_all, parse_document
+from .drivers.fio.text import parse_text
+from .errors import ParseError, UsageError
+from .model import Failure, Run
+from .store import Store, WorkloadOutcome, now
+
+FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Found:
+    """One tool output found in an input: it becomes one stored run."""
+
+    parser: str
+    tool_version: str | None
+    outcomes: tuple[JobOutcome, ...]
+    text: str
+
+
+def _fio_json(text: str) -> list[Found]:
+    return [
+        Found("fio-json", doc.version, tuple(parse_document(doc)), text) for doc in extract_all(text)
+    ]
+
+
+def _fio_text(text: str) -> list[Found]:
+    doc = parse_text(text)
+    return [Found("fio-text", doc.version, tuple(doc.jobs), text)]
+
+
+PARSERS: dict[str, Callable[[str], list[Found]]] = {"fio-json": _fio_json, "fio-text": _fio_text}
+DETECT: list[tuple[str, Callable[[str], bool]]] = [
+    ("fio-json", lambda t: '"fio version"' in t and ('"jobs"' in t or '"client_stats"' in t)),
+    ("fio-text", lambda t: "(groupid=" in t and ("IOPS=" in t or "iops=" in t)),
+]
+
+
+def detect(text: str) -> str | None:
+    return next((name for name, test in DETECT if test(text)), None)
+
+
+def blocks(text: str) -> list[str]:
+    """The fenced blocks of Markdown-like text, or the whole text when it has none."""
+    text = text.replace("\r\n", "\n")
+    fenced = [m.group(2) for m in FENCE.finditer(text)]
+    return fenced or [text]
+
+
+def read(name: str, text: str, force: str | None = None) -> list[Found]:
+    """Everything recognisable in one input; ParseError (naming it) when there is nothing."""
+    if force is not None and force not in PARSERS:
+        raise UsageError(f"no parser named {force}", hint=f"choose one of: {', '.join(PARSERS)}")
+    found: list[Found] = []
+    for block in blocks(text):
+        kind = force or detect(block)
+        if kind is None:
+            continue
+        try:
+            found += PARSERS[kind](block)
+        except ParseError as e:
+            raise ParseError(f"{name}: {e.message} (read as {kind})") from None
+    if not found:
+        raise ParseError(f"{name}: no fio output recognised",
+                         hint="pass --as fio-json or --as fio-text to say what it is")
+    return found
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A run as it would be stored (what --dry-run shows)."""
+
+    label: str | None
+    source: str
+    found: Found
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    def as_run(self, run_id: int = 0) -> Run:
+        results = tuple(r for o in self.found.outcomes if not o.error for r in o.results)
+        failures = tuple(Failure(o.name, 0, o.message or "failed") for o in self.found.outcomes if o.error)
+        return Run(id=run_id, label=self.label, suite="import", target=self.source, status="complete",
+                   started_at=now(), environment=self.environment, params={}, results=results,
+                   failures=failures)
+
+    @property
+    def environment(self) -> dict:
+        return {"import": {"source": self.source, "parser": self.found.parser,
+                           "tool_version": self.found.tool_version, "warnings": list(self.warnings)},
+                "tools": {"fio": self.found.tool_version} if self.found.tool_version else {}}
+
+
+def plan(name: str, text: str, label: str | None, force: str | None = None) -> list[Planned]:
+    found = read(name, text, force)
+    out = []
+    for i, f in enumerate(found):
+        warnings = tuple(f"{o.name} {r.op}: latency not recorded" for o in f.outcomes for r in o.results
+                         if "no_latency" in r.flags)
+        source = name if len(found) == 1 else f"{name}#{i + 1}"
+        out.append(Planned(label, source, f, warnings))
+    return out
+
+
+def save(store: Store, planned: list[Planned]) -> list[int]:
+    """Store the runs of one input, all or nothing."""
+    ids = []
+    with store.transaction():
+        for p in planned:
+            run_id = store.start_run(label=p.label, suite="import", target=p.source,
+                                     environment=p.environment, params={"imported": True})
+            outcomes = [WorkloadOutcome(o.name, error=o.message or "failed") if o.error
+                        else WorkloadOutcome(o.name, results=o.results) for o in p.found.outcomes]
+            store.record_batch(run_id, 0, None, outcomes)
+            store.finish_run(run_id, "complete")
+            ids.append(run_id)
+    return ids
