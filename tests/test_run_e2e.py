@@ -97,3 +97,13 @@ def test_job_file_without_size_asks_for_one(invoke, bench_dir, tmp_path):
     job.write_text("[j]\nrw=read\n")
     result = invoke("run", str(job), "--target", f"file:{bench_dir}", expect=2)
     assert "--size" in result.output
+
+
+def test_fio_missing_says_how_to_install_it(invoke, invoke_json, bench_dir, tmp_path, monkeypatch):
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    result = invoke("run", "quick", "--target", f"file:{bench_dir}", *QUICK, expect=1)
+    assert "fio is not installed" in result.output and "apt-get install fio" in result.output
+    monkeypatch.undo()
+    assert invoke_json("runs") == []
