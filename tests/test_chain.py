@@ -112,3 +112,38 @@ def test_batches_bound_buffer_memory(iodepth, expected_batches):
     batches = plan.batches({"filename": "/x"})
     assert len(batches) == expected_batches
     assert [j.name for b in batches for j in b.jobfile.jobs] == ["seq_wr", "seq_rd", "rand_rd", "rand_wr"]
+
+
+def test_a_new_chain_in_the_same_directory_starts_closed(tmp_path):
+    jobfile = parse_jobfile("[a]\nrw=read\n[b]\nrw=read\n")
+    with Chain(links_of(jobfile), tmp_path):
+        (tmp_path / "events").write_text("0\n")
+        _until(lambda: not _locked(tmp_path / "gate.1"))
+    with Chain(links_of(jobfile), tmp_path) as again:
+        time.sleep(0.1)
+        assert again.current == 0 and _locked(tmp_path / "gate.1")
+
+
+@needs_fio
+def test_every_repeat_of_a_suite_runs_in_order(tmp_path, db):
+    """Through the runner: in the second repeat too, no workload overlaps the one before."""
+    from cephbench.runner import execute
+    from cephbench.store import Store
+    from cephbench.targets import parse_target
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    suite = tmp_path / "ordered.yaml"
+    workloads = "\n".join(
+        f"  - {{name: w{i}, rw: randread, options: {{write_lat_log: {logs}/w{i}, log_unix_epoch: 1}}}}"
+        for i in range(3))
+    suite.write_text("name: ordered\ndescription: d\nglobal: {ioengine: null, size: 16m, time_based: true, "
+                     "runtime: 300ms, rate_iops: 2000}\nworkloads:\n" + workloads + "\n")
+    (tmp_path / "bench").mkdir()
+    with Store(db) as store:
+        outcome = execute(store, make_plan(str(suite), Overrides()), parse_target(f"file:{tmp_path / 'bench'}"),
+                          repeats=2)
+        assert store.get_run(outcome.run_id).status == "complete"
+    # fio numbers a log by its job's place in the job file; the second repeat wrote them last
+    spans = [_span(logs / f"w{i}_lat.{i + 1}.log") for i in range(3)]
+    assert spans[0][1] <= spans[1][0] and spans[1][1] <= spans[2][0]

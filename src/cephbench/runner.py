@@ -78,9 +78,11 @@ def execute(
             progress.start(per_repeat * repeats if per_repeat is not None else None)
             for repeat in range(repeats):
                 done_before = 0.0
-                for batch in batches:
-                    outcomes = _run_batch(store, run_id, repeat, batch, fio_target.env, work, progress,
-                                          (per_repeat or 0.0) * repeat + done_before)
+                for index, batch in enumerate(batches):
+                    batch_dir = work / f"repeat{repeat}-batch{index}"  # each fio process its own
+                    batch_dir.mkdir()
+                    outcomes = _run_batch(store, run_id, repeat, batch, fio_target.env, batch_dir,
+                                          progress, (per_repeat or 0.0) * repeat + done_before)
                     done_before += sum(w.seconds or 0.0 for w in batch.workloads)
                     failed += sum(1 for o in outcomes if o.error)
         status, error = ("failed", f"{failed} workload(s) failed") if failed else ("complete", None)

@@ -64,7 +64,7 @@ class Chain:
         return JobFile(jobfile.global_.without("group_reporting", "stonewall"), tuple(jobs))
 
     def __enter__(self) -> Chain:
-        (self.workdir / EVENTS).touch()
+        (self.workdir / EVENTS).write_text("")  # never follow another chain's events
         for i in range(1, len(self.links)):
             fd = os.open(self.workdir / f"gate.{i}", os.O_CREAT | os.O_RDWR, 0o600)
             fcntl.flock(fd, fcntl.LOCK_EX)
