@@ -147,3 +147,16 @@ def test_every_repeat_of_a_suite_runs_in_order(tmp_path, db):
     # fio numbers a log by its job's place in the job file; the second repeat wrote them last
     spans = [_span(logs / f"w{i}_lat.{i + 1}.log") for i in range(3)]
     assert spans[0][1] <= spans[1][0] and spans[1][1] <= spans[2][0]
+
+
+@needs_fio
+def test_a_workload_that_dies_in_setup_does_not_stall_the_chain(tmp_path):
+    """fio skips exec_postrun when a job fails before its I/O; the next workloads still run."""
+    jobfile = parse_jobfile("[global]\nioengine=null\nsize=16m\ntime_based\nruntime=300ms\n"
+                            "[dies]\nrw=read\nexec_prerun=false\n[b]\nrw=read\nnumjobs=2\n[c]\nrw=write\n")
+    with Chain(links_of(jobfile), tmp_path) as chain:
+        result = fio.run_jobfile(chain.jobfile(jobfile).render(), tmp_path, timeout=60)
+    outcomes = {o.name: o for o in fio.parse(result.stdout, 0, result.stderr)}
+    assert not outcomes["dies"].results  # fio reports it with error 0: the runner calls it failed
+    assert outcomes["b"].results[0].runtime_s >= 0.299 and outcomes["b"].results[0].numjobs == 2
+    assert outcomes["c"].results[0].runtime_s >= 0.299

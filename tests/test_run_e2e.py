@@ -107,3 +107,15 @@ def test_fio_missing_says_how_to_install_it(invoke, invoke_json, bench_dir, tmp_
     assert "fio is not installed" in result.output and "apt-get install fio" in result.output
     monkeypatch.undo()
     assert invoke_json("runs") == []
+
+
+def test_a_workload_that_cannot_start_fails_alone(invoke, invoke_json, bench_dir, tmp_path):
+    suite = tmp_path / "broken.yaml"
+    suite.write_text("name: broken\ndescription: d\nglobal: {ioengine: psync, time_based: true, runtime: 1, size: 16m}\n"
+                     "workloads:\n  - {name: first, rw: read, options: {exec_prerun: 'false'}}\n"
+                     "  - {name: second, rw: write}\n")
+    invoke("run", str(suite), "--target", f"file:{bench_dir}", expect=1)
+    run = invoke_json("show", "last")
+    assert run["status"] == "failed"
+    assert [f["workload"] for f in run["failures"]] == ["first"] and "no I/O" in run["failures"][0]["error"]
+    assert [r["workload"] for r in run["results"]] == ["second"]

@@ -13,7 +13,11 @@ workload has finished:
   reported, unlocks ``gate.i+1``. A plain file, not a FIFO: a hook never blocks, so fio
   still ends if cephbench is killed (its locks go with it, and fio gets SIGTERM).
 
-The ordering is guaranteed by construction, not by timing. fio runs the hooks through
+The ordering is guaranteed by construction, not by timing. fio skips ``exec_postrun`` for
+a job that fails while setting up (its engine cannot start, say), which would leave the next
+gate shut for ever; so the thread also watches the chain's processes, and when every live
+fio job is blocked at a gate that is still shut, nothing is doing I/O: the workload waited
+for is dead, and the lowest shut gate opens. fio runs the hooks through
 ``system()`` in its working directory (it also writes ``<job>.<hook>.txt`` there), so fio
 runs in the chain's private directory and every path in a hook is a fixed relative name.
 """
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +37,8 @@ from .jobfile import JobFile
 
 EVENTS = "events"
 POLL = 0.005
+WATCH_EVERY = 40  # polls: the process check runs every 0.2 s
+_GATE_WAIT = re.compile(r"^flock\x00--shared\x00gate\.(\d+)\x00")
 
 
 @dataclass(frozen=True)
@@ -75,9 +82,17 @@ class Chain:
 
     def _follow(self) -> None:
         reported = [0] * len(self.links)
+        polls = stuck_seen = 0
         with open(self.workdir / EVENTS) as events:
             pending = ""
             while not self._stop.wait(POLL):
+                polls += 1
+                if polls % WATCH_EVERY == 0 and self._gates:
+                    stuck_seen = stuck_seen + 1 if self._all_blocked() else 0
+                    if stuck_seen >= 2:  # seen twice, 0.2 s apart: not a gate just opening
+                        self.current = min(self._gates)
+                        self._open_gate(self.current)
+                        stuck_seen = 0
                 pending += events.read()
                 *lines, pending = pending.split("\n")
                 for token in (ln.strip() for ln in lines):
@@ -86,6 +101,24 @@ class Chain:
                         if reported[int(token)] == self.links[int(token)].numjobs:
                             self.current = int(token) + 1
                             self._open_gate(int(token) + 1)
+
+    def _all_blocked(self) -> bool:
+        """Every live fio job of this chain waits at a gate that is still shut."""
+        fio_processes, blocked = 0, 0
+        for proc in Path("/proc").iterdir():
+            try:
+                if not proc.name.isdigit() or os.readlink(proc / "cwd") != str(self.workdir):
+                    continue
+                comm = (proc / "comm").read_text().strip()
+                cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if comm == "fio":
+                fio_processes += 1
+            elif (m := _GATE_WAIT.match(cmdline)) and int(m.group(1)) in self._gates:
+                blocked += 1
+        jobs = fio_processes - 1  # fio's own main process does no I/O
+        return jobs > 0 and blocked == jobs
 
     def _open_gate(self, i: int) -> None:
         fd = self._gates.pop(i, None)
