@@ -5,9 +5,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the project runs: fio (with the rbd and rados engines), Ceph Pacific, iperf3,
-# and what the lab and the device guard use (uuidgen, blkid/lsblk/losetup, ip/tc, mkfs.ext4).
+# what the lab and the device guard use (uuidgen, blkid/lsblk/losetup, ip/tc, mkfs.ext4), and
+# chromium, which the report tests render HTML reports in.
 DEB_PKGS := fio iperf3 ceph-mon ceph-osd ceph-mgr ceph-common uuid-runtime util-linux \
-            iproute2 e2fsprogs fdisk python3-venv
+            iproute2 e2fsprogs fdisk python3-venv chromium
 DEMO_DIR := demo-output
 
 .PHONY: install deps venv test lint demo clean
@@ -48,8 +49,9 @@ demo: install
 	trap '$(BIN)/cephbench lab down' EXIT; \
 	$(BIN)/cephbench lab up && \
 	$(BIN)/cephbench run quick --label demo && \
-	$(BIN)/cephbench show last --format md > $(DEMO_DIR)/report.md && \
-	echo "results: $(DEMO_DIR)/results.db   report: $(DEMO_DIR)/report.md"
+	$(BIN)/cephbench show last --format md > $(DEMO_DIR)/table.md && \
+	$(BIN)/cephbench report last -o $(DEMO_DIR)/report.html && \
+	echo "results: $(DEMO_DIR)/results.db   table: $(DEMO_DIR)/table.md"
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR) build src/*.egg-info .pytest_cache .ruff_cache

@@ -90,8 +90,8 @@ class Planned:
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
     def as_run(self, run_id: int = 0) -> Run:
-        results = tuple(r for o in self.found.outcomes if not o.error for r in o.results)
-        failures = tuple(Failure(o.name, 0, o.message or "failed") for o in self.found.outcomes if o.error)
+        results = tuple(r for o in self.found.outcomes if not o.failure for r in o.results)
+        failures = tuple(Failure(o.name, 0, o.failure) for o in self.found.outcomes if o.failure)
         return Run(id=run_id, label=self.label, suite="import", target=self.source, status="complete",
                    started_at=now(), environment=self.environment, params={}, results=results,
                    failures=failures)
@@ -121,7 +121,7 @@ def save(store: Store, planned: list[Planned]) -> list[int]:
         for p in planned:
             run_id = store.start_run(label=p.label, suite="import", target=p.source,
                                      environment=p.environment, params={"imported": True})
-            outcomes = [WorkloadOutcome(o.name, error=o.message or "failed") if o.error
+            outcomes = [WorkloadOutcome(o.name, error=o.failure) if o.failure
                         else WorkloadOutcome(o.name, results=o.results) for o in p.found.outcomes]
             store.record_batch(run_id, 0, None, outcomes)
             store.finish_run(run_id, "complete")

@@ -33,6 +33,15 @@ class JobOutcome:
     error: int = 0
     message: str | None = None
 
+    @property
+    def failure(self) -> str | None:
+        """Why this job has no figures to keep; None when it has them."""
+        if self.error:
+            return f"fio error: {self.message}"
+        if not self.results:  # fio reports no error (a failed exec_prerun, say), yet did no I/O
+            return "fio did no I/O for this workload; see its raw output"
+        return None
+
 
 @dataclass(frozen=True)
 class FioDocument:

@@ -1,0 +1,98 @@
+"""``cephbench compare RUN RUN...``: write-up style tables with a verdict for every cell."""
+
+from __future__ import annotations
+
+import re
+
+import click
+
+from ..compare import Comparison, regressions, to_json
+from ..compare import compare as compare_runs
+from ..envdiff import cluster_context
+from ..errors import ExitStatus, UsageError
+from ..model import Run
+from ..report.markdown import comparison_markdown, comparison_notes, env_table, metric_tables
+from ..report.table import to_rich
+from ..store import Store
+from .common import console, console_err, db_option, format_option, print_json
+
+
+def parse_percent(text: str | None) -> float | None:
+    """``5%`` or ``5`` -> 5.0."""
+    if text is None:
+        return None
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*%?\s*", text)
+    if not m:
+        raise UsageError(f"'{text}' is not a percentage", hint="e.g. --fail-on-regression 5%")
+    return float(m.group(1))
+
+
+@click.command()
+@click.argument("run_refs", metavar="RUN...", nargs=-1, required=True)
+@click.option("--fail-on-regression", "threshold", metavar="PCT",
+              help="Exit with status 3 when any cell is significantly worse than the baseline "
+                   "by more than PCT (e.g. 5%). Untestable cells (1 sample) count on PCT alone.")
+@format_option("table", "md", "json")
+@db_option
+def compare(run_refs: tuple[str, ...], threshold: str | None, fmt: str, store: Store) -> None:
+    """Compare stored runs; the first is the baseline.
+
+    Runs sharing a label are pooled as repeats of one configuration. With repeats, every
+    difference gets a 95 % confidence interval and a significance verdict.
+
+    \b
+    Examples:
+      cephbench compare 3 4
+      cephbench compare 3 4 5 6 7 --format md
+      cephbench compare 3 4 --fail-on-regression 5%
+    """
+    limit = parse_percent(threshold)
+    runs = [store.get_run(ref) for ref in run_refs]
+    cmp = compare_runs(runs, clusters=load_clusters(store, runs))
+    if len(cmp.columns) < 2:
+        raise UsageError(
+            f"nothing to compare: {', '.join(f'#{r.id}' for r in runs)} form one group "
+            f"('{cmp.baseline.name}')",
+            hint="give at least two runs with different labels (runs sharing a label are pooled)")
+    if fmt == "json":
+        print_json(to_json(cmp))
+    elif fmt == "md":
+        click.echo(comparison_markdown(cmp), nl=False)
+    else:
+        _print_rich(cmp)
+    if limit is not None:
+        _gate(cmp, limit)
+
+
+def load_clusters(store: Store, runs: list[Run]) -> dict[int, dict]:
+    """Run id -> Ceph cluster facts, for the runs that stored a fingerprint."""
+    out = {}
+    for run in runs:
+        stored = store.fingerprint(run.id) if hasattr(store, "fingerprint") else None
+        if stored:
+            out[run.id] = cluster_context(*stored)
+    return out
+
+
+def _print_rich(cmp: Comparison) -> None:
+    for table in metric_tables(cmp):
+        console.print(to_rich(table))
+    for note in comparison_notes(cmp):
+        console.print(note, markup=False)
+    env = env_table(cmp)
+    if env:
+        console.print(to_rich(env))
+
+
+def _gate(cmp: Comparison, limit: float) -> None:
+    bad = regressions(cmp, limit)
+    if not bad:
+        console_err.print(f"No cell is significantly worse than {cmp.baseline.name} by more "
+                          f"than {limit:g}%.", markup=False)
+        return
+    for row, col in bad:
+        d = row.diffs[col.key]
+        why = "significant" if d.significant else "1 sample: significance unknown"
+        console_err.print(f"REGRESSION {col.name} vs {cmp.baseline.name}: {row.workload} "
+                          f"({row.op}) {row.metric.title} {d.pct:+.2f}% ({why})", markup=False)
+    raise click.exceptions.Exit(int(ExitStatus.REGRESSION))

@@ -1,0 +1,35 @@
+"""``cephbench report RUN... -o FILE``: an HTML (self-contained) or Markdown report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..compare import compare
+from ..errors import UsageError
+from ..report.html import write_report
+from ..store import Store
+from .common import db_option
+from .compare import load_clusters
+
+
+@click.command()
+@click.argument("run_refs", metavar="RUN...", nargs=-1, required=True)
+@click.option("--output", "-o", "output", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="report.html (one self-contained file) or report.md (PNG charts in report_files/).")
+@db_option
+def report(run_refs: tuple[str, ...], output: Path, store: Store) -> None:
+    """Write a report of one or more runs; the first is the baseline.
+
+    \b
+    Examples:
+      cephbench report 3 4 5 -o report.html
+      cephbench report last -o report.md
+    """
+    if not output.parent.is_dir():
+        raise UsageError(f"the directory {output.parent} does not exist", hint="create it, or write elsewhere")
+    runs = [store.get_run(ref) for ref in run_refs]
+    provenance = {run.id: store.outputs(run.id) for run in runs}
+    written = write_report(compare(runs, clusters=load_clusters(store, runs)), provenance, output)
+    click.echo(str(written[0]))

@@ -1,0 +1,167 @@
+"""Report charts (matplotlib, Agg): readable on a white page and in print, units on every axis.
+
+Each builder returns a Figure (or None when there is nothing to draw); :func:`svg` and
+:func:`png` render it. Text from the store goes into charts as plain text: mathtext is off,
+so a label with ``$`` is shown as typed, and matplotlib escapes it in SVG.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from contextlib import contextmanager
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+
+from ..compare import METRICS, Comparison, Row
+
+# Okabe–Ito: distinguishable in colour-blind vision and in greyscale print
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+BETTER, WORSE, NEUTRAL = "#009E73", "#D55E00", "#9E9E9E"
+STYLE = {
+    "figure.facecolor": "white", "axes.facecolor": "white", "savefig.facecolor": "white",
+    "axes.edgecolor": "#333333", "axes.grid": True, "grid.color": "#DDDDDD", "font.size": 9,
+    "axes.titlesize": 10, "text.parse_math": False, "svg.fonttype": "none", "axes.axisbelow": True,
+}
+NINES = (50, 90, 99, 99.9, 99.99, 99.999)
+
+
+@contextmanager
+def style():
+    with plt.rc_context(STYLE):
+        yield
+
+
+def metric_bars(cmp: Comparison, workload: str, op: str) -> Figure:
+    """Per metric, one bar per run (mean) with 95 % CI whiskers."""
+    names = [c.name for c in cmp.columns]
+    fig, axes = plt.subplots(1, len(METRICS), figsize=(2.4 * len(METRICS) + 0.6, 2.9),
+                             layout="constrained")
+    for ax, metric in zip(axes, METRICS, strict=True):
+        row = _row(cmp, workload, op, metric.key)
+        means, errs, colors, xs = [], [[], []], [], []
+        for i, col in enumerate(cmp.columns):
+            s = row.cells[col.key].summary if row else None
+            if s is None:
+                ax.text(i, 0, "n/a", ha="center", va="bottom", color="#555555")
+                continue
+            xs.append(i)
+            means.append(s.mean * metric.scale)
+            lo, hi = s.ci95 or (s.mean, s.mean)
+            errs[0].append((s.mean - lo) * metric.scale)
+            errs[1].append((hi - s.mean) * metric.scale)
+            colors.append(PALETTE[i % len(PALETTE)])
+        ax.bar(xs, means, yerr=errs, color=colors, capsize=4, edgecolor="#333333", linewidth=0.5)
+        ax.set_title(f"{metric.title}\n({'higher' if metric.higher_is_better else 'lower'} is better)",
+                     fontsize=8)
+        ax.set_ylabel(f"{metric.title} ({metric.unit})")
+        ax.set_xticks(range(len(names)), [_short(n) for n in names], rotation=30 if len(names) > 2 else 0,
+                      ha="right" if len(names) > 2 else "center")
+        ax.set_xlabel("run")
+        ax.grid(axis="x", visible=False)
+    fig.suptitle(f"{workload} ({op}): mean of the repeats, whiskers 95 % CI", fontsize=10)
+    return fig
+
+
+def diff_chart(cmp: Comparison) -> Figure | None:
+    """Every cell's percent difference to the baseline, coloured by verdict, with its CI."""
+    if len(cmp.columns) < 2:
+        return None
+    labels, values, errs, colors, hatches = [], [], [[], []], [], []
+    for row in cmp.rows:
+        for col in cmp.columns[1:]:
+            d = row.diffs[col.key]
+            if d.pct is None:
+                continue
+            who = f" — {_short(col.name)}" if len(cmp.columns) > 2 else ""
+            labels.append(f"{row.workload} ({row.op}) {row.metric.title}{who}")
+            values.append(d.pct)
+            lo, hi = d.ci95 or (d.pct, d.pct)
+            errs[0].append(d.pct - lo)
+            errs[1].append(hi - d.pct)
+            verdict = row.verdict(col.key)
+            colors.append({"better": BETTER, "worse": WORSE}.get(verdict, NEUTRAL))
+            hatches.append("//" if verdict == "unknown" else "")
+    if not values:
+        return None
+    fig, ax = plt.subplots(figsize=(8.5, 0.24 * len(values) + 1.4), layout="constrained")
+    ys = list(range(len(values)))[::-1]
+    bars = ax.barh(ys, values, xerr=errs, color=colors, capsize=2, edgecolor="#333333", linewidth=0.4)
+    for bar, hatch in zip(bars, hatches, strict=True):
+        bar.set_hatch(hatch)
+    ax.axvline(0, color="#333333", linewidth=0.8)
+    ax.set_yticks(ys, labels, fontsize=7)
+    ax.set_xlabel(f"Difference to {cmp.baseline.name} (%)")
+    ax.set_ylabel("workload and metric")
+    ax.set_title("Percent difference: green better, orange worse, grey not significant, "
+                 "hatched untested (1 sample)", fontsize=8)
+    ax.grid(axis="y", visible=False)
+    return fig
+
+
+def percentile_chart(cmp: Comparison, workload: str, op: str) -> Figure | None:
+    """Latency by percentile, one curve per run (mean over its repeats); None without data."""
+    curves = []
+    for i, col in enumerate(cmp.columns):
+        points: dict[float, list[float]] = {}
+        for run in col.runs:
+            for r in run.results:
+                if r.workload == workload and r.op == op:
+                    for p, us in r.percentiles:
+                        if 0 < p < 100:
+                            points.setdefault(p, []).append(us)
+        if points:
+            ps = sorted(points)
+            curves.append((col.name, i, ps, [sum(points[p]) / len(points[p]) / 1000 for p in ps]))
+    if not curves:
+        return None
+    fig, ax = plt.subplots(figsize=(6.5, 3.0), layout="constrained")
+    for name, i, ps, ms in curves:
+        ax.plot([_nines(p) for p in ps], ms, marker="o", markersize=2.5, label=_short(name),
+                color=PALETTE[i % len(PALETTE)], linestyle=("-", "--", ":", "-.")[i % 4])
+    top = max(_nines(p) for _, _, ps, _ in curves for p in ps)
+    ticks = [p for p in NINES if _nines(p) <= top + 0.01]
+    ax.set_xticks([_nines(p) for p in ticks], [f"{p:g}" for p in ticks])
+    ax.set_yscale("log")
+    plain = FuncFormatter(lambda v, _pos: f"{v:g}")
+    ax.yaxis.set_major_formatter(plain)
+    ax.yaxis.set_minor_formatter(plain)
+    ax.tick_params(axis="y", which="minor", labelsize=6)
+    ax.set_xlabel("percentile (%)")
+    ax.set_ylabel("latency (ms, log scale)")
+    ax.set_title(f"{workload} ({op}): latency percentiles")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def svg(fig: Figure) -> str:
+    """The figure as an inline ``<svg>`` element (no XML prolog)."""
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg")
+    plt.close(fig)
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
+
+
+def png(fig: Figure, path: Path) -> None:
+    fig.savefig(path, format="png", dpi=120)
+    plt.close(fig)
+
+
+def _row(cmp: Comparison, workload: str, op: str, metric: str) -> Row | None:
+    return next((r for r in cmp.rows if (r.workload, r.op, r.metric.key) == (workload, op, metric)), None)
+
+
+def _nines(p: float) -> float:
+    """Percentile on a 'nines' axis: 90 -> 1, 99 -> 2, 99.9 -> 3."""
+    return -math.log10(1 - p / 100)
+
+
+def _short(name: str, limit: int = 24) -> str:
+    return name if len(name) <= limit else name[: limit - 1] + "…"

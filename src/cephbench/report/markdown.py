@@ -1,0 +1,159 @@
+"""Comparison tables (the write-ups' "A | B | Percent Difference"), and the Markdown report.
+
+The table builders are pure and shared: ``cephbench compare`` renders them as Markdown or as
+rich tables, the HTML report as HTML, the Markdown report as Markdown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..compare import Cell, Comparison, Diff, Metric, Row
+from ..envdiff import cluster_of, flatten, format_value
+from ..model import Run
+from ..stats import UNSTABLE_CV
+from .show import FLAG_TEXT
+from .table import MISSING, Table, to_markdown
+
+NOT_SIGNIFICANT = "~"
+
+
+def metric_tables(cmp: Comparison) -> list[Table]:
+    """One table per metric: runs as columns, then each run's difference to the baseline."""
+    flags: list[str] = []
+    tables = []
+    for metric in {r.metric.key: r.metric for r in cmp.rows}.values():
+        rows = [r for r in cmp.rows if r.metric.key == metric.key]
+        tables.append(_metric_table(cmp, metric, rows, flags))
+    return tables
+
+
+def legend(cmp: Comparison, flags: Sequence[str] = ()) -> list[str]:
+    """What the marks in the tables mean."""
+    notes = []
+    if len(cmp.columns) > 1:
+        notes.append("Percent difference = (run − baseline) / baseline, baseline "
+                     f"{cmp.baseline.name}.")
+        if cmp.tested:
+            n = sum(d.p is not None for r in cmp.rows for d in r.diffs.values())
+            notes.append(f"{NOT_SIGNIFICANT} not significant (Welch's t-test, Benjamini–Hochberg "
+                         f"false discovery rate {cmp.alpha * 100:g} % across the {n} tested cells); "
+                         "± and [ ] are 95 % confidence intervals; (1 sample): not tested.")
+        else:
+            notes.append("1 sample per run: significance unknown (run with --repeat N, or give "
+                         "several runs the same label, to test the differences).")
+    if cmp.warnings:
+        notes.append(f"! the repeats vary by more than {UNSTABLE_CV * 100:g} % (coefficient of "
+                     "variation): unstable, see the warnings.")
+    notes += [f"[{i + 1}] {FLAG_TEXT.get(f, f)}" for i, f in enumerate(flags)]
+    return notes
+
+
+def comparison_notes(cmp: Comparison) -> list[str]:
+    """Warnings under the tables: missing workloads, failures, unstable repeats."""
+    notes = []
+    for w, op, have in cmp.missing:
+        where = ", ".join(have) if have else "no run"
+        notes.append(f"{w} ({op}) is only in {where}: not matched in the other runs.")
+    for name, f in cmp.failures:
+        notes.append(f"FAILED in {name}: {f.workload} (repeat {f.repeat + 1}): {f.error}")
+    notes += [f"warning: {w}" for w in cmp.warnings]
+    return notes
+
+
+def env_table(cmp: Comparison) -> Table | None:
+    """What differs between the compared runs' recorded contexts; None when nothing does."""
+    if not cmp.env:
+        return None
+    runs = [r for c in cmp.columns for r in c.runs]
+    headers = ("Setting", *(run_header(r) for r in runs))
+    rows = tuple((d.path, *(format_value(d.values.get(r.id)) for r in runs)) for d in cmp.env)
+    return Table(headers, rows, title="Environment differences", align=("l",) * len(headers))
+
+
+def cluster_table(run: Run, cluster: dict | None = None) -> Table | None:
+    """The run's Ceph cluster facts (or an environment fingerprint) as a two-column table;
+    None for a run on no cluster."""
+    cluster = cluster or cluster_of(run)
+    if not cluster:
+        return None
+    rows = tuple((k, format_value(v)) for k, v in flatten(cluster).items())
+    return Table(("Cluster", "Value"), rows, title=f"Cluster of {run_header(run)}", align=("l", "l"))
+
+
+def run_header(run: Run) -> str:
+    return f"{run.label} (#{run.id})" if run.label else f"#{run.id}"
+
+
+def comparison_markdown(cmp: Comparison) -> str:
+    """``cephbench compare --format md``: metric tables, notes, environment differences."""
+    parts = [to_markdown(t) for t in metric_tables(cmp)]
+    notes = comparison_notes(cmp)
+    if notes:
+        parts.append("  \n".join(notes) + "\n")
+    env = env_table(cmp)
+    if env:
+        parts.append(to_markdown(env))
+    return "\n".join(parts)
+
+
+# -- cells ---------------------------------------------------------------------------------
+def _metric_table(cmp: Comparison, metric: Metric, rows: list[Row], flags: list[str]) -> Table:
+    base = cmp.baseline
+    multi_op = {w for w, op in cmp.workloads() if sum(x[0] == w for x in cmp.workloads()) > 1}
+    diff_headers = (["Percent Difference"] if len(cmp.columns) == 2
+                    else [f"{c.name} vs {base.name} (%)" for c in cmp.columns[1:]])
+    headers = ("Workload", *(c.name for c in cmp.columns), *diff_headers)
+    out = []
+    for row in rows:
+        name = f"{row.workload} ({row.op})" if row.workload in multi_op else row.workload
+        marks = [f for c in row.cells.values() for f in c.flags]
+        for f in marks:
+            if f not in flags:
+                flags.append(f)
+        name += "".join(f" [{flags.index(f) + 1}]" for f in dict.fromkeys(marks))
+        out.append((name, *(fmt_cell(row.cells[c.key], metric) for c in cmp.columns),
+                     *(fmt_diff(row.diffs[c.key], cmp.tested) for c in cmp.columns[1:])))
+    better = "higher" if metric.higher_is_better else "lower"
+    sign = "positive" if metric.higher_is_better else "negative"
+    title = f"{metric.title} ({metric.unit}): {better} is better"
+    if len(cmp.columns) > 1:
+        title += f", a {sign} difference is an improvement"
+    return Table(headers, tuple(out), title=title, notes=tuple(legend(cmp, flags)))
+
+
+def fmt_value(value: float, metric: Metric) -> str:
+    v = value * metric.scale
+    if metric.unit == "ms":
+        return f"{v:.2f}" if abs(v) >= 1 else f"{v:.3f}"
+    return f"{v:.0f}" if metric.unit == "IO/s" else f"{v:.2f}"
+
+
+def fmt_cell(cell: Cell, metric: Metric) -> str:
+    s = cell.summary
+    if s is None:
+        return MISSING
+    text = fmt_value(s.mean, metric)
+    if s.ci95 is not None:
+        text += f" ± {fmt_value((s.ci95[1] - s.ci95[0]) / 2, metric)}"
+    if s.cv is not None and s.cv > UNSTABLE_CV:
+        text += " !"
+    return text
+
+
+def fmt_diff(d: Diff, tested: bool) -> str:
+    if d.pct is None:
+        return MISSING
+    text = f"{_pct(d.pct)}%"
+    if d.ci95 is not None:
+        text += f" [{_pct(d.ci95[0])}, {_pct(d.ci95[1])}]"
+    if d.significant is False:
+        text = NOT_SIGNIFICANT + text
+    elif d.significant is None and tested:
+        text += " (1 sample)"
+    return text
+
+
+def _pct(x: float) -> str:
+    """Signed, two decimals, and never '-0.00'."""
+    return f"{x if abs(x) >= 0.005 else 0.0:+.2f}"

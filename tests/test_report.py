@@ -1,0 +1,119 @@
+"""`cephbench report`: self-contained HTML and Markdown with charts, from fixed stored runs;
+the HTML rendered in a real headless Chromium."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib import image
+
+from cephbench.compare import compare
+from cephbench.report.html import summary
+from cephbench.store import Store
+
+from .test_compare import store_run
+
+EVIL = "<script>document.body.setAttribute('data-pwned','1')</script> & \"quoted\""
+BASE = [[1000, 2000, 30000, 12000], [1010, 1990, 30500, 12100], [990, 2010, 29500, 11900]]
+TUNED = [[1500, 2000, 30100, 12000], [1510, 2020, 29600, 12050], [1490, 1980, 30400, 11950]]
+CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="chromium is not installed: apt-get install -y chromium (make deps installs it)")
+
+
+@pytest.fixture
+def two_runs(db: Path) -> tuple[int, int]:
+    a = store_run(db, EVIL, BASE)
+    b = store_run(db, "tuned", TUNED, flags={"rand_rd": ("no_latency",)},
+                  env={"host": "lab1", "kernel": "6.5.0", "tools": {"fio": "fio-3.33"},
+                       "cluster": {"osds": [{"id": 0, "model": "QEMU HARDDISK"}], "pool": {"size": 3, "pg_num": 32}}})
+    return a, b
+
+
+def test_html_is_self_contained_and_escapes_store_text(invoke, two_runs, tmp_path):
+    out = tmp_path / "report.html"
+    r = invoke("report", *map(str, two_runs), "-o", str(out))
+    assert r.stdout.strip() == str(out)
+    html = out.read_text()
+    assert "<script" not in html  # the label is text, and the report itself needs no script
+    assert "&lt;script&gt;document.body.setAttribute(&#39;data-pwned&#39;,&#39;1&#39;)&lt;/script&gt;" in html
+    assert not re.search(r'(src|href)="(https?:)?//', html), "nothing may be fetched at view time"
+    assert html.count("<svg") == 1 + 4 * 2  # the percent-difference chart, bars and percentiles per workload
+    for text in ("4 significantly better", "Percent Difference", "+50.00% [+47.73, +52.27]",
+                 "no latency recorded", "QEMU HARDDISK", "pool.pg_num", "Environment differences"):
+        assert text in html, text
+
+
+def test_markdown_report_writes_png_charts_beside_it(invoke, two_runs, tmp_path):
+    out = tmp_path / "report.md"
+    invoke("report", *map(str, two_runs), "-o", str(out))
+    md = out.read_text()
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
+    assert len(links) == 9 and all(link.startswith("report_files/") for link in links)
+    for link in links:
+        assert (tmp_path / link).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "| seq_wr | 1000 ± 25 | 1500 ± 25 | +50.00% [+47.73, +52.27] |" in md
+    assert "<script" not in md and "&lt;script&gt;" in md
+
+
+def test_one_run_report_for_the_demo(invoke, db, tmp_path):
+    run = store_run(db, "demo", [[1000, 2000, 30000, 12000]])
+    invoke("report", str(run), "-o", str(tmp_path / "demo.md"))
+    md = (tmp_path / "demo.md").read_text()
+    assert "nothing to compare" in md and "| seq_wr | 1000 |" in md
+
+
+def test_summary_counts_verdicts(db, two_runs):
+    with Store(db) as s:
+        cmp = compare([s.get_run(i) for i in two_runs])
+    (line,) = summary(cmp)
+    assert line.endswith("4 significantly better, 0 significantly worse, 10 not significant, "
+                         "2 without a figure on one side of 16 cells.")
+
+
+def test_bad_output_name_is_a_usage_error(invoke, two_runs, tmp_path):
+    r = invoke("report", "1", "-o", str(tmp_path / "report.pdf"), expect=2)
+    assert "name the output .html" in r.stderr
+    r = invoke("report", "1", "-o", str(tmp_path / "missing" / "r.html"), expect=2)
+    assert "does not exist" in r.stderr
+
+
+def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
+         "--virtual-time-budget=3000", *args],
+        capture_output=True, text=True, timeout=120, check=True)
+
+
+def console_messages(stderr: str) -> list[str]:
+    return [ln for ln in stderr.splitlines() if ":CONSOLE" in ln]
+
+
+@needs_chromium
+def test_console_detector_sees_errors(tmp_path):
+    """The check below can fail: a page with a script error shows up in the console log."""
+    bad = tmp_path / "bad.html"
+    bad.write_text("<html><body><script>undefinedFunction()</script></body></html>")
+    assert console_messages(chromium(tmp_path, "--dump-dom", bad.as_uri()).stderr)
+
+
+@needs_chromium
+def test_html_renders_in_chromium(invoke, two_runs, tmp_path):
+    out = tmp_path / "report.html"
+    invoke("report", *map(str, two_runs), "-o", str(out))
+    dom = chromium(tmp_path, "--dump-dom", out.as_uri())
+    assert console_messages(dom.stderr) == []
+    assert 'data-pwned="1"' not in dom.stdout  # the label's script did not run...
+    assert "&lt;script&gt;document.body.setAttribute('data-pwned','1')&lt;/script&gt;" in dom.stdout  # ...it is text
+    shot = tmp_path / "shot.png"
+    chromium(tmp_path, f"--screenshot={shot}", "--window-size=1200,2400", out.as_uri())
+    pixels = image.imread(shot)[..., :3]
+    ink = (pixels.mean(axis=2) < 0.9).mean()
+    colour = (np.ptp(pixels, axis=2) > 0.2).mean()  # the chart bars
+    assert ink > 0.02 and colour > 0.005, (ink, colour)
