@@ -32,11 +32,12 @@ def test_default_target_is_a_fresh_image_in_a_fresh_pool(invoke, invoke_json, in
     assert run["status"] == "complete" and run["target"] == "rbd:lab"
     assert [r["workload"] for r in run["results"]] == ["seq_wr", "seq_rd", "rand_rd", "rand_wr"]
     assert all(r["iops"] > 0 for r in run["results"])
-    assert f"cb-{run['id']}" not in ceph_json(in_lab, "osd", "pool", "ls")
+    pool = run["cluster"]["pool"]["name"]
+    assert pool.startswith(f"cb-{run['id']}-") and pool not in ceph_json(in_lab, "osd", "pool", "ls")
     with Store(db) as s:
         assert s.open_resources() == []
-        (first, *_) = s.outputs(run["id"])
-        assert "ioengine=rbd" in first["input_text"] and f"pool=cb-{run['id']}" in first["input_text"]
+        (first, *_) = [o for o in s.outputs(run["id"]) if o["tool"] == "fio"]
+        assert "ioengine=rbd" in first["input_text"] and f"pool={pool}" in first["input_text"]
 
 
 def test_existing_pool_and_image_are_used_and_left_alone(invoke, invoke_json, in_lab):
@@ -56,6 +57,19 @@ def test_existing_pool_and_image_are_used_and_left_alone(invoke, invoke_json, in
         _ceph(in_lab, "osd", "pool", "rm", "userpool", "userpool", "--yes-i-really-really-mean-it")
 
 
-def test_missing_pool_is_a_clear_error(invoke, invoke_json, in_lab):
-    result = invoke("run", "quick", "--target", "rbd:nosuchpool/img", *SHORT, expect=1)
-    assert "pool nosuchpool does not exist" in result.output
+def test_missing_pool_and_image_are_created_tagged_and_removed(invoke, invoke_json, in_lab, db):
+    invoke("run", "quick", "--target", "rbd:newpool/img", "--pool-size", "2", "--pg-num", "8",
+           "--no-prefill", *SHORT)
+    run = invoke_json("show", "last")
+    assert run["status"] == "complete" and "prefill" not in run
+    assert run["cluster"]["pool"] == {**run["cluster"]["pool"], "name": "newpool", "size": 2, "pg_num": 8}
+    assert "newpool" not in ceph_json(in_lab, "osd", "pool", "ls")
+    with Store(db) as s:
+        kinds = [r["kind"] for r in s.conn.execute("SELECT kind FROM resources ORDER BY id")]
+        assert kinds == ["dir", "ceph_pool", "rbd_image"] and s.open_resources() == []
+
+
+def test_prefill_is_recorded_and_shown(invoke, invoke_json, in_lab):
+    result = invoke("run", "quick", *SHORT)
+    assert "Prefill: the new RBD image was written once (64m" in result.stderr
+    assert invoke_json("show", "last")["prefill"]["argv"][1] == "--name=prefill"

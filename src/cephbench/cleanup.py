@@ -41,10 +41,12 @@ def _remove_dir(resource: Resource) -> None:
 
 
 def load_all() -> None:
+    from .ceph import load_undo
     from .targets import kinds, load
 
     for kind in kinds():
         load(kind)
+    load_undo()  # pools, OSD flags, bench objects, iperf3 servers
 
 
 @dataclass(frozen=True)

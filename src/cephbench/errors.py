@@ -59,7 +59,16 @@ class ParseError(CephbenchError):
     """A tool's output could not be read."""
 
 
-class Interrupted(CephbenchError):
-    """The user pressed Ctrl-C (or the process got SIGTERM)."""
+class Interrupted(KeyboardInterrupt):
+    """The user pressed Ctrl-C (or the process got SIGTERM), with what was kept, in words.
+
+    A KeyboardInterrupt, not a CephbenchError, on purpose: no ``except CephbenchError`` that
+    tolerates a failed side task (a probe, a health sample) may swallow a Ctrl-C.
+    """
 
     exit_status = ExitStatus.INTERRUPTED
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+        self.hint = None

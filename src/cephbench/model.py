@@ -57,11 +57,18 @@ class Result:
     """fio's own ``error`` (an errno) for the job; 0 when it succeeded."""
     flags: tuple[str, ...] = ()
     """Validity flags (e.g. ``no_latency``): reasons to trust the figures less."""
+    metrics: tuple[tuple[str, float], ...] = ()
+    """Further figures a tool reports beyond the common ones, as (name, value) pairs: e.g.
+    rados bench's ``iops_stddev`` or ``lat_min_us``, iperf3's ``retransmits``."""
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["percentiles"] = {f"{p:g}": us for p, us in self.percentiles}
         d["flags"] = list(self.flags)
+        if self.metrics:  # only tools that report more than the common figures add the key
+            d["metrics"] = dict(self.metrics)
+        else:
+            del d["metrics"]
         return d
 
 

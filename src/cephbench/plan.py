@@ -9,6 +9,7 @@ from .drivers.fio.chain import Link, links_of
 from .drivers.fio.jobfile import JobFile, load_jobfile
 from .errors import UsageError
 from .suites import load_suite, to_jobfile
+from .suites.tools import ToolSuite, tool_suite
 from .targets import LOCATION_KEYS
 from .units import parse_seconds, parse_size
 
@@ -68,21 +69,28 @@ class Plan:
     """A suite's workloads run one after another by design, so they are chained in one fio
     process (see drivers/fio/chain.py); a user's job file runs exactly as written."""
 
-    def batches(self, target_options: dict[str, str]) -> list[Batch]:
+    tool: str = "fio"
+    default_target: str | None = None
+    reads: bool = True
+    """Whether any workload reads (an RBD image is prefilled only then)."""
+
+    def batches(self, target_options: dict[str, str], one_per_workload: bool = False) -> list[Batch]:
         """The job file(s) to run, target in place; suites split so no fio process holds
-        more than MAX_BATCH_BUFFER bytes of I/O buffers or MAX_BATCH_PROCESSES jobs."""
+        more than MAX_BATCH_BUFFER bytes of I/O buffers or MAX_BATCH_PROCESSES jobs (and
+        one workload per batch with ``one_per_workload``: page cache dropped before each)."""
         jobfile = self.for_target(target_options)
-        if not self.chained:
+        if not self.chained and not one_per_workload:
             return [Batch(jobfile, chained=False)]
         batches, current, buffers, procs = [], [], 0, 0
         for job in jobfile.jobs:
             need, n = _buffer_bytes(jobfile.merged(job)), int(jobfile.merged(job).get("numjobs") or 1)
-            if current and (buffers + need > MAX_BATCH_BUFFER or procs + n > MAX_BATCH_PROCESSES):
-                batches.append(Batch(JobFile(jobfile.global_, tuple(current)), chained=True))
+            if current and (one_per_workload or buffers + need > MAX_BATCH_BUFFER
+                            or procs + n > MAX_BATCH_PROCESSES):
+                batches.append(Batch(JobFile(jobfile.global_, tuple(current)), chained=self.chained))
                 current, buffers, procs = [], 0, 0
             current.append(job)
             buffers, procs = buffers + need, procs + n
-        batches.append(Batch(JobFile(jobfile.global_, tuple(current)), chained=True))
+        batches.append(Batch(JobFile(jobfile.global_, tuple(current)), chained=self.chained))
         return batches
 
     @property
@@ -102,7 +110,49 @@ class Plan:
         return JobFile(global_, tuple(j.without(*strip) for j in self.jobfile.jobs))
 
 
-def make_plan(suite_or_file: str, overrides: Overrides) -> Plan:
+@dataclass(frozen=True)
+class ToolPlan:
+    """A suite of Ceph's own tools (rados bench, osd bench, iperf3): what the runner runs."""
+
+    suite: str
+    tool: str
+    default_target: str
+    workloads: list[PlannedWorkload]
+    overrides: dict[str, str] = field(default_factory=dict)
+    runtime: float | None = None
+    options: dict[str, int | str | None] = field(default_factory=dict)
+    """Tool options: ``concurrent`` and ``object_size`` (rados bench), ``total_bytes`` and
+    ``bs`` (osd bench)."""
+    size: int | None = None
+    reads: bool = False
+
+
+def make_tool_plan(suite: ToolSuite, overrides: Overrides, options: dict[str, int | str | None]) -> ToolPlan:
+    """``--runtime`` and ``--bs`` mean what they mean for fio; ``--size`` is osd bench's total."""
+    opts = overrides.options()
+    unsupported = sorted(set(opts) - {"runtime", "bs", "size", "iodepth"})
+    if unsupported:
+        raise UsageError(f"the {suite.name} suite has no {', '.join('--' + k for k in unsupported)}",
+                         hint=f"it runs {suite.tool}; see cephbench run --help")
+    runtime = parse_seconds(opts["runtime"]) if "runtime" in opts else suite.runtime
+    if runtime is not None and runtime < 1:
+        raise UsageError("--runtime must be at least 1 s for Ceph's tools")
+    tool_opts = dict(options)
+    if "bs" in opts:
+        tool_opts["bs" if suite.tool == "osd-bench" else "object_size"] = parse_size(opts["bs"])
+    if "size" in opts:
+        tool_opts["total_bytes"] = parse_size(opts["size"])
+    if "iodepth" in opts:
+        tool_opts["concurrent"] = int(opts["iodepth"])
+    workloads = [PlannedWorkload(w, runtime) for w in suite.workloads]
+    return ToolPlan(suite.name, suite.tool, suite.default_target, workloads, opts, runtime, tool_opts,
+                    reads=suite.tool == "rados-bench")
+
+
+def make_plan(suite_or_file: str, overrides: Overrides, tool_options: dict | None = None) -> Plan | ToolPlan:
+    tool = tool_suite(suite_or_file)
+    if tool is not None:
+        return make_tool_plan(tool, overrides, tool_options or {})
     path = Path(suite_or_file)
     if path.suffix in JOBFILE_SUFFIXES or (path.is_file() and path.suffix not in (".yaml", ".yml")):
         if not path.is_file():
@@ -114,7 +164,12 @@ def make_plan(suite_or_file: str, overrides: Overrides) -> Plan:
     opts = overrides.options()
     if opts:
         jobfile = JobFile(jobfile.global_.with_options(opts), tuple(j.without(*opts) for j in jobfile.jobs))
-    return Plan(suite, jobfile, opts, chained)
+    reads = any(_reads(jobfile.merged(j).get("rw")) for j in jobfile.jobs)
+    return Plan(suite, jobfile, opts, chained, reads=reads)
+
+
+def _reads(rw: str | None) -> bool:
+    return (rw or "read") in ("read", "randread", "rw", "readwrite", "randrw")
 
 
 def _buffer_bytes(options: dict[str, str | None]) -> int:

@@ -84,6 +84,7 @@ def run(
     *,
     timeout: float | None = None,
     env: Mapping[str, str] | None = None,
+    unset: Sequence[str] = (),
     cwd: str | None = None,
     stdin: str | None = None,
     check: bool = False,
@@ -94,14 +95,14 @@ def run(
 ) -> ProcessResult:
     """Run ``argv`` to completion and return its result.
 
-    ``env`` entries are added to the current environment. ``on_tick(elapsed)`` is called
+    ``env`` entries are added to the current environment, ``unset`` names removed from it. ``on_tick(elapsed)`` is called
     every POLL_SECONDS while the child runs (progress bars). With ``check``, a non-zero exit
     raises ToolFailed carrying the child's own last error line. ``die_with_parent`` makes the
     kernel stop the child if cephbench is killed (SIGKILL included); it uses ``preexec_fn``, so
     only call it with that from the main thread.
     """
     argv = tuple(str(a) for a in argv)
-    full_env = {**os.environ, **env} if env else None
+    full_env = {k: v for k, v in {**os.environ, **(env or {})}.items() if k not in unset} if env or unset else None
     start = time.monotonic()
     # Output goes to temporary files, not pipes: no deadlock however much the child prints.
     with tempfile.TemporaryFile("w+b") as out, tempfile.TemporaryFile("w+b") as err:

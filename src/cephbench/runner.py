@@ -11,24 +11,35 @@ from __future__ import annotations
 import secrets
 import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager, nullcontext
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
 from . import environment
+from .ceph import caches
+from .ceph.benches import Step, StepContext, StepInterrupted, osd_details, osd_steps, rados_steps
+from .ceph.network import network_steps
+from .ceph.session import CephRun, HealthOptions, ceph_run, preflight
+from .ceph.target import CephTarget
 from .drivers import fio
 from .drivers.fio.chain import Chain
 from .drivers.fio.jobfile import JobFile
 from .errors import CephbenchError, Interrupted, ParseError, UsageError
-from .plan import Batch, Plan, PlannedWorkload, time_based_runtime
-from .process import ProcessInterrupted, ProcessResult
+from .plan import Batch, Plan, PlannedWorkload, ToolPlan, time_based_runtime
+from .process import ProcessInterrupted, ProcessResult, run
 from .store import RawOutput, ResourceLog, Store, WorkloadOutcome
 from .targets import Target
 
 WORKDIR_PREFIX = "cephbench-run-"
+TOOL_STEPS: dict[str, Callable[[StepContext], Iterator[Step]]] = {
+    "rados-bench": rados_steps, "osd-bench": osd_steps, "iperf3": network_steps,
+}
+TOOL_VERSION = {"rados-bench": ["rados", "--version"], "osd-bench": ["ceph", "--version"],
+                "iperf3": ["iperf3", "--version"]}
 
 
 class ProgressSink(Protocol):
@@ -51,40 +62,64 @@ class RunOutcome:
     failed_workloads: int
 
 
+@dataclass(frozen=True)
+class RunOptions:
+    """Run-wide choices beyond the plan: health rules on Ceph, page cache dropping."""
+
+    health: HealthOptions = field(default_factory=HealthOptions)
+    drop_caches: bool = False
+
+
 def execute(
-    store: Store, plan: Plan, target: Target, *, label: str | None = None, repeats: int = 1,
-    progress: ProgressSink | None = None,
+    store: Store, plan: Plan | ToolPlan, target: Target, *, label: str | None = None, repeats: int = 1,
+    progress: ProgressSink | None = None, options: RunOptions | None = None,
 ) -> RunOutcome:
     """Run ``plan`` ``repeats`` times on ``target``; returns the stored run's id."""
-    progress = progress or _NoProgress()
+    progress, options = progress or _NoProgress(), options or RunOptions()
+    tool = isinstance(plan, ToolPlan)
     size = plan.size
-    if size is None and target.kind == "file":
+    if not tool and size is None and target.kind == "file":
         raise UsageError("the job file sets no size for its data file", hint="add --size, e.g. --size 1G")
-    fio_version = fio.version()
+    if tool and (target.kind != "rados" if plan.tool == "rados-bench" else not isinstance(target, CephTarget)):
+        raise UsageError(f"the {plan.suite} suite runs on a Ceph cluster, not on {target.spec}",
+                         hint=f"--target {plan.default_target}" + (" or rados:POOL" if plan.tool == "rados-bench" else ""))
+    versions = _tool_versions(plan) if tool else {"fio": fio.version()}
     target.check(size or 0)
-    env = environment.collect({"fio": fio_version})
+    on_ceph = isinstance(target, CephTarget)
+    if on_ceph:
+        preflight(target.conn, options.health)
+    if options.drop_caches:
+        caches.check_permitted()
+    env = environment.collect(versions)
     env["target"] = target.describe()
-    run_id = store.start_run(
-        label=label, suite=plan.suite, target=target.spec, environment=env,
-        params={"repeat": repeats, "overrides": plan.overrides},
-    )
+    if on_ceph and tool and plan.tool == "osd-bench":
+        env["osds"] = osd_details(target.conn)
+    params = {"repeat": repeats, "overrides": plan.overrides}
+    if on_ceph:
+        params.update(health=vars(options.health), connection=target.conn.to_json())
+    if tool:
+        params["tool_options"] = plan.options
+    if options.drop_caches:
+        params["drop_caches"] = True
+    run_id = store.start_run(label=label, suite=plan.suite, target=target.spec, environment=env, params=params)
     status, error, failed = "aborted", "interrupted", 0
     try:
         resources = ResourceLog(store, run_id)
-        with workdir(run_id, resources) as work, target.session(run_id, resources) as fio_target:
-            batches = plan.batches(fio_target.options)
-            known = [w.seconds for w in plan.workloads]
-            per_repeat = sum(known) if None not in known else None
-            progress.start(per_repeat * repeats if per_repeat is not None else None)
-            for repeat in range(repeats):
-                done_before = 0.0
-                for index, batch in enumerate(batches):
-                    batch_dir = work / f"repeat{repeat}-batch{index}"  # each fio process its own
-                    batch_dir.mkdir()
-                    outcomes = _run_batch(store, run_id, repeat, batch, fio_target.env, batch_dir,
-                                          progress, (per_repeat or 0.0) * repeat + done_before)
-                    done_before += sum(w.seconds or 0.0 for w in batch.workloads)
-                    failed += sum(1 for o in outcomes if o.error)
+        with ExitStack() as stack:
+            work = stack.enter_context(workdir(run_id, resources))
+            fio_target = stack.enter_context(target.session(run_id, resources))
+            prefill = getattr(target, "prefill_output", None)
+            if prefill is not None:
+                store.record_batch(run_id, 0, prefill, [])
+            live = (stack.enter_context(ceph_run(store, run_id, target.conn, resources, options.health,
+                                                 target.pool)) if on_ceph else None)
+            before_each = _dropper(store, run_id) if options.drop_caches else (lambda: None)
+            if tool:
+                failed = _run_tool(store, run_id, plan, target, resources, work, repeats, progress,
+                                   live, before_each)
+            else:
+                failed = _run_fio(store, run_id, plan, fio_target, work, repeats, progress, live,
+                                  before_each, options.drop_caches)
         status, error = ("failed", f"{failed} workload(s) failed") if failed else ("complete", None)
     except Interrupted:
         raise
@@ -95,6 +130,71 @@ def execute(
         progress.stop()
         store.finish_run(run_id, status, error)
     return RunOutcome(run_id, failed)
+
+
+def _tool_versions(plan: ToolPlan) -> dict[str, str]:
+    result = run(TOOL_VERSION[plan.tool], timeout=30)
+    line = (result.stdout or result.stderr).strip().splitlines()
+    return {plan.tool: line[0] if line else "unknown"}
+
+
+def _dropper(store: Store, run_id: int) -> Callable[[], None]:
+    """Drop the page cache before each workload; each drop kept as a series point."""
+    points: list[list] = []
+
+    def before_each() -> None:
+        points.append([time.time(), caches.drop()])
+        store.add_series(run_id, 0, "", "drop_caches", points[-1:])
+
+    return before_each
+
+
+def _run_fio(store: Store, run_id: int, plan: Plan, fio_target, work: Path, repeats: int,
+             progress: ProgressSink, live: CephRun | None, before_each: Callable[[], None],
+             one_per_workload: bool) -> int:
+    failed = 0
+    batches = plan.batches(fio_target.options, one_per_workload=one_per_workload)
+    known = [w.seconds for w in plan.workloads]
+    per_repeat = sum(known) if None not in known else None
+    progress.start(per_repeat * repeats if per_repeat is not None else None)
+    for repeat in range(repeats):
+        done_before = 0.0
+        for index, batch in enumerate(batches):
+            before_each()
+            batch_dir = work / f"repeat{repeat}-batch{index}"  # each fio process its own
+            batch_dir.mkdir()
+            outcomes = _run_batch(store, run_id, repeat, batch, fio_target.env, batch_dir, progress,
+                                  (per_repeat or 0.0) * repeat + done_before, live)
+            done_before += sum(w.seconds or 0.0 for w in batch.workloads)
+            failed += sum(1 for o in outcomes if o.error)
+    return failed
+
+
+def _run_tool(store: Store, run_id: int, plan: ToolPlan, target: CephTarget, resources: ResourceLog,
+              work: Path, repeats: int, progress: ProgressSink, live: CephRun | None,
+              before_each: Callable[[], None]) -> int:
+    """Each step one tool invocation, stored as it finishes (so a Ctrl-C keeps the done ones)."""
+    failed, t_start = 0, time.monotonic()
+    known = [w.seconds for w in plan.workloads]
+    total = sum(known) * repeats if known and None not in known else None
+    progress.start(total)
+    for repeat in range(repeats):
+        ctx = StepContext(target.conn, run_id, repeat, resources, target.pool, plan.options, plan.runtime,
+                          before_each)
+        steps = TOOL_STEPS[plan.tool](ctx)
+        try:
+            for step in steps:
+                outcomes = live.flag(step.outcomes, step.windows) if live else step.outcomes
+                store.record_batch(run_id, repeat, step.raw, outcomes)
+                for workload, name, points in step.series:
+                    store.add_series(run_id, repeat, workload, name, points)
+                failed += sum(1 for o in outcomes if o.error)
+                progress.update(repeat, outcomes[-1].name, time.monotonic() - t_start)
+        except StepInterrupted:
+            steps.close()  # its clean-up (objects, servers) runs now
+            kept = store.finished_workloads(run_id)
+            raise Interrupted(f"run {run_id} stopped; {kept} finished workload(s) kept") from None
+    return failed
 
 
 @contextmanager
@@ -111,10 +211,12 @@ def workdir(run_id: int, resources: ResourceLog) -> Iterator[Path]:
 
 
 def _run_batch(store: Store, run_id: int, repeat: int, batch: Batch, env: dict[str, str],
-               work: Path, progress: ProgressSink, offset: float) -> list[WorkloadOutcome]:
+               work: Path, progress: ProgressSink, offset: float, live: CephRun | None = None,
+               ) -> list[WorkloadOutcome]:
     """One fio process; its workloads stored in one transaction, also when interrupted."""
     planned = batch.workloads
     started = datetime.now(UTC).isoformat(timespec="seconds")
+    t0 = time.monotonic()
     with Chain(batch.links, work) if batch.chained else nullcontext() as chain:
         text = (chain.jobfile(batch.jobfile) if chain else batch.jobfile).render()
 
@@ -125,13 +227,28 @@ def _run_batch(store: Store, run_id: int, repeat: int, batch: Batch, env: dict[s
         try:
             result = fio.run_jobfile(text, work, env=env, on_tick=tick)
         except ProcessInterrupted as e:
-            outcomes = _outcomes(e.result, repeat, batch, interrupted=True)
+            outcomes = _flagged(live, _outcomes(e.result, repeat, batch, interrupted=True), planned, t0)
             store.record_batch(run_id, repeat, _raw(e.result, text, started), outcomes)
             kept = store.finished_workloads(run_id)
             raise Interrupted(f"run {run_id} stopped; {kept} finished workload(s) kept") from None
-    outcomes = _outcomes(result, repeat, batch)
+    outcomes = _flagged(live, _outcomes(result, repeat, batch), planned, t0)
     store.record_batch(run_id, repeat, _raw(result, text, started), outcomes)
     return outcomes
+
+
+def _flagged(live: CephRun | None, outcomes: list[WorkloadOutcome], planned: list[PlannedWorkload],
+             t0: float) -> list[WorkloadOutcome]:
+    """Health flags for each workload of a batch, over the time it most likely ran: its planned
+    slot when every workload is time-based, else the whole batch."""
+    if live is None or not outcomes:
+        return outcomes
+    t1 = time.monotonic()
+    slots, acc = {}, t0
+    if all(w.seconds is not None for w in planned):
+        for w in planned:
+            slots[w.name] = (acc, acc + w.seconds + 1.0)
+            acc += w.seconds
+    return live.flag(outcomes, [slots.get(o.name, (t0, t1)) for o in outcomes])
 
 
 def _current(workloads: list[PlannedWorkload], elapsed: float) -> str:

@@ -140,3 +140,13 @@ def test_osd_killed_during_rbd_write_then_restarted(lab, tmp_path):
     invoke("lab", "restart-osd", "2", "--dir", lab.dir)
     wait_for(lambda: not_ready(ceph_json(lab, "status"), 3) is None, 120, "HEALTH_OK again")
     assert osd_entry(lab, 2)["pid"] != victim["pid"]
+
+
+def test_restart_with_the_client_environment_exported(lab, monkeypatch):
+    """After `eval "$(cephbench lab env)"` a restarted OSD must not pick up the client keyring."""
+    for key, value in lab.env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("CEPH_ARGS", "--id admin")
+    invoke("lab", "stop-osd", "1", "--kill", "--dir", lab.dir)
+    invoke("lab", "restart-osd", "1", "--dir", lab.dir)
+    wait_for(lambda: not_ready(ceph_json(lab, "status"), 3) is None, 120, "HEALTH_OK again")

@@ -16,7 +16,7 @@ import click
 from rich.markup import escape
 
 from .. import __version__
-from ..errors import CephbenchError, ExitStatus
+from ..errors import CephbenchError, ExitStatus, Interrupted
 from .common import console_err, set_debug
 
 BUILTIN_COMMANDS: dict[str, str] = {
@@ -55,10 +55,10 @@ class CephbenchGroup(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except CephbenchError as e:
+        except (CephbenchError, Interrupted) as e:
             if ctx.meta.get("cephbench.debug"):
                 raise
-            prefix = "Interrupted" if e.exit_status == ExitStatus.INTERRUPTED else "Error"
+            prefix = "Interrupted" if isinstance(e, Interrupted) else "Error"
             # soft_wrap: a path in a message stays on one line, whatever the terminal width
             console_err.print(f"[bold red]{prefix}:[/] {escape(e.message)}", soft_wrap=True)
             if e.hint:

@@ -1,25 +1,88 @@
-"""``cephbench show RUN``: one run as the table users post, as Markdown, or as JSON."""
+"""``cephbench show RUN``: one run as the table users post, as Markdown, or as JSON.
+
+Runs of the ``osd`` and ``network`` suites get their own tables; ``--cluster`` shows the
+cluster the run measured (stored with every run on a Ceph target).
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
+from ..ceph.fingerprint import summarize
+from ..errors import StoreError
+from ..model import Run
+from ..report.cluster import cluster_table
+from ..report.osd import network_table, osd_table
 from ..report.show import run_table
 from ..store import Store
-from .common import db_option, emit_table, format_option, print_json
+from .common import console_err, db_option, emit_table, format_option, print_json
+
+PREFILL_TOOL = "fio-prefill"
 
 
 @click.command()
 @click.argument("run_ref", metavar="RUN", default="last")
+@click.option("--cluster", "cluster", is_flag=True,
+              help="Show the Ceph cluster the run measured (version, nodes, OSDs, capacity, pool).")
 @format_option("table", "md", "json")
 @db_option
-def show(run_ref: str, fmt: str, store: Store) -> None:
+def show(run_ref: str, cluster: bool, fmt: str, store: Store) -> None:
     """Show a stored run (an id from `cephbench runs`, or 'last')."""
-    emit_run(store.get_run(run_ref), fmt)
+    run = store.get_run(run_ref)
+    if cluster:
+        fp = store.fingerprint(run.id)
+        if fp is None:
+            raise StoreError(f"run {run.id} did not run on a Ceph cluster; it has no cluster record")
+        if fmt == "json":
+            print_json({"run": run.id, "cluster": summarize(*fp), "fingerprint": fp[0]})
+        else:
+            emit_table(cluster_table(run.id, summarize(*fp)), fmt)
+        return
+    emit_run(run, fmt, store)
 
 
-def emit_run(run, fmt: str) -> None:
+def emit_run(run: Run, fmt: str, store: Store | None = None) -> None:
     if fmt == "json":
-        print_json(run.to_json())
-    else:
-        emit_table(run_table(run), fmt)
+        data = run.to_json()
+        if store is not None:
+            data.update(_ceph_extras(run, store))
+        print_json(data)
+        return
+    table = {"osd": osd_table, "network": network_table}.get(run.suite, run_table)(run)
+    emit_table(table, fmt)
+    if store is not None:
+        for note in _notes(run, store):
+            console_err.print(note, soft_wrap=True)
+
+
+def _ceph_extras(run: Run, store: Store) -> dict[str, Any]:
+    """Keys a Ceph run adds to the stable JSON: the cluster summary, health, prefill."""
+    out: dict[str, Any] = {}
+    fp = store.fingerprint(run.id)
+    if fp is not None:
+        out["cluster"] = summarize(*fp)
+    health = [s for s in store.series(run.id) if s["name"] == "health"]
+    if health:
+        out["health_samples"] = health[0]["points"]
+    prefill = [o for o in store.outputs(run.id) if o["tool"] == PREFILL_TOOL]
+    if prefill:
+        out["prefill"] = {"argv": prefill[0]["argv"], "seconds": prefill[0]["seconds"]}
+    return out
+
+
+def _notes(run: Run, store: Store) -> list[str]:
+    notes = []
+    for o in store.outputs(run.id):
+        if o["tool"] == PREFILL_TOOL:
+            size = next((a.split("=", 1)[1] for a in o["argv"] if a.startswith("--size=")), "?")
+            notes.append(f"Prefill: the new RBD image was written once ({size}, sequential 4M) "
+                         f"in {o['seconds']:.1f} s before the workloads.")
+    flags = sorted({f for r in run.results for f in r.flags})
+    if flags:
+        from ..ceph.health import FLAG_TEXT
+
+        notes.append("Health during the run: " + "; ".join(FLAG_TEXT.get(f, f) for f in flags)
+                     + ". Flagged results are less trustworthy.")
+    return notes

@@ -6,6 +6,7 @@ import click
 
 from ..report.table import Table
 from ..suites import builtin_names, load_suite
+from ..suites.tools import TOOL_SUITES
 from .common import debug_option, emit_table, format_option, print_json
 
 
@@ -17,9 +18,11 @@ def suites(fmt: str) -> None:
     specs = [load_suite(name) for name in builtin_names()]
     if fmt == "json":
         print_json([
-            {"name": s.name, "description": s.description, "global": s.global_,
-             "workloads": [w.model_dump(exclude_none=True) for w in s.workloads]}
-            for s in specs
+            *({"name": s.name, "tool": "fio", "description": s.description, "global": s.global_,
+               "workloads": [w.model_dump(exclude_none=True) for w in s.workloads]} for s in specs),
+            *({"name": t.name, "tool": t.tool, "description": t.description,
+               "default_target": t.default_target, "workloads": list(t.workloads)}
+              for t in TOOL_SUITES.values()),
         ])
         return
     rows = []
@@ -32,9 +35,14 @@ def suites(fmt: str) -> None:
                 s.name if i == 0 else "", w.name, f"{w.rw}{mix}", w.bs, str(w.iodepth), str(w.numjobs),
                 f"{runtime} s" if i == 0 and runtime else "", extra,
             ))
+    for tool in TOOL_SUITES.values():
+        runtime = f"{tool.runtime:g} s" if tool.runtime else ""
+        rows.append((tool.name, ", ".join(tool.workloads) or "(per OSD / host pair)", tool.tool,
+                     "", "", "", runtime, f"default target {tool.default_target}"))
     table = Table(
         ("Suite", "Workload", "Pattern", "Block size", "iodepth", "numjobs", "Runtime each", "Other"),
         tuple(rows), align=("l", "l", "l", "r", "r", "r", "r", "l"),
-        notes=tuple(f"{s.name}: {s.description}" for s in specs),
+        notes=(*(f"{s.name}: {s.description}" for s in specs),
+               *(f"{t.name}: {t.description}" for t in TOOL_SUITES.values())),
     )
     emit_table(table, fmt)

@@ -20,6 +20,9 @@ from .paths import Layout
 from .state import Daemon
 
 START_TIMEOUT = 180.0
+# What `cephbench lab env` exports for client use; a daemon must not inherit it (a client's
+# keyring makes an OSD fail "failed to fetch mon config")
+CLIENT_ENV = ("CEPH_KEYRING", "CEPH_ARGS")
 LOG_LINES = 15
 _CRASH_DUMP = "--- begin dump of recent events ---"
 _BACKTRACE = re.compile(r"^\s*(\d+: |NOTE: )")
@@ -59,7 +62,7 @@ def failure(layout: Layout, name: str, what: str, result: ProcessResult | None =
 
 def run_tool(layout: Layout, daemon: Daemon, *extra: str, what: str) -> ProcessResult:
     """Run the daemon's binary to completion (mkfs...); a LabError with its log if it fails."""
-    result = run(command(layout, daemon, *extra), timeout=START_TIMEOUT)
+    result = run(command(layout, daemon, *extra), timeout=START_TIMEOUT, unset=CLIENT_ENV)
     if result.returncode != 0:
         raise failure(layout, daemon.name, what, result)
     return result

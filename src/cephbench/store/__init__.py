@@ -25,7 +25,7 @@ from .schema import migrate
 RESULT_COLUMNS = (
     "op", "rw", "bs", "iodepth", "numjobs", "runtime_s", "iops", "bw_bytes_per_s", "io_bytes",
     "total_ios", "lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us",
-    "lat_max_us", "lat_kind", "percentiles", "error", "flags",
+    "lat_max_us", "lat_kind", "percentiles", "error", "flags", "metrics",
 )
 
 
@@ -215,6 +215,23 @@ class Store:
             notes.append(f"{len(left)} thing(s) an interrupted run created are left; `cephbench cleanup` removes them")
         return notes
 
+    def save_fingerprint(self, run_id: int, data: dict[str, Any], pool: str | None = None) -> None:
+        """The cluster a run measured (Ceph's own JSON), once per run."""
+        with self._tx():
+            self.conn.execute(
+                "INSERT OR REPLACE INTO cluster_fingerprints (run_id, collected_at, pool, data_z)"
+                " VALUES (?,?,?,?)", (run_id, now(), pool, zlib.compress(json.dumps(data).encode())),
+            )
+
+    def add_series(self, run_id: int, repeat: int, workload: str, name: str,
+                   points: Sequence[Sequence[Any]]) -> None:
+        """A time series of a run: ``points`` are [seconds, value] pairs."""
+        with self._tx():
+            self.conn.execute(
+                "INSERT INTO series (run_id, repeat, workload, name, points) VALUES (?,?,?,?,?)",
+                (run_id, repeat, workload, name, json.dumps([list(p) for p in points])),
+            )
+
     # -- reading -----------------------------------------------------------------------
     def finished_workloads(self, run_id: int) -> int:
         return self.conn.execute(
@@ -258,6 +275,19 @@ class Store:
         run = _run_from_row(row)
         return Run(**{**run.__dict__, "results": tuple(results), "failures": tuple(failures)})
 
+    def fingerprint(self, run_id: int) -> tuple[dict[str, Any], str | None] | None:
+        """(Ceph JSON, pool) stored with the run, or None for a run on no Ceph cluster."""
+        row = self.conn.execute(
+            "SELECT pool, data_z FROM cluster_fingerprints WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        return None if row is None else (json.loads(zlib.decompress(row["data_z"])), row["pool"])
+
+    def series(self, run_id: int) -> list[dict[str, Any]]:
+        """Every time series of a run: repeat, workload, name, points."""
+        rows = self.conn.execute("SELECT * FROM series WHERE run_id = ? ORDER BY id", (run_id,))
+        return [{"repeat": r["repeat"], "workload": r["workload"], "name": r["name"],
+                 "points": json.loads(r["points"])} for r in rows]
+
     def outputs(self, run_id: int) -> list[dict[str, Any]]:
         """The raw tool outputs of a run, decompressed."""
         rows = self.conn.execute(
@@ -300,6 +330,7 @@ def _result_row(r: Result) -> tuple:
     values = {c: getattr(r, c) for c in RESULT_COLUMNS}
     values["percentiles"] = json.dumps([list(p) for p in r.percentiles])
     values["flags"] = json.dumps(list(r.flags))
+    values["metrics"] = json.dumps(dict(r.metrics))
     return tuple(values[c] for c in RESULT_COLUMNS)
 
 
@@ -307,6 +338,7 @@ def _result_from_row(workload: str, repeat: int, row: sqlite3.Row) -> Result:
     values = {c: row[c] for c in RESULT_COLUMNS}
     values["percentiles"] = tuple(tuple(p) for p in json.loads(values["percentiles"]))
     values["flags"] = tuple(json.loads(values["flags"]))
+    values["metrics"] = tuple(sorted(json.loads(values["metrics"] or "{}").items()))
     return Result(workload=workload, repeat=repeat, **values)
 
 

@@ -23,18 +23,22 @@ def latest_version() -> int:
 
 def migrate(conn: sqlite3.Connection, path: str) -> int:
     """Bring the schema to the latest version; refuse a store written by a newer cephbench."""
-    current = conn.execute("PRAGMA user_version").fetchone()[0]
     latest = latest_version()
-    if current > latest:
-        raise StoreError(
-            f"{path} has schema version {current}, newer than this cephbench knows ({latest})",
-            hint="upgrade cephbench, or use another store with --db",
-        )
     for version, name, sql in migrations():
+        # the version is read inside the write lock: two processes opening a new store at
+        # once must not both apply the same migration
+        conn.execute("BEGIN IMMEDIATE")
+        current = conn.execute("PRAGMA user_version").fetchone()[0]
+        if current > latest:
+            conn.execute("ROLLBACK")
+            raise StoreError(
+                f"{path} has schema version {current}, newer than this cephbench knows ({latest})",
+                hint="upgrade cephbench, or use another store with --db",
+            )
         if version <= current:
+            conn.execute("COMMIT")
             continue
         try:
-            conn.execute("BEGIN IMMEDIATE")
             # executescript would commit on its own; run statement by statement in one transaction
             for statement in _statements(sql):
                 conn.execute(statement)

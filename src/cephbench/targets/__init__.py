@@ -21,6 +21,8 @@ BUILTIN_TARGETS: dict[str, str] = {
     "file": "cephbench.targets.file:FileTarget",
     "device": "cephbench.targets.device:DeviceTarget",
     "rbd": "cephbench.targets.rbd:RbdTarget",
+    "rados": "cephbench.targets.rados:RadosTarget",
+    "ceph": "cephbench.ceph.target:ClusterTarget",
 }
 
 # Options a target replaces in every job: where the data lives is the target's to say.

@@ -1,0 +1,49 @@
+"""Running ``ceph`` and ``rados`` on a :class:`Connection`: timeouts always, JSON parsed."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..errors import CephbenchError, ParseError, ToolFailed
+from ..process import ProcessResult, ProcessTimeout, run, which
+from .conn import Connection
+
+
+def ceph(conn: Connection, *args: str, timeout: float | None = None, check: bool = True) -> ProcessResult:
+    """``ceph --connect-timeout N ARGS`` on ``conn``; a clear error when the cluster is unreachable."""
+    t = timeout or conn.timeout
+    argv = [which("ceph", "ceph-common"), *conn.args(), "--connect-timeout", str(max(1, int(t))), *args]
+    try:
+        result = run(argv, env=conn.env, timeout=t + 10)
+    except ProcessTimeout:
+        raise unreachable(conn, t) from None
+    if check and result.returncode != 0:
+        err = result.last_error_line()
+        if "timed out" in err or "RADOS timed out" in err or "error connecting" in err:
+            raise unreachable(conn, t)
+        raise ToolFailed(f"ceph {' '.join(args)} failed: {err}")
+    return result
+
+
+def ceph_json(conn: Connection, *args: str, timeout: float | None = None) -> Any:
+    """``ceph ARGS -f json`` parsed."""
+    out = ceph(conn, *args, "-f", "json", timeout=timeout).stdout
+    try:
+        return json.loads(out) if out.strip() else None
+    except json.JSONDecodeError as e:
+        raise ParseError(f"ceph {' '.join(args)} printed no JSON: {out[:200]!r}") from e
+
+
+def rados_argv(conn: Connection, *args: str) -> list[str]:
+    """argv of ``rados`` on ``conn`` (mount timeout set, so it fails rather than hangs)."""
+    return [which("rados", "ceph-common"), *conn.args(),
+            f"--client_mount_timeout={max(1, int(conn.timeout))}", *args]
+
+
+def unreachable(conn: Connection, timeout: float) -> CephbenchError:
+    where = conn.conf or f"cluster {conn.cluster}"
+    return CephbenchError(
+        f"cannot reach the Ceph cluster of {where} as client.{conn.id} within {timeout:g} s",
+        hint="is it running, and are --conf/--id/--keyring right? (cephbench lab status for the lab)",
+    )

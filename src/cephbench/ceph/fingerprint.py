@@ -1,0 +1,100 @@
+"""The cluster a result came from: Ceph's own JSON, collected once per run, and the summary
+table users post (version, nodes, OSDs by class, capacity, replication, MONs, MGRs)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ..errors import CephbenchError, Interrupted
+from .cli import ceph_json
+from .conn import Connection
+
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "versions": ("versions",),
+    "status": ("status",),
+    "osd_tree": ("osd", "tree"),
+    "osd_metadata": ("osd", "metadata"),
+    "pools": ("osd", "pool", "ls", "detail"),
+    "crush_rules": ("osd", "crush", "rule", "dump"),
+    "df": ("df",),
+    "config": ("config", "dump"),
+}
+
+
+def collect(conn: Connection) -> dict[str, Any]:
+    """Every COMMANDS output, parsed; a command that fails is kept as its error message."""
+    out: dict[str, Any] = {}
+    for key, args in COMMANDS.items():
+        try:
+            out[key] = ceph_json(conn, *args)
+        except Interrupted:
+            raise
+        except CephbenchError as e:
+            out[key] = {"error": str(e)}
+    return out
+
+
+def _version(versions: dict) -> str | None:
+    """The newest version string, e.g. "16.2.15 (pacific)"; all of them when mixed."""
+    overall = versions.get("overall", {}) if isinstance(versions, dict) else {}
+    found = []
+    for text in overall:
+        parts = text.split()
+        if len(parts) >= 5:
+            found.append(f"{parts[2]} ({parts[4]})")
+    return ", ".join(sorted(found)) or None
+
+
+def _failure_domain(rules: list, rule_id: int | None) -> str | None:
+    for rule in rules if isinstance(rules, list) else []:
+        if rule.get("rule_id") == rule_id:
+            for step in rule.get("steps", []):
+                if step.get("op", "").startswith(("choose", "chooseleaf")):
+                    return step.get("type")
+    return None
+
+
+def summarize(fp: dict[str, Any], pool: str | None = None) -> dict[str, Any]:
+    """The cluster table's values (pure), from a stored fingerprint; ``pool`` the one benchmarked."""
+    status, df = fp.get("status") or {}, fp.get("df") or {}
+    nodes = fp.get("osd_tree", {}).get("nodes", []) if isinstance(fp.get("osd_tree"), dict) else []
+    hosts = [n["name"] for n in nodes if n.get("type") == "host"]
+    osds = [n for n in nodes if n.get("type") == "osd"]
+    classes = Counter(n.get("device_class") or "unknown" for n in osds)
+    meta = fp.get("osd_metadata") if isinstance(fp.get("osd_metadata"), list) else []
+    models = Counter((m.get("bluestore_bdev_model") or m.get("device_ids") or m.get("devices") or "unknown")
+                     for m in meta)
+    stats = df.get("stats", {}) if isinstance(df, dict) else {}
+    out: dict[str, Any] = {
+        "ceph_version": _version(fp.get("versions") or {}),
+        "fsid": status.get("fsid"),
+        "nodes": len(hosts),
+        "osds": len(osds),
+        "osds_by_class": dict(sorted(classes.items())),
+        "objectstores": dict(Counter(m.get("osd_objectstore", "unknown") for m in meta)),
+        "rotational": dict(Counter("hdd" if m.get("rotational") == "1" else "ssd" for m in meta)),
+        "devices": dict(models),
+        "raw_bytes": stats.get("total_bytes"),
+        "raw_avail_bytes": stats.get("total_avail_bytes"),
+        "mons": status.get("monmap", {}).get("num_mons"),
+        "mgrs": (1 if status.get("mgrmap", {}).get("available") else 0)
+                + status.get("mgrmap", {}).get("num_standbys", 0),
+        "health": status.get("health", {}).get("status"),
+        "pool": None,
+    }
+    pools = fp.get("pools") if isinstance(fp.get("pools"), list) else []
+    chosen = next((p for p in pools if p.get("pool_name") == pool), None)
+    if chosen is not None:
+        size = chosen.get("size") or 1
+        replicated = chosen.get("type") == 1
+        usable = next((p["stats"].get("max_avail") for p in df.get("pools", []) if p.get("name") == pool), None)
+        out["pool"] = {
+            "name": pool, "type": "replicated" if replicated else "erasure", "size": size,
+            "min_size": chosen.get("min_size"), "pg_num": chosen.get("pg_num"),
+            "crush_rule": chosen.get("crush_rule"),
+            "failure_domain": _failure_domain(fp.get("crush_rules"), chosen.get("crush_rule")),
+            "usable_bytes": stats["total_bytes"] // size if replicated and stats.get("total_bytes") else None,
+            "max_avail_bytes": usable,
+        }
+    return out

@@ -1,0 +1,84 @@
+"""What a run on a Ceph cluster adds around the benchmark: a health check before it, the
+cluster's fingerprint, ``--quiesce``, and health samples that become validity flags."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, replace
+
+from ..errors import CephbenchError
+from ..model import Result
+from ..store import ResourceLog, Store, WorkloadOutcome
+from . import fingerprint, health
+from .cli import ceph_json
+from .conn import Connection
+from .quiesce import quiesced
+
+
+@dataclass(frozen=True)
+class HealthOptions:
+    allow_unhealthy: bool = False
+    quiesce: bool = False
+    interval: float = health.DEFAULT_INTERVAL
+    """Seconds between ``ceph status`` samples during the run."""
+
+
+SETTLE_SECONDS = 30.0
+
+
+def preflight(conn: Connection, opts: HealthOptions, settle: float = SETTLE_SECONDS) -> dict:
+    """Reach the cluster (within the connection's timeout) and refuse an unhealthy one.
+
+    PGs that are only passing through (a pool just created: unknown, creating, peering) get
+    ``settle`` seconds to become active+clean before the run is refused.
+    """
+    deadline = time.monotonic() + settle
+    while True:
+        status = ceph_json(conn, "status")
+        reason = health.refuse_reason(status)
+        if not reason or opts.allow_unhealthy or not health.settling(status) or time.monotonic() > deadline:
+            break
+        time.sleep(1.0)
+    if reason and not opts.allow_unhealthy:
+        raise CephbenchError(f"not benchmarking: {reason}",
+                             hint="wait for HEALTH_OK (ceph -s), or pass --allow-unhealthy")
+    return status
+
+
+class CephRun:
+    """The live part: the sampler, and flags for a window of the run."""
+
+    def __init__(self, sampler: health.Sampler, quiesced_flags: list[str]):
+        self.sampler, self.quiesced = sampler, quiesced_flags
+
+    def flag(self, outcomes: list[WorkloadOutcome], windows: list[tuple[float, float]]) -> list[WorkloadOutcome]:
+        """Each workload's results with the flags of the samples in its (start, end) window."""
+        self.sampler.sample()
+        out = []
+        for o, (start, end) in zip(outcomes, windows, strict=True):
+            extra = self.sampler.flags_between(start, end)
+            out.append(replace(o, results=tuple(_with_flags(r, extra) for r in o.results)))
+        return out
+
+
+def _with_flags(r: Result, extra: tuple[str, ...]) -> Result:
+    return replace(r, flags=tuple(dict.fromkeys((*r.flags, *extra)))) if extra else r
+
+
+@contextmanager
+def ceph_run(store: Store, run_id: int, conn: Connection, resources: ResourceLog, opts: HealthOptions,
+             pool: str | None) -> Iterator[CephRun]:
+    """Fingerprint stored, scrubs held off if asked, health sampled while the block runs."""
+    store.save_fingerprint(run_id, fingerprint.collect(conn), pool)
+    started = time.monotonic()
+    with ExitStack() as stack:
+        flags = stack.enter_context(quiesced(conn, resources)) if opts.quiesce else []
+        sampler = health.Sampler(conn, opts.interval)
+        try:
+            with sampler:
+                yield CephRun(sampler, flags)
+        finally:
+            points = [[round(s.t - started, 3), {"flags": sorted(s.flags), **s.summary}] for s in sampler.samples]
+            store.add_series(run_id, 0, "", "health", points)

@@ -1,0 +1,97 @@
+"""``rados bench``: argv builder and a pure parser of its text report.
+
+The summary keys differ between releases: newer ones carry units (``Average Latency(s):``),
+older ones do not (``Average Latency:``, ``Bandwidth (MB/sec): ``); both are read. rados
+bench's "MB" is MiB (it divides bytes by 1024*1024).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import ParseError
+from ..model import Result
+
+MODES = ("write", "seq", "rand")
+_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)\s+([\d.]+)\s*$")
+KEYS = {  # normalised key (lower case, units dropped) -> our name
+    "total time run": "total_time", "total writes made": "ops", "total reads made": "ops",
+    "write size": "op_size", "read size": "op_size", "object size": "object_size",
+    "bandwidth": "bw", "stddev bandwidth": "bw_stddev", "max bandwidth": "bw_max",
+    "min bandwidth": "bw_min", "average iops": "iops", "stddev iops": "iops_stddev",
+    "max iops": "iops_max", "min iops": "iops_min", "average latency": "lat",
+    "stddev latency": "lat_stddev", "max latency": "lat_max", "min latency": "lat_min",
+}
+MIB = 1 << 20
+
+
+def argv(pool: str, mode: str, seconds: int, *, concurrent: int, object_size: int | None,
+         run_name: str) -> list[str]:
+    """Arguments after ``rados`` for one mode; ``write`` keeps its objects for seq and rand."""
+    args = ["-p", pool, "bench", str(seconds), mode, "-t", str(concurrent), "--run-name", run_name]
+    if mode == "write":
+        args.append("--no-cleanup")
+        if object_size:
+            args += ["-b", str(object_size)]
+    return args
+
+
+@dataclass(frozen=True)
+class BenchOutput:
+    """One ``rados bench`` run: its summary figures and the per-second table."""
+
+    mode: str
+    summary: dict[str, float]
+    series: tuple[tuple[float, float, float, float | None], ...]
+    """Per second: (sec, cur MiB/s, avg latency s, last latency s or None)."""
+
+
+def _key(text: str) -> str | None:
+    name = re.sub(r"\s*\((?:s|MB/sec)\)\s*", " ", text).strip().lower()
+    return KEYS.get(re.sub(r"\s+", " ", name))
+
+
+def parse(text: str, mode: str) -> BenchOutput:
+    """Summary and per-second rows of one run's stdout; ParseError when there is no summary."""
+    summary: dict[str, float] = {}
+    series = []
+    for line in text.splitlines():
+        row = _ROW.match(line)
+        if row:
+            sec, cur_mb, last, avg = int(row[1]), float(row[6]), row[7], float(row[8])
+            if sec > 0:
+                series.append((float(sec), cur_mb * MIB, avg, None if last == "-" else float(last)))
+            continue
+        if ":" not in line:
+            continue
+        key, _, value = line.partition(":")
+        name = _key(key)
+        if name is None:
+            continue
+        try:
+            summary[name] = float(value.strip())
+        except ValueError:
+            continue
+    if "total_time" not in summary or "ops" not in summary:
+        last = next((ln for ln in reversed(text.splitlines()) if ln.strip()), "no output")
+        raise ParseError(f"rados bench {mode} printed no summary: {last.strip()[:200]}")
+    return BenchOutput(mode, summary, tuple(series))
+
+
+def to_result(out: BenchOutput, repeat: int, concurrent: int) -> Result:
+    """The same row fio results use: op write/read, rw write/seq/rand; µs and bytes."""
+    s = out.summary
+    size = int(s.get("op_size") or s.get("object_size") or 0) or None
+    us = {k: s[k] * 1e6 for k in ("lat", "lat_stddev", "lat_max", "lat_min") if k in s}
+    metrics = {f"{k}_us": v for k, v in us.items() if k in ("lat_stddev", "lat_min")}
+    metrics.update({k: s[k] for k in ("iops_stddev", "iops_max", "iops_min") if k in s})
+    metrics.update({f"{k}_bytes_per_s": s[k] * MIB for k in ("bw_stddev", "bw_max", "bw_min") if k in s})
+    return Result(
+        workload=out.mode, repeat=repeat, op="write" if out.mode == "write" else "read", rw=out.mode,
+        bs=size, iodepth=concurrent, numjobs=1, runtime_s=s["total_time"], iops=s.get("iops"),
+        bw_bytes_per_s=s["bw"] * MIB if "bw" in s else None,
+        io_bytes=int(s["ops"]) * size if size else None, total_ios=int(s["ops"]),
+        lat_mean_us=us.get("lat"), lat_max_us=us.get("lat_max"), lat_kind="lat" if "lat" in us else None,
+        metrics=tuple(sorted(metrics.items())),
+    )

@@ -1,0 +1,32 @@
+"""``rados:POOL``: a RADOS pool for ``rados bench`` (the ``rados`` suite), or fio's rados engine.
+
+A pool that exists is used as it is and never deleted; one that does not is created
+(replicated, ``--pool-size``, ``--pg-num``, tagged as cephbench's) and deleted afterwards.
+``rados:lab`` is a fresh pool in the running lab.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from ..ceph.pools import NAME
+from ..ceph.target import FRESH, CephTarget
+from ..errors import TargetError
+from ..store import ResourceLog
+from . import FioTarget
+
+
+class RadosTarget(CephTarget):
+    kind = "rados"
+    application = "rados"
+
+    def __init__(self, location, options):
+        super().__init__(location, options)
+        if location != FRESH and not NAME.match(location):
+            raise TargetError(f"'rados:{location}' is not a pool name", hint="e.g. rados:bench-pool")
+
+    @contextmanager
+    def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
+        with self.pool_session(run_id, resources) as pool:
+            yield FioTarget({"ioengine": "rados", "pool": pool, **self.conn.fio_options()}, self.env)

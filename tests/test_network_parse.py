@@ -1,0 +1,40 @@
+"""iperf3's JSON (recorded, iperf 3.12) and the network table."""
+
+from __future__ import annotations
+
+import pytest
+
+from cephbench.drivers import iperf3
+from cephbench.errors import ParseError, ToolFailed
+from cephbench.model import Run
+from cephbench.report.osd import network_table
+
+from .conftest import DATA
+
+IPERF = DATA / "iperf3" / "3.12"
+
+
+def test_parse_client_json():
+    r = iperf3.parse((IPERF / "iperf3-loopback.json").read_text(), "host0->host1")
+    m = dict(r.metrics)
+    assert m["bits_per_second"] == pytest.approx(12205417659.504)   # as received
+    assert m["sent_bits_per_second"] == pytest.approx(12248911734.434)
+    assert m["retransmits"] == 13
+    assert r.bw_bytes_per_s == pytest.approx(12205417659.504 / 8) and r.io_bytes == 1530920960
+    t = network_table(Run(1, None, "network", "ceph:cluster", "complete", "t", results=(r,)))
+    assert t.rows[0][:3] == ("host0->host1", "12.21", "13")
+
+
+def test_refused_connection_is_the_tools_error():
+    with pytest.raises(ToolFailed, match="Connection refused"):
+        iperf3.parse((IPERF / "iperf3-refused.json").read_text(), "a->b")
+
+
+def test_not_json():
+    with pytest.raises(ParseError):
+        iperf3.parse("iperf3: error - unable to connect", "a->b")
+
+
+def test_server_runs_as_a_daemon_with_a_pidfile():
+    argv = iperf3.server_argv("10.0.0.1", 5201, "/tmp/x.pid")
+    assert argv[:2] == ["iperf3", "-s"] and "-D" in argv and argv[-2:] == ["--pidfile", "/tmp/x.pid"]
