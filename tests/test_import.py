@@ -50,6 +50,7 @@ def test_dry_run_stores_nothing_and_shows_the_show_shape(invoke, invoke_json):
     out = json.loads(invoke("import", str(FIO_DATA / "randrw_70.txt"), "--dry-run", "--format", "json").stdout)
     assert invoke_json("runs") == []
     (run,) = out
+    assert run["id"] is None  # not stored
     invoke("import", str(FIO_DATA / "randrw_70.txt"))
     stored = invoke_json("show", "last")
     assert run.keys() == stored.keys()

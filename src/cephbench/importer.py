@@ -89,7 +89,7 @@ class Planned:
     found: Found
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
-    def as_run(self, run_id: int = 0) -> Run:
+    def as_run(self, run_id: int | None = None) -> Run:
         results = tuple(r for o in self.found.outcomes if not o.failure for r in o.results)
         failures = tuple(Failure(o.name, 0, o.failure) for o in self.found.outcomes if o.failure)
         return Run(id=run_id, label=self.label, suite="import", target=self.source, status="complete",

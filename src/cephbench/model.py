@@ -85,7 +85,8 @@ class Failure:
 class Run:
     """One invocation of ``cephbench run`` (or one import): what ran, where, and its results."""
 
-    id: int
+    id: int | None
+    """None for a run not stored (``import --dry-run``)."""
     label: str | None
     suite: str
     target: str
@@ -105,7 +106,7 @@ class Run:
     @property
     def name(self) -> str:
         """How tables refer to the run: its label, else ``#id``."""
-        return self.label or f"#{self.id}"
+        return self.label or (f"#{self.id}" if self.id is not None else "(not stored)")
 
     def to_json(self) -> dict[str, Any]:
         """The stable JSON shape of ``cephbench show --format json``."""

@@ -27,7 +27,7 @@ def import_(inputs: tuple[str, ...], label: str | None, force: str | None, dry_r
     planned_per_input = [(name, importer.plan(name, _read(name), label, force)) for name in inputs]
     runs = []
     for name, planned in planned_per_input:
-        ids = [0] * len(planned) if dry_run else importer.save(store, planned)
+        ids = [None] * len(planned) if dry_run else importer.save(store, planned)
         runs += [p.as_run(i) for p, i in zip(planned, ids, strict=True)]
         for p in planned:
             for warning in p.warnings:

@@ -40,7 +40,8 @@ def run_table(run: Run) -> Table:
         notes.append("Latency is fio's completion latency (clat): total latency was not recorded.")
     for f in run.failures:
         notes.append(f"FAILED {f.workload} (repeat {f.repeat + 1}): {f.error}")
-    title = f"Run {run.id}" + (f" — {run.label}" if run.label else "") + f" — {run.suite} on {run.target} ({run.status})"
+    which = f"Run {run.id}" if run.id is not None else "Not stored (dry run)"
+    title = which + (f" — {run.label}" if run.label else "") + f" — {run.suite} on {run.target} ({run.status})"
     return Table(headers, tuple(rows), title=title, notes=tuple(notes))
 
 
