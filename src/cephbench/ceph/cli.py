@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from ..errors import CephbenchError, ParseError, ToolFailed
+from ..errors import CephbenchError, ToolFailed
+from ..lab.ceph import parse_json
 from ..process import ProcessResult, ProcessTimeout, run, which
 from .conn import Connection
 
@@ -28,11 +28,7 @@ def ceph(conn: Connection, *args: str, timeout: float | None = None, check: bool
 
 def ceph_json(conn: Connection, *args: str, timeout: float | None = None) -> Any:
     """``ceph ARGS -f json`` parsed."""
-    out = ceph(conn, *args, "-f", "json", timeout=timeout).stdout
-    try:
-        return json.loads(out) if out.strip() else None
-    except json.JSONDecodeError as e:
-        raise ParseError(f"ceph {' '.join(args)} printed no JSON: {out[:200]!r}") from e
+    return parse_json(args, ceph(conn, *args, "-f", "json", timeout=timeout).stdout)
 
 
 def rados_argv(conn: Connection, *args: str) -> list[str]:

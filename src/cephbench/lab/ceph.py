@@ -21,7 +21,11 @@ def ceph(info: LabInfo, *args: str, timeout: float = 30, stdin: str | None = Non
 
 def ceph_json(info: LabInfo, *args: str, timeout: float = 30) -> Any:
     """``ceph ARGS -f json`` against the lab, parsed."""
-    out = ceph(info, *args, "-f", "json", timeout=timeout).stdout
+    return parse_json(args, ceph(info, *args, "-f", "json", timeout=timeout).stdout)
+
+
+def parse_json(args: tuple[str, ...], out: str) -> Any:
+    """What ``ceph ARGS -f json`` printed, parsed (None for nothing); ParseError otherwise."""
     try:
         return json.loads(out) if out.strip() else None
     except json.JSONDecodeError as e:

@@ -96,18 +96,7 @@ def _remove_image(args: list[str], env: dict[str, str], spec: str) -> None:
 
 @undoes("rbd_image")
 def _undo_image(resource: Resource) -> None:
-    if "conn" in resource.detail:
-        from ..ceph.conn import Connection
+    from ..ceph.conn import Connection
 
-        conn = Connection.from_json(resource.detail["conn"])
-        _remove_image(conn.args(), conn.env, resource.name)
-    else:  # recorded by an earlier cephbench: the lab's environment
-        _remove_image([], resource.detail.get("env", {}), resource.name)
-
-
-@undoes("pool")
-def _undo_pool(resource: Resource) -> None:
-    """Pools recorded by an earlier cephbench (lab-only; now they are ``ceph_pool``)."""
-    info = labapi.find_running(resource.detail.get("lab_dir"))
-    if info is not None:  # a lab that is gone took its pools with it
-        labapi.remove_pool(info, resource.name)
+    conn = Connection.from_json(resource.detail["conn"])
+    _remove_image(conn.args(), conn.env, resource.name)
