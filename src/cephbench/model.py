@@ -31,6 +31,8 @@ class Result:
     """I/Os in flight per job."""
     numjobs: int | None = None
     """Jobs (threads or processes) that ran this workload together."""
+    rwmixread: int | None = None
+    """Percent of reads of a mixed workload (fio's ``rwmixread``); None for a pure one."""
     runtime_s: float | None = None
     """How long the direction ran, seconds, as fio measured it."""
     iops: float | None = None
@@ -70,6 +72,22 @@ class Result:
         else:
             del d["metrics"]
         return d
+
+
+@dataclass(frozen=True, eq=False)
+class Series:
+    """A time series of one workload, repeat and direction: fio's logs, rados bench's table."""
+
+    repeat: int
+    workload: str
+    op: str
+    """read, write or trim; '' when the tool does not split directions (rados bench)."""
+    metric: str
+    """iops, bw_bytes_per_s, lat_mean_us, lat_p99_us or lat_max_us."""
+    t_s: Any
+    """Seconds since the workload started (numpy float64 array), at the end of each interval."""
+    values: Any
+    """The metric over each interval (numpy float64 array, same length as ``t_s``)."""
 
 
 @dataclass(frozen=True)

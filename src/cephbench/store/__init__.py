@@ -18,15 +18,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..errors import StoreError, UsageError
-from ..model import Failure, Result, Run, RunStatus
+from ..model import Failure, Result, Run, RunStatus, Series
 from .schema import migrate
 
 RESULT_COLUMNS = (
-    "op", "rw", "bs", "iodepth", "numjobs", "runtime_s", "iops", "bw_bytes_per_s", "io_bytes",
+    "op", "rw", "bs", "iodepth", "numjobs", "rwmixread", "runtime_s", "iops", "bw_bytes_per_s", "io_bytes",
     "total_ios", "lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us",
     "lat_max_us", "lat_kind", "percentiles", "error", "flags", "metrics",
 )
+
+
+JSON_SERIES = {"bw_bytes_per_s": "bw_bytes_per_s", "lat_avg_us": "lat_mean_us", "iops": "iops"}
+"""Names of per-workload series in the JSON ``series`` table -> the metric they are."""
 
 
 def default_path() -> Path:
@@ -232,6 +238,20 @@ class Store:
                 (run_id, repeat, workload, name, json.dumps([list(p) for p in points])),
             )
 
+    def add_timeseries(self, run_id: int, series: Iterable[Series]) -> None:
+        """Time series of a run's workloads, each stored as one compressed row."""
+        with self._tx():
+            for s in series:
+                t, v = np.asarray(s.t_s, dtype="<f8"), np.asarray(s.values, dtype="<f8")
+                if t.shape != v.shape or t.ndim != 1:
+                    raise ValueError(f"series {s.workload}/{s.metric}: times and values differ in shape")
+                self.conn.execute(
+                    "INSERT INTO timeseries (run_id, repeat, workload, op, metric, n, data_z)"
+                    " VALUES (?,?,?,?,?,?,?)",
+                    (run_id, s.repeat, s.workload, s.op, s.metric, len(t),
+                     zlib.compress(np.concatenate([t, v]).tobytes())),
+                )
+
     # -- reading -----------------------------------------------------------------------
     def finished_workloads(self, run_id: int) -> int:
         return self.conn.execute(
@@ -287,6 +307,20 @@ class Store:
         rows = self.conn.execute("SELECT * FROM series WHERE run_id = ? ORDER BY id", (run_id,))
         return [{"repeat": r["repeat"], "workload": r["workload"], "name": r["name"],
                  "points": json.loads(r["points"])} for r in rows]
+
+    def timeseries(self, run_id: int) -> list[Series]:
+        """Every time series of a run's workloads: fio's logs, and rados bench's per-second
+        table (kept as JSON points by older stores and the Ceph drivers)."""
+        out = []
+        for r in self.conn.execute("SELECT * FROM timeseries WHERE run_id = ? ORDER BY id", (run_id,)):
+            data = np.frombuffer(zlib.decompress(r["data_z"]), dtype="<f8")
+            out.append(Series(r["repeat"], r["workload"], r["op"], r["metric"], data[:r["n"]], data[r["n"]:]))
+        for s in self.series(run_id):
+            if s["workload"] and s["name"] in JSON_SERIES and s["points"]:
+                points = np.asarray(s["points"], dtype=float)
+                out.append(Series(s["repeat"], s["workload"], "", JSON_SERIES[s["name"]],
+                                  points[:, 0], points[:, 1]))
+        return out
 
     def outputs(self, run_id: int) -> list[dict[str, Any]]:
         """The raw tool outputs of a run, decompressed."""

@@ -153,23 +153,56 @@ def _direction(name, clones, op, options, repeat, error) -> Result | None:
     flags = () if lat["lat_kind"] else ("no_latency",)
     if lat["lat_kind"] and len(stats) > 1 and not lat["percentiles"]:
         flags = ("percentiles_unmerged",)
+    rw = options.get("rw", options.get("readwrite", "read"))
+    ss_flags, ss_metrics = steady_state([c.get("steadystate") for c in clones])
     return Result(
         workload=name,
         repeat=repeat,
         op=op,
-        rw=options.get("rw", options.get("readwrite", "read")),
+        rw=rw,
         bs=_block_size(options.get("bs"), op),
         iodepth=int(options.get("iodepth", 1)),
         numjobs=int(options.get("numjobs", 1)) if len(clones) == 1 else len(clones),
+        rwmixread=_rwmixread(rw, options),
         runtime_s=max(s.get("runtime", 0) for s in stats) / 1000.0,
         iops=sum(s.get("iops", 0.0) for s in stats),
         bw_bytes_per_s=float(sum(s.get("bw_bytes", 0) for s in stats)),
         io_bytes=sum(s.get("io_bytes", 0) for s in stats),
         total_ios=total_ios,
         error=error,
-        flags=flags,
+        flags=flags + ss_flags,
+        metrics=ss_metrics,
         **lat,
     )
+
+
+def _rwmixread(rw: str, options: dict[str, str]) -> int | None:
+    if rw not in ("rw", "readwrite", "randrw", "trimwrite"):
+        return None
+    if "rwmixread" in options:
+        return int(options["rwmixread"])
+    return 100 - int(options["rwmixwrite"]) if "rwmixwrite" in options else 50
+
+
+def steady_state(reports: list[dict | None]) -> tuple[tuple[str, ...], tuple[tuple[str, float], ...]]:
+    """fio's ``steadystate`` block of a job (one per clone) as flags and metrics.
+
+    ``ss_attained`` is 1 when every clone reached the criterion; ``ss_iops``/``ss_bw_bytes_per_s``
+    are the means over the final window fio judged; a job that never got there is flagged
+    ``not_steady``. No block (steadystate not asked for): nothing.
+    """
+    found = [r for r in reports if r]
+    if not found:
+        return (), ()
+    attained = all(int(r.get("attained", 0)) for r in found)
+    metrics = {"ss_attained": 1.0 if attained else 0.0,
+               "ss_duration_s": float(found[0].get("duration", 0))}
+    data = [r.get("data") or {} for r in found]
+    if all("iops_mean" in d for d in data):
+        metrics["ss_iops"] = float(sum(d["iops_mean"] for d in data))
+    if all("bw_mean" in d for d in data):
+        metrics["ss_bw_bytes_per_s"] = float(sum(d["bw_mean"] for d in data))
+    return ((), tuple(sorted(metrics.items()))) if attained else (("not_steady",), tuple(sorted(metrics.items())))
 
 
 def _block_size(bs: str | None, op: str) -> int:
