@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .drivers.fio.chain import Link, links_of
@@ -10,6 +11,7 @@ from .drivers.fio.jobfile import JobFile, load_jobfile
 from .errors import UsageError
 from .suites import load_suite, to_jobfile
 from .suites.tools import ToolSuite, tool_suite
+from .sweep import Axes, expand
 from .targets import LOCATION_KEYS
 from .units import parse_seconds, parse_size
 
@@ -27,13 +29,55 @@ class Overrides:
     iodepth: int | None = None
     numjobs: int | None = None
     bs: str | None = None
+    rw: str | None = None
+    rwmixread: int | None = None
+    ramp_time: str | None = None
+    """fio's ramp_time: run this long before measuring (excluded from every figure)."""
 
     def options(self) -> dict[str, str]:
         opts = {k: str(v) for k, v in vars(self).items() if v is not None}
         if "size" in opts:
             parse_size(opts["size"])  # validate early, with a clear message
-        if "runtime" in opts:
-            parse_seconds(opts["runtime"])
+        for key in ("runtime", "ramp_time"):
+            if key in opts:
+                parse_seconds(opts[key])
+        return opts
+
+
+STEADY = re.compile(r"^(iops|bw)(_slope)?:(\d+(?:\.\d+)?)(%?)$")
+
+
+@dataclass(frozen=True)
+class SteadyState:
+    """fio's own steady-state detection: a workload ends once its metric, over the last
+    ``duration`` seconds, stays within the limit; it runs ``max_runtime`` at most."""
+
+    criterion: str
+    """fio's ``steadystate``: ``iops:0.3%``, ``bw_slope:0.1%``, ``iops:50`` ..."""
+    duration: float
+    """Seconds of the window judged (``steadystate_duration``)."""
+    ramp: float = 0.0
+    """Seconds before the window starts being judged (``steadystate_ramp_time``)."""
+    max_runtime: float | None = None
+    """The cap (fio's ``runtime``); None: the suite's runtime."""
+
+    @classmethod
+    def parse(cls, text: str, duration: str | None, ramp: str | None, max_runtime: str | None) -> SteadyState:
+        m = STEADY.match(text.strip())
+        if not m:
+            raise UsageError(f"--steady-state {text}: not a criterion fio knows",
+                             hint="METRIC:LIMIT with METRIC iops, bw, iops_slope or bw_slope, e.g. iops:0.3%")
+        cap = parse_seconds(max_runtime) if max_runtime else None
+        window = parse_seconds(duration) if duration else max(2.0, min(60.0, (cap or 60.0) / 4))
+        if cap is not None and window > cap:
+            raise UsageError(f"the steady-state window ({window:g} s) is longer than --max-runtime ({cap:g} s)")
+        return cls(text.strip(), window, parse_seconds(ramp) if ramp else 0.0, cap)
+
+    def options(self) -> dict[str, str]:
+        opts = {"steadystate": self.criterion, "steadystate_duration": f"{self.duration:g}s",
+                "steadystate_ramp_time": f"{self.ramp:g}s", "time_based": "1"}
+        if self.max_runtime is not None:
+            opts["runtime"] = f"{self.max_runtime:g}s"
         return opts
 
 
@@ -73,6 +117,14 @@ class Plan:
     default_target: str | None = None
     reads: bool = True
     """Whether any workload reads (an RBD image is prefilled only then)."""
+    axes: Axes = field(default_factory=Axes)
+    """The swept parameters (a sweep has one workload per point)."""
+    steady: SteadyState | None = None
+
+    def only(self, names: set[str] | list[str]) -> Plan:
+        """The same plan with only the workloads named (to resume, or repeat some)."""
+        jobs = tuple(j for j in self.jobfile.jobs if j.name in set(names))
+        return replace(self, jobfile=JobFile(self.jobfile.global_, jobs))
 
     def batches(self, target_options: dict[str, str], one_per_workload: bool = False) -> list[Batch]:
         """The job file(s) to run, target in place; suites split so no fio process holds
@@ -149,23 +201,31 @@ def make_tool_plan(suite: ToolSuite, overrides: Overrides, options: dict[str, in
                     reads=suite.tool == "rados-bench")
 
 
-def make_plan(suite_or_file: str, overrides: Overrides, tool_options: dict | None = None) -> Plan | ToolPlan:
+def make_plan(suite_or_file: str, overrides: Overrides, tool_options: dict | None = None,
+              axes: Axes | None = None, steady: SteadyState | None = None) -> Plan | ToolPlan:
+    axes = axes or Axes()
     tool = tool_suite(suite_or_file)
     if tool is not None:
+        if axes.swept or steady or overrides.rw or overrides.rwmixread or overrides.ramp_time:
+            raise UsageError(f"the {tool.name} suite runs {tool.tool}: no sweeps, --rw, --rwmixread, "
+                             "--ramp-time or --steady-state")
         return make_tool_plan(tool, overrides, tool_options or {})
     path = Path(suite_or_file)
     if path.suffix in JOBFILE_SUFFIXES or (path.is_file() and path.suffix not in (".yaml", ".yml")):
         if not path.is_file():
             raise UsageError(f"fio job file {path} does not exist")
-        jobfile, suite, chained = load_jobfile(path), str(path), False
+        jobfile, suite, chained, full_names = load_jobfile(path), str(path), False, False
     else:
         spec = load_suite(suite_or_file)
-        jobfile, suite, chained = to_jobfile(spec), spec.name, True
+        jobfile, suite, chained, full_names = to_jobfile(spec), spec.name, True, spec.sweep
     opts = overrides.options()
-    if opts:
-        jobfile = JobFile(jobfile.global_.with_options(opts), tuple(j.without(*opts) for j in jobfile.jobs))
+    fio_opts = {**opts, **(steady.options() if steady else {})}
+    if fio_opts:
+        jobfile = JobFile(jobfile.global_.with_options(fio_opts),
+                          tuple(j.without(*fio_opts) for j in jobfile.jobs))
+    jobfile = expand(jobfile, axes, full_names)
     reads = any(_reads(jobfile.merged(j).get("rw")) for j in jobfile.jobs)
-    return Plan(suite, jobfile, opts, chained, reads=reads)
+    return Plan(suite, jobfile, opts, chained, reads=reads, axes=axes, steady=steady)
 
 
 def _reads(rw: str | None) -> bool:

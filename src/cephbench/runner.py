@@ -31,8 +31,10 @@ from .drivers.fio.jobfile import JobFile
 from .errors import CephbenchError, Interrupted, ParseError, UsageError
 from .plan import Batch, Plan, PlannedWorkload, ToolPlan, time_based_runtime
 from .process import ProcessInterrupted, ProcessResult, run
+from .schedule import MIN_REPEATS, Schedule, main_figure
 from .store import RawOutput, ResourceLog, Store, WorkloadOutcome
 from .targets import Target
+from .timelogs import with_logs, workload_series
 
 WORKDIR_PREFIX = "cephbench-run-"
 TOOL_STEPS: dict[str, Callable[[StepContext], Iterator[Step]]] = {
@@ -68,13 +70,25 @@ class RunOptions:
 
     health: HealthOptions = field(default_factory=HealthOptions)
     drop_caches: bool = False
+    target_ci: float | None = None
+    """Repeat each workload until its 95 % CI half-width is within this fraction of the mean
+    (at most ``repeats`` times, and no new repeat after ``max_time`` seconds)."""
+    max_time: float | None = None
+    logs: bool = True
+    """Capture fio's bandwidth, IOPS and latency logs of every workload as time series."""
+    request: dict = field(default_factory=dict)
+    """The command line's options, stored so ``--resume`` can run the rest of the run."""
 
 
 def execute(
     store: Store, plan: Plan | ToolPlan, target: Target, *, label: str | None = None, repeats: int = 1,
-    progress: ProgressSink | None = None, options: RunOptions | None = None,
+    progress: ProgressSink | None = None, options: RunOptions | None = None, resume: int | None = None,
 ) -> RunOutcome:
-    """Run ``plan`` ``repeats`` times on ``target``; returns the stored run's id."""
+    """Run ``plan`` ``repeats`` times on ``target``; returns the stored run's id.
+
+    ``resume``: a stored run of the same plan; only its workloads without figures run, and
+    their results join that run.
+    """
     progress, options = progress or _NoProgress(), options or RunOptions()
     tool = isinstance(plan, ToolPlan)
     size = plan.size
@@ -95,13 +109,34 @@ def execute(
     if on_ceph and tool and plan.tool == "osd-bench":
         env["osds"] = osd_details(target.conn)
     params = {"repeat": repeats, "overrides": plan.overrides}
+    if not tool:
+        if plan.axes.swept:
+            params["sweep"] = plan.axes.to_json()
+        if plan.steady:
+            params["steady_state"] = vars(plan.steady)
+        if options.target_ci is not None:
+            params.update(target_ci=options.target_ci, max_time=options.max_time)
+    if options.request:
+        params["request"] = options.request
     if on_ceph:
         params.update(health=vars(options.health), connection=target.conn.to_json())
     if tool:
         params["tool_options"] = plan.options
     if options.drop_caches:
         params["drop_caches"] = True
-    run_id = store.start_run(label=label, suite=plan.suite, target=target.spec, environment=env, params=params)
+    if resume is None:
+        run_id = store.start_run(label=label, suite=plan.suite, target=target.spec, environment=env,
+                                 params=params)
+        done = ()
+    else:
+        run_id = resume
+        done = store.get_run(resume).results
+    schedule = Schedule.from_results([w.name for w in plan.workloads], repeats, done,
+                                     None if tool else options.target_ci, options.max_time)
+    if resume is not None:
+        if not schedule.remaining():
+            raise UsageError(f"run {resume} has nothing left to run: every workload has its figures")
+        store.reopen_run(run_id, env)
     status, error, failed = "aborted", "interrupted", 0
     try:
         resources = ResourceLog(store, run_id)
@@ -118,8 +153,8 @@ def execute(
                 failed = _run_tool(store, run_id, plan, target, resources, work, repeats, progress,
                                    live, before_each)
             else:
-                failed = _run_fio(store, run_id, plan, fio_target, work, repeats, progress, live,
-                                  before_each, options.drop_caches)
+                failed = _run_fio(store, run_id, plan, fio_target, work, schedule, progress, live,
+                                  before_each, options)
         status, error = ("failed", f"{failed} workload(s) failed") if failed else ("complete", None)
     except Interrupted:
         raise
@@ -149,24 +184,40 @@ def _dropper(store: Store, run_id: int) -> Callable[[], None]:
     return before_each
 
 
-def _run_fio(store: Store, run_id: int, plan: Plan, fio_target, work: Path, repeats: int,
+def _run_fio(store: Store, run_id: int, plan: Plan, fio_target, work: Path, schedule: Schedule,
              progress: ProgressSink, live: CephRun | None, before_each: Callable[[], None],
-             one_per_workload: bool) -> int:
-    failed = 0
-    batches = plan.batches(fio_target.options, one_per_workload=one_per_workload)
-    known = [w.seconds for w in plan.workloads]
-    per_repeat = sum(known) if None not in known else None
-    progress.start(per_repeat * repeats if per_repeat is not None else None)
-    for repeat in range(repeats):
-        done_before = 0.0
-        for index, batch in enumerate(batches):
+             options: RunOptions) -> int:
+    """Repeat by repeat, the workloads the schedule asks for, in batches of one fio process."""
+    failed, broken = 0, set()
+    seconds = {w.name: w.seconds for w in plan.workloads}
+    planned_repeats = min(schedule.repeats, MIN_REPEATS) if schedule.adaptive else schedule.repeats
+    todo = [n for r in range(planned_repeats) for n in schedule.pending(r)]
+    progress.start(sum(seconds[n] for n in todo) if None not in seconds.values() else None)
+    done_before, t0 = 0.0, time.monotonic()
+    for repeat in range(schedule.repeats):
+        names = [n for n in schedule.pending(repeat, time.monotonic() - t0) if n not in broken]
+        if not names:
+            continue
+        # steady state: one fio process per workload, as fio judges a job waiting at a chain
+        # gate by its zero IOPS, calls that steady and ends it before it starts
+        alone = options.drop_caches or plan.steady is not None
+        for index, batch in enumerate(plan.only(names).batches(fio_target.options, alone)):
             before_each()
             batch_dir = work / f"repeat{repeat}-batch{index}"  # each fio process its own
             batch_dir.mkdir()
             outcomes = _run_batch(store, run_id, repeat, batch, fio_target.env, batch_dir, progress,
-                                  (per_repeat or 0.0) * repeat + done_before, live)
+                                  done_before, live, options.logs)
             done_before += sum(w.seconds or 0.0 for w in batch.workloads)
-            failed += sum(1 for o in outcomes if o.error)
+            for o in outcomes:
+                if o.error:
+                    failed += 1
+                    broken.add(o.name)
+                else:
+                    schedule.add(o.name, repeat, main_figure(o.results))
+    if schedule.adaptive:
+        summary = schedule.summary()
+        store.finish_schedule(run_id, summary, [n for n, s in summary.items()
+                                                if s["repeats"] and not s["reached"]])
     return failed
 
 
@@ -212,13 +263,14 @@ def workdir(run_id: int, resources: ResourceLog) -> Iterator[Path]:
 
 def _run_batch(store: Store, run_id: int, repeat: int, batch: Batch, env: dict[str, str],
                work: Path, progress: ProgressSink, offset: float, live: CephRun | None = None,
-               ) -> list[WorkloadOutcome]:
+               logs: bool = True) -> list[WorkloadOutcome]:
     """One fio process; its workloads stored in one transaction, also when interrupted."""
     planned = batch.workloads
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.monotonic()
+    jobfile, prefixes = with_logs(batch.jobfile) if logs else (batch.jobfile, {})
     with Chain(batch.links, work) if batch.chained else nullcontext() as chain:
-        text = (chain.jobfile(batch.jobfile) if chain else batch.jobfile).render()
+        text = (chain.jobfile(jobfile) if chain else jobfile).render()
 
         def tick(elapsed: float) -> None:
             name = planned[min(chain.current, len(planned) - 1)].name if chain else _current(planned, elapsed)
@@ -228,12 +280,22 @@ def _run_batch(store: Store, run_id: int, repeat: int, batch: Batch, env: dict[s
             result = fio.run_jobfile(text, work, env=env, on_tick=tick)
         except ProcessInterrupted as e:
             outcomes = _flagged(live, _outcomes(e.result, repeat, batch, interrupted=True), planned, t0)
-            store.record_batch(run_id, repeat, _raw(e.result, text, started), outcomes)
+            _store(store, run_id, repeat, _raw(e.result, text, started), outcomes, work, prefixes)
             kept = store.finished_workloads(run_id)
             raise Interrupted(f"run {run_id} stopped; {kept} finished workload(s) kept") from None
     outcomes = _flagged(live, _outcomes(result, repeat, batch), planned, t0)
-    store.record_batch(run_id, repeat, _raw(result, text, started), outcomes)
+    _store(store, run_id, repeat, _raw(result, text, started), outcomes, work, prefixes)
     return outcomes
+
+
+def _store(store: Store, run_id: int, repeat: int, raw: RawOutput, outcomes: list[WorkloadOutcome],
+           work: Path, prefixes: dict[str, str]) -> None:
+    """A batch's workloads and the time series of those that have figures, in one transaction."""
+    series = [s for o in outcomes if not o.error and o.name in prefixes
+              for s in workload_series(work, prefixes[o.name], o.name, repeat)]
+    with store.transaction():
+        store.record_batch(run_id, repeat, raw, outcomes)
+        store.add_timeseries(run_id, series)
 
 
 def _flagged(live: CephRun | None, outcomes: list[WorkloadOutcome], planned: list[PlannedWorkload],

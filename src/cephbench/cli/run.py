@@ -11,10 +11,12 @@ from ..ceph.session import HealthOptions
 from ..ceph.target import CephOptions, CephTarget
 from ..errors import ExitStatus, UsageError
 from ..lab import find_running
-from ..plan import Overrides, ToolPlan, make_plan
-from ..runner import RunOptions, execute
+from ..plan import Overrides, SteadyState, ToolPlan, make_plan
+from ..runner import RunOptions, RunOutcome, execute
 from ..store import Store
+from ..sweep import Axes
 from ..targets import Target, TargetOptions, parse_target
+from ..units import parse_seconds
 from .common import console_err, db_option, format_option
 from .show import emit_run
 
@@ -63,9 +65,31 @@ def _default_target(plan) -> str:
               help="Run the whole suite N times; each repeat is stored separately.")
 @click.option("--runtime", help="Seconds each workload runs (e.g. 30, 2m), replacing the suite's.")
 @click.option("--size", help="Data size per workload (e.g. 4G), replacing the suite's.")
-@click.option("--iodepth", type=click.IntRange(1, 65536), help="I/Os in flight per job, for every workload.")
-@click.option("--numjobs", type=click.IntRange(1, 4096), help="Jobs per workload, for every workload.")
-@click.option("--bs", help="Block size (e.g. 4k, 1M), for every workload.")
+@click.option("--iodepth", metavar="N[,N...]", help="I/Os in flight per job; a list sweeps them.")
+@click.option("--numjobs", metavar="N[,N...]", help="Jobs per workload; a list sweeps them.")
+@click.option("--bs", metavar="SIZE[,SIZE...]", help="Block size (e.g. 4k, 1M); a list sweeps them.")
+@click.option("--rw", metavar="RW[,RW...]", help="fio's rw (randread, randwrite, randrw, ...); a list sweeps them.")
+@click.option("--rwmixread", metavar="PCT[,PCT...]", help="Read share of mixed workloads, %; a list sweeps them.")
+@click.option("--ramp-time", help="Run each workload this long before measuring (fio's ramp_time; "
+              "excluded from every figure).")
+@click.option("--steady-state", metavar="METRIC:LIMIT",
+              help="End each workload once fio judges it steady, e.g. iops:0.3% or bw_slope:0.1% "
+                   "(fio's steadystate); workloads that never get there are flagged.")
+@click.option("--steady-window", metavar="SECONDS",
+              help="Seconds of data the steady-state criterion is judged over (default: a quarter "
+                   "of the runtime, 2 to 60 s).")
+@click.option("--steady-ramp", metavar="SECONDS", help="Seconds before steady-state judging starts.")
+@click.option("--max-runtime", help="With --steady-state: the most each workload runs (default: its runtime).")
+@click.option("--target-ci", metavar="PCT%",
+              help="Repeat each workload until the 95 % confidence interval of its IOPS is within "
+                   "PCT % of the mean (3 repeats at least); workloads that stop short are flagged.")
+@click.option("--max-repeats", type=click.IntRange(3, 1000), default=10, show_default=True,
+              help="With --target-ci: the most repeats of a workload.")
+@click.option("--max-time", help="With --target-ci: start no new repeat after this long (e.g. 30m).")
+@click.option("--resume", "resume_ref", metavar="RUN",
+              help="Continue a stored run that was interrupted: run only its workloads without "
+                   "figures, with the options it was started with.")
+@click.option("--no-logs", is_flag=True, help="Do not capture fio's per-interval logs as time series.")
 @click.option("--destroy-data", metavar="DEVICE",
               help="Allow writing to this device even though it holds data. Names the exact device.")
 @click.option("--conf", "-c", metavar="PATH", help="ceph.conf of the cluster (default: the lab's, "
@@ -96,13 +120,7 @@ def _default_target(plan) -> str:
 @click.option("--run-name", help="rados bench --run-name: the name of its benchmark objects.")
 @format_option("table", "md", "json")
 @db_option
-def run(suite: str, target_spec: str | None, label: str | None, repeat: int, runtime: str | None,
-        size: str | None, iodepth: int | None, numjobs: int | None, bs: str | None,
-        destroy_data: str | None, conf: str | None, client_id: str | None, keyring: str | None,
-        cluster: str | None, connect_timeout: float, pool_size: int | None, pg_num: int,
-        no_prefill: bool, allow_unhealthy: bool, quiesce: bool, health_interval: float,
-        drop_caches: bool, concurrent_ios: int | None, object_size: str | None, run_name: str | None,
-        fmt: str, store: Store) -> None:
+def run(suite: str, fmt: str, store: Store, resume_ref: str | None, **request) -> None:
     """Run SUITE (a built-in name, a suite .yaml, or a fio job file) and store the results.
 
     \b
@@ -116,20 +134,10 @@ def run(suite: str, target_spec: str | None, label: str | None, repeat: int, run
       cephbench run osd                               # ceph tell osd.N bench, every up OSD
       cephbench run network                           # iperf3 between the lab's hosts
     """
-    tool_options = {"concurrent": concurrent_ios, "run_name": run_name}
-    if object_size:
-        bs = bs or object_size
-    plan = make_plan(suite, Overrides(runtime=runtime, size=size, iodepth=iodepth, numjobs=numjobs, bs=bs),
-                     {k: v for k, v in tool_options.items() if v is not None})
-    target = _target(target_spec or _default_target(plan), destroy_data)
-    if isinstance(target, CephTarget):
-        conn = resolve(conf, client_id, keyring, cluster, connect_timeout)
-        target.configure(CephOptions(conn, pool_size, pg_num, prefill=not no_prefill and plan.reads))
-    elif any((conf, client_id, keyring, cluster)):
-        raise UsageError(f"--conf, --id, --keyring and --cluster are for Ceph targets, not {target.kind}:")
-    health = HealthOptions(allow_unhealthy=allow_unhealthy, quiesce=quiesce, interval=health_interval)
-    outcome = execute(store, plan, target, label=label, repeats=repeat, progress=RichProgress(repeat),
-                      options=RunOptions(health, drop_caches))
+    resume = None
+    if resume_ref is not None:
+        resume, request = _resumable(store, resume_ref, suite)
+    outcome = start(store, suite, request, resume)
     emit_run(store.get_run(outcome.run_id), fmt, store)
     if outcome.failed_workloads:
         console_err.print(f"[red]{outcome.failed_workloads} workload(s) failed[/]; see the notes above.")
@@ -137,6 +145,69 @@ def run(suite: str, target_spec: str | None, label: str | None, repeat: int, run
     console_err.print(f"Stored as run {outcome.run_id} in {store.path}")
 
 
+def start(store: Store, suite: str, o: dict, resume: int | None = None) -> RunOutcome:
+    """Plan, target and options from the command line's values (``o``), then run."""
+    bs = o["bs"] or o["object_size"]
+    axes = Axes.parse(rw=o["rw"], rwmixread=o["rwmixread"], bs=bs, iodepth=o["iodepth"], numjobs=o["numjobs"])
+    one = axes.single
+    overrides = Overrides(runtime=o["runtime"], size=o["size"], iodepth=one.get("iodepth"),
+                          numjobs=one.get("numjobs"), bs=one.get("bs"), rw=one.get("rw"),
+                          rwmixread=one.get("rwmixread"), ramp_time=o["ramp_time"])
+    steady = None
+    if o["steady_state"]:
+        steady = SteadyState.parse(o["steady_state"], o["steady_window"], o["steady_ramp"], o["max_runtime"])
+    elif o["max_runtime"] or o["steady_window"] or o["steady_ramp"]:
+        raise UsageError("--max-runtime, --steady-window and --steady-ramp go with --steady-state",
+                         hint="for a fixed duration use --runtime")
+    target_ci, repeats = _adaptive(o)
+    tool_options = {"concurrent": o["concurrent_ios"], "run_name": o["run_name"]}
+    plan = make_plan(suite, overrides, {k: v for k, v in tool_options.items() if v is not None},
+                     axes=axes, steady=steady)
+    if resume is not None and isinstance(plan, ToolPlan):
+        raise UsageError("--resume is for fio suites and job files", hint="run the tool suite again")
+    target = _target(o["target_spec"] or _default_target(plan), o["destroy_data"])
+    if isinstance(target, CephTarget):
+        conn = resolve(o["conf"], o["client_id"], o["keyring"], o["cluster"], o["connect_timeout"])
+        target.configure(CephOptions(conn, o["pool_size"], o["pg_num"], prefill=not o["no_prefill"] and plan.reads))
+    elif any(o[k] for k in ("conf", "client_id", "keyring", "cluster")):
+        raise UsageError(f"--conf, --id, --keyring and --cluster are for Ceph targets, not {target.kind}:")
+    health = HealthOptions(allow_unhealthy=o["allow_unhealthy"], quiesce=o["quiesce"], interval=o["health_interval"])
+    max_time = parse_seconds(o["max_time"]) if o["max_time"] else None
+    options = RunOptions(health, o["drop_caches"], target_ci=target_ci, max_time=max_time,
+                         logs=not o["no_logs"], request=o)
+    return execute(store, plan, target, label=o["label"], repeats=repeats, progress=RichProgress(repeats),
+                   options=options, resume=resume)
+
+
+def _adaptive(o: dict) -> tuple[float | None, int]:
+    """(target CI half-width as a fraction, repeats): --target-ci makes --max-repeats the cap."""
+    if o["target_ci"] is None:
+        if o["max_time"]:
+            raise UsageError("--max-time goes with --target-ci", hint="e.g. --target-ci 2% --max-time 30m")
+        return None, o["repeat"]
+    text = o["target_ci"].strip().removesuffix("%")
+    try:
+        pct = float(text)
+    except ValueError:
+        pct = -1.0
+    if not 0 < pct < 100:
+        raise UsageError(f"--target-ci {o['target_ci']}: a percentage above 0, e.g. 2%")
+    return pct / 100, o["max_repeats"]
+
+
+def _resumable(store: Store, ref: str, suite: str) -> tuple[int, dict]:
+    """The run to resume and the options it was started with."""
+    run = store.get_run(ref)
+    request = run.params.get("request")
+    if request is None:
+        raise UsageError(f"run {run.id} cannot be resumed: it was not started by `cephbench run` "
+                         "of this version")
+    if run.status == "running":
+        raise UsageError(f"run {run.id} is still running", hint="wait for it, or stop it first")
+    if suite != run.suite:
+        raise UsageError(f"run {run.id} ran {run.suite}, not {suite}",
+                         hint=f"cephbench run {run.suite} --resume {run.id}")
+    return run.id, request
 
 
 def _target(spec: str, destroy_data: str | None) -> Target:

@@ -158,6 +158,9 @@ class Store:
                      output.input_text, zlib.compress(output.stdout.encode()), output.stderr,
                      output.returncode, output.started_at, output.seconds),
                 ).lastrowid
+            for outcome in outcomes:  # a workload run again (resume) replaces its failure
+                self.conn.execute("DELETE FROM workloads WHERE run_id = ? AND repeat = ? AND name = ?"
+                                  " AND status = 'failed'", (run_id, repeat, outcome.name))
             seq = self.conn.execute(
                 "SELECT COUNT(*) FROM workloads WHERE run_id = ? AND repeat = ?", (run_id, repeat)
             ).fetchone()[0]
@@ -182,6 +185,36 @@ class Store:
                 "UPDATE runs SET status = ?, ended_at = ?, error = ? WHERE id = ?",
                 (status, now(), error, run_id),
             )
+
+    def reopen_run(self, run_id: int, environment: dict[str, Any]) -> None:
+        """A stored run continues (``--resume``): running again, from this process; the
+        environment it resumed in is kept beside the original."""
+        with self._tx():
+            row = self.conn.execute("SELECT environment FROM runs WHERE id = ?", (run_id,)).fetchone()
+            env = json.loads(row["environment"])
+            env.setdefault("resumed", []).append(environment)
+            self.conn.execute(
+                "UPDATE runs SET status = 'running', ended_at = NULL, error = NULL, host = ?, pid = ?,"
+                " environment = ? WHERE id = ?",
+                (socket.gethostname(), os.getpid(), json.dumps(env), run_id),
+            )
+
+    def finish_schedule(self, run_id: int, summary: dict[str, dict], not_reached: Sequence[str]) -> None:
+        """Adaptive repeats: each workload's repeats and CI kept in the run's params, and the
+        results of those that did not reach the target flagged ``ci_not_reached``."""
+        with self._tx():
+            row = self.conn.execute("SELECT params FROM runs WHERE id = ?", (run_id,)).fetchone()
+            params = {**json.loads(row["params"]), "adaptive": summary}
+            self.conn.execute("UPDATE runs SET params = ? WHERE id = ?", (json.dumps(params), run_id))
+            for name in not_reached:
+                rows = self.conn.execute(
+                    "SELECT r.id, r.flags FROM results r JOIN workloads w ON w.id = r.workload_id"
+                    " WHERE w.run_id = ? AND w.name = ?", (run_id, name)).fetchall()
+                for r in rows:
+                    flags = json.loads(r["flags"])
+                    if "ci_not_reached" not in flags:
+                        self.conn.execute("UPDATE results SET flags = ? WHERE id = ?",
+                                          (json.dumps([*flags, "ci_not_reached"]), r["id"]))
 
     def add_resource(self, run_id: int | None, kind: str, name: str, detail: dict | None = None) -> int:
         """Record something about to be created, before creating it."""

@@ -41,6 +41,8 @@ class SuiteSpec(BaseModel):
     name: str
     description: str
     extends: str | None = Field(None, description="A suite whose workloads and options this one reuses.")
+    sweep: bool = Field(False, description="Name workloads by their parameters (rw, bs, iodepth, "
+                        "numjobs): a template for --rw/--bs/--iodepth/--numjobs lists.")
     global_: dict[str, FioValue] = Field(default_factory=dict, alias="global")
     workloads: list[WorkloadSpec] = Field(default_factory=list)
 
@@ -68,6 +70,7 @@ def load_suite(name_or_path: str) -> SuiteSpec:
         spec = spec.model_copy(update={
             "global_": {**parent.global_, **spec.global_},
             "workloads": spec.workloads or parent.workloads,
+            "sweep": spec.sweep or parent.sweep,
             "extends": None,
         })
     if not spec.workloads:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ...errors import ParseError, UsageError
 from ...model import Result
 from ...units import parse_size
+from .steady import steady_state
 
 OPS = ("read", "write", "trim")
 ALL_CLIENTS = "All clients"
@@ -154,7 +155,7 @@ def _direction(name, clones, op, options, repeat, error) -> Result | None:
     if lat["lat_kind"] and len(stats) > 1 and not lat["percentiles"]:
         flags = ("percentiles_unmerged",)
     rw = options.get("rw", options.get("readwrite", "read"))
-    ss_flags, ss_metrics = steady_state([c.get("steadystate") for c in clones])
+    ss_flags, ss_metrics = steady_state(clones)
     return Result(
         workload=name,
         repeat=repeat,
@@ -182,27 +183,6 @@ def _rwmixread(rw: str, options: dict[str, str]) -> int | None:
     if "rwmixread" in options:
         return int(options["rwmixread"])
     return 100 - int(options["rwmixwrite"]) if "rwmixwrite" in options else 50
-
-
-def steady_state(reports: list[dict | None]) -> tuple[tuple[str, ...], tuple[tuple[str, float], ...]]:
-    """fio's ``steadystate`` block of a job (one per clone) as flags and metrics.
-
-    ``ss_attained`` is 1 when every clone reached the criterion; ``ss_iops``/``ss_bw_bytes_per_s``
-    are the means over the final window fio judged; a job that never got there is flagged
-    ``not_steady``. No block (steadystate not asked for): nothing.
-    """
-    found = [r for r in reports if r]
-    if not found:
-        return (), ()
-    attained = all(int(r.get("attained", 0)) for r in found)
-    metrics = {"ss_attained": 1.0 if attained else 0.0,
-               "ss_duration_s": float(found[0].get("duration", 0))}
-    data = [r.get("data") or {} for r in found]
-    if all("iops_mean" in d for d in data):
-        metrics["ss_iops"] = float(sum(d["iops_mean"] for d in data))
-    if all("bw_mean" in d for d in data):
-        metrics["ss_bw_bytes_per_s"] = float(sum(d["bw_mean"] for d in data))
-    return ((), tuple(sorted(metrics.items()))) if attained else (("not_steady",), tuple(sorted(metrics.items())))
 
 
 def _block_size(bs: str | None, op: str) -> int:

@@ -1,0 +1,112 @@
+"""Sweeps, resume, steady state and adaptive repeats against real fio on real files."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from cephbench.store import Store
+
+from .conftest import needs_fio
+from .test_interrupt import CEPHBENCH, _show
+
+pytestmark = needs_fio
+SHORT = ("--runtime", "1", "--size", "16m", "--no-logs")
+
+
+def test_matrix_points_are_stored_with_their_parameters(invoke, invoke_json, bench_dir):
+    invoke("run", "matrix", "--target", f"file:{bench_dir}", "--rw", "randread,randwrite",
+           "--iodepth", "1,4", "--numjobs", "1,2", *SHORT)
+    run = invoke_json("show", "last")
+    assert run["status"] == "complete" and run["params"]["sweep"] == {
+        "rw": ["randread", "randwrite"], "numjobs": [1, 2], "iodepth": [1, 4]}
+    got = [(r["workload"], r["rw"], r["bs"], r["iodepth"], r["numjobs"]) for r in run["results"]]
+    assert got == [(f"{rw}-4k-qd{qd}-nj{nj}", rw, 4096, qd, nj)
+                   for rw in ("randread", "randwrite") for nj in (1, 2) for qd in (1, 4)]
+    assert all(r["iops"] > 0 for r in run["results"])
+
+
+def test_an_interrupted_sweep_resumes_with_only_the_missing_points(invoke, invoke_json, db, bench_dir):
+    tmp = bench_dir.parent / "tmp"
+    tmp.mkdir()
+    proc = subprocess.Popen(
+        [*CEPHBENCH, "run", "matrix", "--target", f"file:{bench_dir}", "--iodepth", "1,2,4,8", *SHORT],
+        env={**os.environ, "CEPHBENCH_DB": str(db), "TMPDIR": str(tmp)}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    time.sleep(3.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    first = json.loads(_show(db, "show", "last", "--format", "json").stdout)
+    kept = [r["workload"] for r in first["results"]]
+    assert first["status"] == "aborted" and 0 < len(kept) < 4, err
+
+    invoke("run", "matrix", "--resume", str(first["id"]))
+    run = invoke_json("show", str(first["id"]))
+    names = [f"randread-4k-qd{qd}-nj1" for qd in (1, 2, 4, 8)]
+    assert run["status"] == "complete" and sorted(r["workload"] for r in run["results"]) == sorted(names)
+    with Store(db) as s:
+        resumed_jobs = s.outputs(first["id"])[-1]["input_text"]
+    assert all((f"[{n}]" in resumed_jobs) == (n not in kept) for n in names)
+    assert invoke_json("runs")[-1]["id"] == first["id"]  # no new run
+    out = invoke("run", "matrix", "--resume", str(first["id"]), expect=2)
+    assert "nothing left to run" in out.stderr
+
+
+def test_resume_refuses_another_suite(invoke, bench_dir):
+    invoke("run", "matrix", "--target", f"file:{bench_dir}", *SHORT)
+    assert "ran matrix, not quick" in invoke("run", "quick", "--resume", "last", expect=2).stderr
+
+
+def test_steady_state_is_flagged_only_where_fio_did_not_reach_it(invoke, invoke_json, bench_dir):
+    common = ("run", "matrix", "--target", f"file:{bench_dir}", "--size", "16m", "--no-logs",
+              "--max-runtime", "4", "--steady-window", "2")
+    invoke(*common, "--steady-state", "iops:80%")
+    steady = invoke_json("show", "last")
+    invoke(*common, "--steady-state", "iops:0.0001%")
+    never = invoke_json("show", "last")
+    (s,), (n,) = steady["results"], never["results"]
+    assert "not_steady" not in s["flags"] and s["metrics"]["ss_attained"] == 1.0
+    assert s["metrics"]["ss_reached_s"] == pytest.approx(s["runtime_s"], abs=0.01)
+    assert "not_steady" in n["flags"] and n["metrics"]["ss_attained"] == 0.0
+    assert n["runtime_s"] == pytest.approx(4.0, abs=0.1)  # ran to the cap
+    assert never["params"]["steady_state"]["criterion"] == "iops:0.0001%"
+
+
+def test_ramp_time_is_run_but_not_measured(invoke, invoke_json, db, bench_dir):
+    invoke("run", "matrix", "--target", f"file:{bench_dir}", "--ramp-time", "1", *SHORT)
+    (r,) = invoke_json("show", "last")["results"]
+    assert r["runtime_s"] == pytest.approx(1.0, abs=0.1)
+    with Store(db) as s:
+        (out,) = s.outputs(s.resolve("last"))
+    assert "ramp_time=1" in out["input_text"] and out["seconds"] >= 2.0
+
+
+def test_adaptive_repeats_until_the_ci_is_reached_or_flag_it(invoke, invoke_json, bench_dir):
+    invoke("run", "matrix", "--target", f"file:{bench_dir}", "--iodepth", "1,2", "--target-ci", "90%", *SHORT)
+    easy = invoke_json("show", "last")
+    assert sorted(r["repeat"] for r in easy["results"]) == [0, 0, 1, 1, 2, 2]  # three, then reached
+    assert not any("ci_not_reached" in r["flags"] for r in easy["results"])
+    assert all(a["reached"] and a["repeats"] == 3 for a in easy["params"]["adaptive"].values())
+
+    invoke("run", "matrix", "--target", f"file:{bench_dir}", "--target-ci", "0.0001%", "--max-repeats", "4", *SHORT)
+    hard = invoke_json("show", "last")
+    assert [r["repeat"] for r in hard["results"]] == [0, 1, 2, 3]
+    assert all("ci_not_reached" in r["flags"] for r in hard["results"])
+    assert hard["params"]["adaptive"]["randread-4k-qd1-nj1"]["reached"] is False
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--max-runtime", "10"), "go with --steady-state"),
+    (("--max-time", "1m"), "goes with --target-ci"),
+    (("--target-ci", "abc"), "a percentage"),
+    (("--steady-state", "iops"), "not a criterion"),
+])
+def test_option_mistakes_are_one_line_errors(invoke, bench_dir, args, message):
+    out = invoke("run", "matrix", "--target", f"file:{bench_dir}", *SHORT, *args, expect=2)
+    assert message in out.stderr and "Traceback" not in out.stderr
