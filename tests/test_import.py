@@ -61,7 +61,7 @@ def test_nothing_recognised_names_the_file_and_stores_nothing(invoke, invoke_jso
     junk = tmp_path / "notes.txt"
     junk.write_text("just some notes\nno benchmark here\n")
     result = invoke("import", str(FIO_DATA / "groups4.json"), str(junk), expect=None)
-    assert result.exit_code != 0 and "notes.txt: no fio output recognised" in result.output
+    assert result.exit_code != 0 and "notes.txt: no fio (JSON or normal), rados bench" in result.output
     assert "Traceback" not in result.output
     assert invoke_json("runs") == []  # not even the good file: nothing is half-imported
 

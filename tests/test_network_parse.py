@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from cephbench.drivers import iperf3
@@ -38,3 +40,12 @@ def test_not_json():
 def test_server_runs_as_a_daemon_with_a_pidfile():
     argv = iperf3.server_argv("10.0.0.1", 5201, "/tmp/x.pid")
     assert argv[:2] == ["iperf3", "-s"] and "-D" in argv and argv[-2:] == ["--pidfile", "/tmp/x.pid"]
+
+
+def test_a_servers_json_has_no_sender_figures_rather_than_zeros():
+    r = iperf3.from_json(json.loads((IPERF / "tcp.server.json").read_text()), "a->b")
+    assert "sent_bits_per_second" not in dict(r.metrics) and "retransmits" not in dict(r.metrics)
+    assert r.bw_bytes_per_s == pytest.approx(16226520313.028467 / 8)
+    reverse = iperf3.from_json(json.loads((IPERF / "tcp-R.server.json").read_text()), "a->b")
+    assert reverse.bw_bytes_per_s is None and reverse.io_bytes is None
+    assert dict(reverse.metrics) == {"retransmits": 16.0, "sent_bits_per_second": 16090923436.485495}

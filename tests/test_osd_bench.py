@@ -52,3 +52,15 @@ def test_table_sorted_fastest_first_with_ratio_to_median_and_slow_marked():
     ratios = [row[-1] for row in t.rows]
     assert ratios[-1] == f"{100e6 / 395e6:.2f}" and ratios[0] == f"{410e6 / 395e6:.2f}"
     assert t.rows[0][1:4] == ("h2", "ssd", "X")
+
+
+def test_older_and_crimson_json_shapes():
+    firefly = osd_bench.from_data({"bytes_written": 1073741824, "blocksize": 4194304,
+                                   "bytes_per_sec": "42741605.000000"}, "osd.0")
+    assert (firefly.bw_bytes_per_s, firefly.runtime_s, firefly.flags) == (42741605.0, None, ("iops_derived",))
+    assert firefly.iops == pytest.approx(42741605 / 4194304)
+    crimson = osd_bench.from_data({"osd_bench_results": {"bytes_written": 1073741824, "blocksize": 4194304,
+                                   "elapsed_sec": 0.5, "bytes_per_sec": 2147483648, "iops": 512}}, "osd.1")
+    assert (crimson.iops, crimson.runtime_s, crimson.flags) == (512.0, 0.5, ())
+    with pytest.raises(ParseError):
+        osd_bench.from_data({"bytes_written": 1, "bytes_per_sec": "fast"}, "osd.2")

@@ -65,3 +65,25 @@ def test_argv_keeps_write_objects_and_names_the_run():
     assert args == ["-p", "p", "bench", "5", "write", "-t", "8", "--run-name", "cb-1", "--no-cleanup",
                     "-b", "1048576"]
     assert "--no-cleanup" not in rados_bench.argv("p", "seq", 5, concurrent=8, object_size=None, run_name="x")
+
+
+def test_jewel_seq_average_iops_without_a_colon():
+    """Jewel's seq_read_bench printed ``"Average IOPS          "`` (obj_bencher.cc, 10.2)."""
+    text = (RADOS / "seq.txt").read_text().replace("Average IOPS:         125", "Average IOPS          125")
+    assert "Average IOPS:" not in text
+    assert rados_bench.parse(text, "seq").summary == rados_bench.parse((RADOS / "seq.txt").read_text(), "seq").summary
+
+
+def test_no_iops_printed_is_derived_and_flagged():
+    text = "\n".join(ln for ln in (RADOS / "write.txt").read_text().splitlines() if "IOPS" not in ln)
+    r = rados_bench.to_result(rados_bench.parse(text, "write"), 0, 16)
+    assert r.iops == pytest.approx(68 / 3.15777) and r.flags == ("iops_derived",)
+    assert r.lat_mean_us == 728815.0  # as printed, no binary noise
+
+
+def test_show_time_stamps_and_three_digit_figures():
+    stamped = (RADOS / "write-showtime.txt").read_text()
+    out = rados_bench.parse(stamped, "write")
+    assert out.summary["total_time"] == 3.12111 and [p[0] for p in out.series] == [1.0, 2.0, 3.0]
+    assert rados_bench.parse("Total time run: 600.1\nTotal reads made: 1\nBandwidth (MB/sec):   1.16e+03\n",
+                             "rand").summary["bw"] == 1160.0

@@ -1,10 +1,10 @@
 """Import outputs users already have: detect what each input holds, parse it, store it.
 
 An input is a file (or stdin). Markdown and other prose are split into their fenced blocks;
-each fio output found (a JSON document, or a normal-output block) becomes one run. A file
-imports completely or not at all; one that nothing recognises fails with its name and why.
-Parsers are registered by name, so ``--as NAME`` can force one and later formats (rados
-bench, ceph tell, iperf3) plug in the same way.
+each fio output found (a JSON document, or a normal-output block) becomes one run; rados
+bench, ceph tell osd bench and iperf3 outputs become runs of their workloads (see
+``found.runs``). A file imports completely or not at all; one that nothing recognises fails
+with its name and why. Parsers are registered by name, so ``--as NAME`` can force one.
 """
 
 from __future__ import annotations
@@ -13,23 +13,15 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .drivers.fio.parse import JobOutcome, extract_all, parse_document
+from . import import_tools
+from .drivers.fio.parse import extract_all, parse_document
 from .drivers.fio.text import parse_text
 from .errors import ParseError, UsageError
+from .found import Found, merge
 from .model import Failure, Run
 from .store import Store, WorkloadOutcome, now
 
 FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
-
-
-@dataclass(frozen=True)
-class Found:
-    """One tool output found in an input: it becomes one stored run."""
-
-    parser: str
-    tool_version: str | None
-    outcomes: tuple[JobOutcome, ...]
-    text: str
 
 
 def _fio_json(text: str) -> list[Found]:
@@ -43,11 +35,22 @@ def _fio_text(text: str) -> list[Found]:
     return [Found("fio-text", doc.version, tuple(doc.jobs), text)]
 
 
-PARSERS: dict[str, Callable[[str], list[Found]]] = {"fio-json": _fio_json, "fio-text": _fio_text}
+PARSERS: dict[str, Callable[[str], list[Found]]] = {
+    "fio-json": _fio_json, "fio-text": _fio_text, "rados-bench": import_tools.rados_bench,
+    "osd-bench": import_tools.osd_bench, "iperf3": import_tools.iperf3_output,
+}
+# fio first: its outputs are the most common, and nothing of the others' is in them.
 DETECT: list[tuple[str, Callable[[str], bool]]] = [
     ("fio-json", lambda t: '"fio version"' in t and ('"jobs"' in t or '"client_stats"' in t)),
     ("fio-text", lambda t: "(groupid=" in t and ("IOPS=" in t or "iops=" in t)),
+    ("rados-bench", lambda t: "Total writes made" in t or "Total reads made" in t),
+    ("osd-bench", lambda t: '"bytes_written"' in t or "bench: wrote " in t),
+    ("iperf3", import_tools.looks_like_iperf3),
 ]
+TOOLS = {"fio-json": "fio", "fio-text": "fio"}
+"""The tool name kept in a run's environment, where it is not the parser's name (``cephbench
+run`` keeps ``rados-bench``, ``osd-bench``, ``iperf3`` and ``fio``)."""
+FORMATS = "fio (JSON or normal), rados bench, ceph tell osd bench or iperf3"
 
 
 def detect(text: str) -> str | None:
@@ -75,9 +78,9 @@ def read(name: str, text: str, force: str | None = None) -> list[Found]:
         except ParseError as e:
             raise ParseError(f"{name}: {e.message} (read as {kind})") from None
     if not found:
-        raise ParseError(f"{name}: no fio output recognised",
-                         hint="pass --as fio-json or --as fio-text to say what it is")
-    return found
+        raise ParseError(f"{name}: no {FORMATS} output recognised",
+                         hint=f"pass --as {'|'.join(PARSERS)} to say what it is")
+    return merge(found, frozenset(PARSERS) - set(TOOLS))
 
 
 @dataclass(frozen=True)
@@ -100,15 +103,21 @@ class Planned:
     def environment(self) -> dict:
         return {"import": {"source": self.source, "parser": self.found.parser,
                            "tool_version": self.found.tool_version, "warnings": list(self.warnings)},
-                "tools": {"fio": self.found.tool_version} if self.found.tool_version else {}}
+                "tools": {TOOLS.get(self.found.parser, self.found.parser): self.found.tool_version}
+                if self.found.tool_version else {}}
+
+
+WARN_FLAGS = {"no_latency": "latency not recorded",
+              "iops_derived": "IOPS not printed: derived from the figures that were (flag iops_derived)"}
 
 
 def plan(name: str, text: str, label: str | None, force: str | None = None) -> list[Planned]:
     found = read(name, text, force)
     out = []
     for i, f in enumerate(found):
-        warnings = tuple(f"{o.name} {r.op}: latency not recorded" for o in f.outcomes for r in o.results
-                         if "no_latency" in r.flags)
+        warnings = f.warnings + tuple(
+            f"{o.name} {r.op}: {WARN_FLAGS[flag]}" for o in f.outcomes for r in o.results
+            for flag in r.flags if flag in WARN_FLAGS)
         source = name if len(found) == 1 else f"{name}#{i + 1}"
         out.append(Planned(label, source, f, warnings))
     return out

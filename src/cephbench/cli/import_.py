@@ -1,5 +1,6 @@
-"""``cephbench import FILE...``: store fio outputs users already have (JSON or text, or
-Markdown with them in fenced blocks); ``-`` reads standard input."""
+"""``cephbench import FILE...``: store outputs users already have (fio JSON or text, rados
+bench, ceph tell osd bench, iperf3; or Markdown with them in fenced blocks); ``-`` reads
+standard input."""
 
 from __future__ import annotations
 
@@ -23,7 +24,12 @@ from .common import console_err, db_option, emit_table, format_option, print_jso
 @db_option
 def import_(inputs: tuple[str, ...], label: str | None, force: str | None, dry_run: bool, fmt: str,
             store: Store) -> None:
-    """Import fio JSON or normal output (2.x and 3.x), as files, Markdown, or stdin (-)."""
+    """Import fio JSON or normal output (2.x and 3.x), rados bench, ceph tell osd bench or
+    iperf3 (-J or normal) output, as files, Markdown, or stdin (-).
+
+    Several rados bench outputs in one file (write, seq, rand) are one run with a workload
+    each, as `cephbench run rados` stores them; so are the OSDs of `ceph tell osd.* bench`.
+    """
     planned_per_input = [(name, importer.plan(name, _read(name), label, force)) for name in inputs]
     runs = []
     for name, planned in planned_per_input:

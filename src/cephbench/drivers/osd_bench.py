@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from ..errors import ParseError
@@ -26,16 +27,46 @@ def parse(text: str, osd: int, repeat: int = 0) -> Result:
     """One OSD's bench JSON as a result row: workload ``osd.N``, a write."""
     try:
         data = json.loads(text)
-        written, seconds = int(data["bytes_written"]), float(data["elapsed_sec"])
-    except (ValueError, KeyError, TypeError) as e:
+        return from_data(data, f"osd.{osd}", repeat)
+    except (ValueError, RecursionError, ParseError) as e:
         raise ParseError(f"ceph tell osd.{osd} bench printed no bench result: {text.strip()[:200]!r}") from e
-    bs = int(data.get("blocksize") or 0) or None
+
+
+def from_data(data: Any, name: str, repeat: int = 0) -> Result:
+    """One OSD's bench figures, as its JSON decoded, as a result row: a write.
+
+    Releases before Mimic print no ``elapsed_sec`` and no ``iops`` (and Firefly prints
+    ``bytes_per_sec`` as a string): the run time is then None, and IOPS is derived as
+    ``bytes_per_sec / blocksize`` (what later releases print) and flagged ``iops_derived``.
+    Crimson nests the figures in ``osd_bench_results``.
+    """
+    if isinstance(data, dict) and isinstance(data.get("osd_bench_results"), dict):
+        data = data["osd_bench_results"]
+    if not isinstance(data, dict) or "bytes_written" not in data or "bytes_per_sec" not in data:
+        raise ParseError(f"{name}: no bytes_written and bytes_per_sec in {str(data)[:200]!r}")
+    written, rate = int(_number(data, "bytes_written")), _number(data, "bytes_per_sec")
+    bs = int(_number(data, "blocksize")) if data.get("blocksize") else None
+    iops = _number(data, "iops") if "iops" in data else None
+    flags: tuple[str, ...] = ()
+    if iops is None and bs:
+        iops, flags = rate / bs, ("iops_derived",)
     return Result(
-        workload=f"osd.{osd}", repeat=repeat, op="write", rw="write", bs=bs, iodepth=1, numjobs=1,
-        runtime_s=seconds, iops=float(data["iops"]) if "iops" in data else None,
-        bw_bytes_per_s=float(data["bytes_per_sec"]), io_bytes=written,
-        total_ios=written // bs if bs else None,
+        workload=name, repeat=repeat, op="write", rw="write", bs=bs or None, iodepth=1, numjobs=1,
+        runtime_s=_number(data, "elapsed_sec") if "elapsed_sec" in data else None, iops=iops,
+        bw_bytes_per_s=rate, io_bytes=written, total_ios=written // bs if bs else None, flags=flags,
     )
+
+
+def _number(data: dict, key: str) -> float:
+    value = data[key]
+    try:
+        number = float(value) if isinstance(value, int | float | str) and not isinstance(value, bool) \
+            else math.nan
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number) or number < 0:
+        raise ParseError(f"{key} is not a figure: {value!r}")
+    return number
 
 
 def osd_info(metadata: list[dict[str, Any]], tree: dict) -> dict[str, dict[str, Any]]:

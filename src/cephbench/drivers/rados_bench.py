@@ -1,20 +1,27 @@
 """``rados bench``: argv builder and a pure parser of its text report.
 
 The summary keys differ between releases: newer ones carry units (``Average Latency(s):``),
-older ones do not (``Average Latency:``, ``Bandwidth (MB/sec): ``); both are read. rados
-bench's "MB" is MiB (it divides bytes by 1024*1024).
+older ones do not (``Average Latency:``, ``Bandwidth (MB/sec): ``), Jewel's seq and rand
+print ``Average IOPS`` without a colon, releases before Infernalis print no IOPS at all and
+some print figures like ``1.16e+03``; ``--show-time`` puts a timestamp before some lines.
+All of these are read. rados bench's "MB" is MiB (it divides bytes by 1024*1024).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from ..errors import ParseError
 from ..model import Result
 
 MODES = ("write", "seq", "rand")
-_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)\s+([\d.]+)\s*$")
+_NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_ROW = re.compile(rf"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+({_NUM})\s+({_NUM})\s+(-|{_NUM})\s+({_NUM})\s*$")
+_SUMMARY = re.compile(rf"^\s*(?P<key>[A-Za-z][A-Za-z ]*?(?:\s*\((?:s|MB/sec)\))?)\s*:?\s*(?P<value>{_NUM})\s*$")
+_TIMESTAMP = re.compile(r"^\s*\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:?\d\d|Z)?")
 KEYS = {  # normalised key (lower case, units dropped) -> our name
     "total time run": "total_time", "total writes made": "ops", "total reads made": "ops",
     "write size": "op_size", "read size": "op_size", "object size": "object_size",
@@ -45,6 +52,8 @@ class BenchOutput:
     summary: dict[str, float]
     series: tuple[tuple[float, float, float, float | None], ...]
     """Per second: (sec, cur MiB/s, avg latency s, last latency s or None)."""
+    kind: str | None = None
+    """``write`` or ``read``: whether it printed ``Total writes made`` or ``Total reads made``."""
 
 
 def _key(text: str) -> str | None:
@@ -52,46 +61,68 @@ def _key(text: str) -> str | None:
     return KEYS.get(re.sub(r"\s+", " ", name))
 
 
+def summary_line(line: str) -> tuple[str, float] | None:
+    """(our key, value) of one summary line such as ``Average Latency(s):   0.72``; else None."""
+    if len(line) > 200:  # summary lines are short; a long one is something else (and slow to match)
+        return None
+    m = _SUMMARY.match(_TIMESTAMP.sub("", line))
+    name = _key(m["key"]) if m else None
+    if name is None:
+        return None
+    value = float(m["value"])
+    return (name, value) if math.isfinite(value) else None
+
+
 def parse(text: str, mode: str) -> BenchOutput:
     """Summary and per-second rows of one run's stdout; ParseError when there is no summary."""
     summary: dict[str, float] = {}
     series = []
-    for line in text.splitlines():
+    kind = None
+    for raw in text.splitlines():
+        line = _TIMESTAMP.sub("", raw)
         row = _ROW.match(line)
         if row:
             sec, cur_mb, last, avg = int(row[1]), float(row[6]), row[7], float(row[8])
             if sec > 0:
                 series.append((float(sec), cur_mb * MIB, avg, None if last == "-" else float(last)))
             continue
-        if ":" not in line:
-            continue
-        key, _, value = line.partition(":")
-        name = _key(key)
-        if name is None:
-            continue
-        try:
-            summary[name] = float(value.strip())
-        except ValueError:
-            continue
+        found = summary_line(line)
+        if found:
+            summary[found[0]] = found[1]
+            if found[0] == "ops":
+                kind = "write" if "write" in line.lower() else "read"
     if "total_time" not in summary or "ops" not in summary:
         last = next((ln for ln in reversed(text.splitlines()) if ln.strip()), "no output")
         raise ParseError(f"rados bench {mode} printed no summary: {last.strip()[:200]}")
-    return BenchOutput(mode, summary, tuple(series))
+    return BenchOutput(mode, summary, tuple(series), kind)
 
 
-def to_result(out: BenchOutput, repeat: int, concurrent: int) -> Result:
-    """The same row fio results use: op write/read, rw write/seq/rand; µs and bytes."""
+def _micro(seconds: float) -> float:
+    """Seconds as printed to µs without binary noise: 0.129699 s is 129699.0 µs."""
+    return float(Decimal(repr(seconds)) * 1_000_000)
+
+
+def to_result(out: BenchOutput, repeat: int, concurrent: int | None) -> Result:
+    """The same row fio results use: op write/read, rw write/seq/rand; µs and bytes.
+
+    Releases before Infernalis print no IOPS: it is then derived, as the ops made over the
+    time run (what later releases print, before they round it down), and flagged
+    ``iops_derived``.
+    """
     s = out.summary
     size = int(s.get("op_size") or s.get("object_size") or 0) or None
-    us = {k: s[k] * 1e6 for k in ("lat", "lat_stddev", "lat_max", "lat_min") if k in s}
+    us = {k: _micro(s[k]) for k in ("lat", "lat_stddev", "lat_max", "lat_min") if k in s}
     metrics = {f"{k}_us": v for k, v in us.items() if k in ("lat_stddev", "lat_min")}
     metrics.update({k: s[k] for k in ("iops_stddev", "iops_max", "iops_min") if k in s})
     metrics.update({f"{k}_bytes_per_s": s[k] * MIB for k in ("bw_stddev", "bw_max", "bw_min") if k in s})
+    iops, flags = s.get("iops"), ()
+    if iops is None and s["total_time"] > 0 and math.isfinite(s["ops"] / s["total_time"]):
+        iops, flags = s["ops"] / s["total_time"], ("iops_derived",)
     return Result(
         workload=out.mode, repeat=repeat, op="write" if out.mode == "write" else "read", rw=out.mode,
-        bs=size, iodepth=concurrent, numjobs=1, runtime_s=s["total_time"], iops=s.get("iops"),
+        bs=size, iodepth=concurrent, numjobs=1, runtime_s=s["total_time"], iops=iops,
         bw_bytes_per_s=s["bw"] * MIB if "bw" in s else None,
         io_bytes=int(s["ops"]) * size if size else None, total_ios=int(s["ops"]),
         lat_mean_us=us.get("lat"), lat_max_us=us.get("lat_max"), lat_kind="lat" if "lat" in us else None,
-        metrics=tuple(sorted(metrics.items())),
+        flags=flags, metrics=tuple(sorted(metrics.items())),
     )
