@@ -1,6 +1,6 @@
-"""Importing rados bench, ceph tell osd bench and iperf3 outputs: goldens on real outputs (lab
-recordings and older releases' outputs pasted in public), pasting damage, detection, and the
-iperf3 text checked against the JSON of the same run."""
+"""Importing rados bench, ceph tell osd bench and iperf3 outputs: goldens on lab recordings and
+on our reconstructions of older releases' layouts (see each ``.source.md``), pasting damage,
+detection, and the iperf3 text checked against the JSON of the same run."""
 
 from __future__ import annotations
 
@@ -126,18 +126,18 @@ def test_fenced_blocks_of_one_post_are_one_run():
 
 
 def test_firefly_outputs_have_iops_derived_and_flagged():
-    runs = importer.plan("x", (RADOS / "firefly-2014" / "grid5000-xp-ceph.md").read_text(), None)
+    runs = importer.plan("x", (RADOS / "firefly-2014" / "two-clusters.md").read_text(), None)
     write = runs[0].found.outcomes[0].results[0]
-    assert write.iops == pytest.approx(7430 / 60.231902) and write.flags == ("iops_derived",)
-    assert write.bw_bytes_per_s == pytest.approx(493.426 * 2**20) and write.lat_mean_us == 129699.0
+    assert write.iops == pytest.approx(6118 / 60.184207) and write.flags == ("iops_derived",)
+    assert write.bw_bytes_per_s == pytest.approx(406.618 * 2**20) and write.lat_mean_us == 157268.0
     assert any("IOPS not printed" in w for w in runs[0].warnings)
 
 
 def test_version_kept_when_the_paste_shows_it():
-    (p,) = importer.plan("x", (RADOS / "0.47.2" / "write-100s.txt").read_text(), None)
+    (p,) = importer.plan("x", (RADOS / "0.47.2" / "write-60s.txt").read_text(), None)
     assert p.found.tool_version == "0.47.2"
     assert p.environment["tools"] == {"rados-bench": "0.47.2"}
-    assert len(rados_bench_paste.parse_pasted((RADOS / "0.47.2" / "write-100s.txt").read_text())[0].output.series) == 101
+    assert len(rados_bench_paste.parse_pasted((RADOS / "0.47.2" / "write-60s.txt").read_text())[0].output.series) == 61
 
 
 def _part(mode: str) -> str:
@@ -159,20 +159,20 @@ def test_an_osd_that_did_not_answer_is_a_failed_workload():
 
 
 def test_old_json_keys_and_one_osd_named_from_its_command_line():
-    firefly = ('root@storage6:~# ceph tell osd.0 bench $[1024*1024*1024] $[1024*1024*4]\n'
-               '{ "bytes_written": 1073741824,\n  "blocksize": 4194304,\n  "bytes_per_sec": "42741605.000000"}\n')
+    firefly = ('root@osdhost-2:~# ceph tell osd.4 bench 1073741824 4194304\n'
+               '{ "bytes_written": 1073741824,\n  "blocksize": 4194304,\n  "bytes_per_sec": "57934123.000000"}\n')
     (p,) = importer.plan("x", firefly, None)
     (r,) = p.found.outcomes[0].results
-    assert (r.workload, r.bw_bytes_per_s, r.runtime_s) == ("osd.0", 42741605.0, None)
-    assert r.iops == pytest.approx(42741605 / 4194304) and r.flags == ("iops_derived",)
+    assert (r.workload, r.bw_bytes_per_s, r.runtime_s) == ("osd.4", 57934123.0, None)
+    assert r.iops == pytest.approx(57934123 / 4194304) and r.flags == ("iops_derived",)
     assert any("run time null" in w for w in p.warnings)
 
 
 def test_text_form_units_are_binary():
     (p,) = importer.plan("x", (DATA / "ceph" / "0.47.2" / "osd-bench-ceph-w.md").read_text(), None)
     slow = p.found.outcomes[1].results[0]
-    assert (slow.workload, slow.bw_bytes_per_s, slow.io_bytes, slow.bs) == ("osd.1", 46480 * 1024, 1 << 30, 4 << 20)
-    assert slow.iops == pytest.approx(256 / 22.559266)
+    assert (slow.workload, slow.bw_bytes_per_s, slow.io_bytes, slow.bs) == ("osd.1", 55982 * 1024, 1 << 30, 4 << 20)
+    assert slow.iops == pytest.approx(256 / 18.730552)
 
 
 # --- iperf3: the text against the JSON of the same run ---------------------------------------

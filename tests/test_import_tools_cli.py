@@ -11,7 +11,7 @@ from .conftest import DATA
 
 RADOS = DATA / "rados-bench"
 SESSION = RADOS / "16.2.15" / "session-t16.txt"
-FIREFLY = RADOS / "firefly-2014" / "grid5000-xp-ceph.md"
+FIREFLY = RADOS / "firefly-2014" / "two-clusters.md"
 OSD_DOWN = DATA / "ceph" / "16.2.15" / "osd-bench-osd2-down.txt"
 IPERF_TEXT = DATA / "iperf3" / "3.12" / "tcp-P4.txt"
 IPERF_JSON = DATA / "iperf3" / "3.12" / "tcp-P4.client.json"

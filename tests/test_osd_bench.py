@@ -56,9 +56,9 @@ def test_table_sorted_fastest_first_with_ratio_to_median_and_slow_marked():
 
 def test_older_and_crimson_json_shapes():
     firefly = osd_bench.from_data({"bytes_written": 1073741824, "blocksize": 4194304,
-                                   "bytes_per_sec": "42741605.000000"}, "osd.0")
-    assert (firefly.bw_bytes_per_s, firefly.runtime_s, firefly.flags) == (42741605.0, None, ("iops_derived",))
-    assert firefly.iops == pytest.approx(42741605 / 4194304)
+                                   "bytes_per_sec": "57934123.000000"}, "osd.0")
+    assert (firefly.bw_bytes_per_s, firefly.runtime_s, firefly.flags) == (57934123.0, None, ("iops_derived",))
+    assert firefly.iops == pytest.approx(57934123 / 4194304)
     crimson = osd_bench.from_data({"osd_bench_results": {"bytes_written": 1073741824, "blocksize": 4194304,
                                    "elapsed_sec": 0.5, "bytes_per_sec": 2147483648, "iops": 512}}, "osd.1")
     assert (crimson.iops, crimson.runtime_s, crimson.flags) == (512.0, 0.5, ())

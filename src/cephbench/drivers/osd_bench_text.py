@@ -7,7 +7,7 @@
 - One OSD's JSON without a prefix (``ceph tell osd.3 bench``): named from the command line
   when it was pasted, else ``osd``.
 - The text form old releases logged (``ceph -w``): ``osd.0 [INF] bench: wrote 1024 MB in
-  blocks of 4096 KB in 4.575725 sec at 223 MB/sec``; Ceph's ``KB``/``MB`` are binary, like
+  blocks of 4096 KB in 6.204518 sec at 165 MB/sec``; Ceph's ``KB``/``MB`` are binary, like
   its ``KiB``/``MiB``. IOPS, when not printed, is derived as writes / seconds and flagged.
 """
 

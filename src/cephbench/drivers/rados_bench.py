@@ -3,7 +3,7 @@
 The summary keys differ between releases: newer ones carry units (``Average Latency(s):``),
 older ones do not (``Average Latency:``, ``Bandwidth (MB/sec): ``), Jewel's seq and rand
 print ``Average IOPS`` without a colon, releases before Infernalis print no IOPS at all and
-some print figures like ``1.16e+03``; ``--show-time`` puts a timestamp before some lines.
+some print figures like ``1.03e+03``; ``--show-time`` puts a timestamp before some lines.
 All of these are read. rados bench's "MB" is MiB (it divides bytes by 1024*1024).
 """
 
