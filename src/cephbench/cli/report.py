@@ -31,5 +31,6 @@ def report(run_refs: tuple[str, ...], output: Path, store: Store) -> None:
         raise UsageError(f"the directory {output.parent} does not exist", hint="create it, or write elsewhere")
     runs = [store.get_run(ref) for ref in run_refs]
     provenance = {run.id: store.outputs(run.id) for run in runs}
-    written = write_report(compare(runs, clusters=load_clusters(store, runs)), provenance, output)
+    series = {run.id: store.timeseries(run.id) for run in runs}
+    written = write_report(compare(runs, clusters=load_clusters(store, runs)), provenance, output, series)
     click.echo(str(written[0]))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Collection
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -61,7 +62,7 @@ def metric_bars(cmp: Comparison, workload: str, op: str) -> Figure:
         ax.set_title(f"{metric.title}\n({'higher' if metric.higher_is_better else 'lower'} is better)",
                      fontsize=8)
         ax.set_ylabel(f"{metric.title} ({metric.unit})")
-        ax.set_xticks(range(len(names)), [_short(n) for n in names], rotation=30 if len(names) > 2 else 0,
+        ax.set_xticks(range(len(names)), [short(n) for n in names], rotation=30 if len(names) > 2 else 0,
                       ha="right" if len(names) > 2 else "center")
         ax.set_xlabel("run")
         ax.grid(axis="x", visible=False)
@@ -69,17 +70,20 @@ def metric_bars(cmp: Comparison, workload: str, op: str) -> Figure:
     return fig
 
 
-def diff_chart(cmp: Comparison) -> Figure | None:
-    """Every cell's percent difference to the baseline, coloured by verdict, with its CI."""
+def diff_chart(cmp: Comparison, exclude: Collection[tuple[str, str]] = ()) -> Figure | None:
+    """Every cell's percent difference to the baseline, coloured by verdict, with its CI;
+    cells of the (workload, op) pairs in ``exclude`` (sweep points, charted as curves) left out."""
     if len(cmp.columns) < 2:
         return None
     labels, values, errs, colors, hatches = [], [], [[], []], [], []
     for row in cmp.rows:
+        if (row.workload, row.op) in exclude:
+            continue
         for col in cmp.columns[1:]:
             d = row.diffs[col.key]
             if d.pct is None:
                 continue
-            who = f" — {_short(col.name)}" if len(cmp.columns) > 2 else ""
+            who = f" — {short(col.name)}" if len(cmp.columns) > 2 else ""
             labels.append(f"{row.workload} ({row.op}) {row.metric.title}{who}")
             values.append(d.pct)
             lo, hi = d.ci95 or (d.pct, d.pct)
@@ -123,7 +127,7 @@ def percentile_chart(cmp: Comparison, workload: str, op: str) -> Figure | None:
         return None
     fig, ax = plt.subplots(figsize=(6.5, 3.0), layout="constrained")
     for name, i, ps, ms in curves:
-        ax.plot([_nines(p) for p in ps], ms, marker="o", markersize=2.5, label=_short(name),
+        ax.plot([_nines(p) for p in ps], ms, marker="o", markersize=2.5, label=short(name),
                 color=PALETTE[i % len(PALETTE)], linestyle=("-", "--", ":", "-.")[i % 4])
     top = max(_nines(p) for _, _, ps, _ in curves for p in ps)
     ticks = [p for p in NINES if _nines(p) <= top + 0.01]
@@ -163,5 +167,5 @@ def _nines(p: float) -> float:
     return -math.log10(1 - p / 100)
 
 
-def _short(name: str, limit: int = 24) -> str:
+def short(name: str, limit: int = 24) -> str:
     return name if len(name) <= limit else name[: limit - 1] + "…"

@@ -9,7 +9,7 @@ store are shown as text, never interpreted.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,14 +21,17 @@ from matplotlib.figure import Figure
 from .. import __version__
 from ..compare import Comparison
 from ..errors import UsageError
+from ..model import Series
 from . import charts
 from .markdown import cluster_table, comparison_notes, env_table, metric_tables, run_header
+from .sections import ChartSink, sweep_section, timeseries_section
 from .show import FLAG_TEXT
+from .sweep import pivot, swept_workloads
 from .table import Table, to_markdown
 
 TEMPLATES = Path(__file__).parent / "templates"
-ChartSink = Callable[[Figure | None, str], str | None]
-"""Renders a figure (or None) under a file-safe name; returns what the template embeds."""
+SeriesByRun = dict[int, Sequence[Series]]
+"""Run id -> ``Store.timeseries(run_id)``."""
 
 
 def summary(cmp: Comparison) -> list[str]:
@@ -60,10 +63,19 @@ def validity(cmp: Comparison) -> list[str]:
     return out
 
 
-def context(cmp: Comparison, provenance: dict[int, list[dict[str, Any]]], chart: ChartSink) -> dict:
-    """Everything the templates show. ``provenance``: run id -> ``Store.outputs(run_id)``."""
+def context(cmp: Comparison, provenance: dict[int, list[dict[str, Any]]], chart: ChartSink,
+            series: SeriesByRun | None = None) -> dict:
+    """Everything the templates show. ``provenance``: run id -> ``Store.outputs(run_id)``.
+
+    ``chart`` renders a figure (or None) under a file-safe name and returns what the template
+    embeds. Sweep points are charted in the Sweep section, not one by one.
+    """
+    sweep = pivot(cmp.columns)
+    swept = swept_workloads(cmp.columns, sweep)
     workloads = []
     for i, (w, op) in enumerate(cmp.workloads()):
+        if (w, op) in swept:
+            continue
         workloads.append({
             "name": w, "op": op,
             "bars": chart(charts.metric_bars(cmp, w, op), f"{i:02d}-bars"),
@@ -81,27 +93,30 @@ def context(cmp: Comparison, provenance: dict[int, list[dict[str, Any]]], chart:
         "title": f"cephbench report: {names}", "version": __version__,
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "summary": summary(cmp), "tables": metric_tables(cmp), "notes": comparison_notes(cmp),
-        "env": env_table(cmp), "diff_chart": chart(charts.diff_chart(cmp), "diff"),
-        "workloads": workloads, "runs": runs, "validity": validity(cmp),
-        "baseline": cmp.baseline.name,
+        "env": env_table(cmp), "diff_chart": chart(charts.diff_chart(cmp, exclude=swept), "diff"),
+        "workloads": workloads, "swept": len({w for w, _ in swept}), "runs": runs, "validity": validity(cmp),
+        "baseline": cmp.baseline.name, "sweep": sweep_section(sweep, chart),
+        "timeseries": timeseries_section(cmp, series or {}, chart),
     }
 
 
-def write_report(cmp: Comparison, provenance: dict[int, list[dict[str, Any]]], path: Path) -> list[Path]:
-    """Write ``path`` (.html or .md); returns every file written."""
+def write_report(cmp: Comparison, provenance: dict[int, list[dict[str, Any]]], path: Path,
+                 series: SeriesByRun | None = None) -> list[Path]:
+    """Write ``path`` (.html or .md); returns every file written. ``series``: the runs' time
+    series, by run id (none: no Time series section)."""
     suffix = path.suffix.lower()
     if suffix not in (".html", ".htm", ".md"):
         raise UsageError(f"cannot tell the report format from '{path.name}'",
                          hint="name the output .html (self-contained) or .md (with PNG charts)")
     with charts.style():
         if suffix == ".md":
-            return _write_markdown(cmp, provenance, path)
-        ctx = context(cmp, provenance, lambda fig, _name: charts.svg(fig) if fig else None)
+            return _write_markdown(cmp, provenance, path, series)
+        ctx = context(cmp, provenance, lambda fig, _name: charts.svg(fig) if fig else None, series)
     path.write_text(_env(True).get_template("report.html.j2").render(**ctx))
     return [path]
 
 
-def _write_markdown(cmp: Comparison, provenance: dict, path: Path) -> list[Path]:
+def _write_markdown(cmp: Comparison, provenance: dict, path: Path, series: SeriesByRun | None) -> list[Path]:
     files_dir = path.with_name(f"{path.stem}_files")
     files_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
@@ -114,7 +129,7 @@ def _write_markdown(cmp: Comparison, provenance: dict, path: Path) -> list[Path]
         written.append(target)
         return f"{files_dir.name}/{target.name}"
 
-    ctx = context(cmp, provenance, sink)
+    ctx = context(cmp, provenance, sink, series)
     path.write_text(_env(False).get_template("report.md.j2").render(**ctx))
     return [path, *written]
 

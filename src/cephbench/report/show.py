@@ -11,6 +11,8 @@ HEADERS = ("Workload", "IOPS", "Bandwidth (MiB/s)", "Avg Latency (ms)", "99th Pe
 FLAG_TEXT = {
     "no_latency": "no latency recorded (gtod_reduce or latency disabled)",
     "percentiles_unmerged": "percentiles of several jobs could not be merged (plain json output)",
+    "not_steady": "never reached steady state (fio's steadystate criterion) before its runtime cap",
+    "ci_not_reached": "repeats stopped at the cap before the 95 % CI reached the target",
 }
 
 
