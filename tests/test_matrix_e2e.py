@@ -76,6 +76,8 @@ def test_steady_state_is_flagged_only_where_fio_did_not_reach_it(invoke, invoke_
     assert "not_steady" in n["flags"] and n["metrics"]["ss_attained"] == 0.0
     assert n["runtime_s"] == pytest.approx(4.0, abs=0.1)  # ran to the cap
     assert never["params"]["steady_state"]["criterion"] == "iops:0.0001%"
+    table = invoke("show", "last", "--format", "md").stdout
+    assert "never reached steady state" in table and "reached by 0 of 1 workload(s)" in table
 
 
 def test_ramp_time_is_run_but_not_measured(invoke, invoke_json, db, bench_dir):
@@ -99,6 +101,9 @@ def test_adaptive_repeats_until_the_ci_is_reached_or_flag_it(invoke, invoke_json
     assert [r["repeat"] for r in hard["results"]] == [0, 1, 2, 3]
     assert all("ci_not_reached" in r["flags"] for r in hard["results"])
     assert hard["params"]["adaptive"]["randread-4k-qd1-nj1"]["reached"] is False
+    table = invoke("show", "last", "--format", "md").stdout
+    assert "Repeats to a 95 % CI within ±0.0001 % of the mean IOPS: randread-4k-qd1-nj1 4 (±" in table
+    assert "not reached" in table and "repeats stopped at the cap" in table
 
 
 @pytest.mark.parametrize("args, message", [

@@ -79,10 +79,10 @@ def _notes(run: Run, store: Store) -> list[str]:
             size = next((a.split("=", 1)[1] for a in o["argv"] if a.startswith("--size=")), "?")
             notes.append(f"Prefill: the new RBD image was written once ({size}, sequential 4M) "
                          f"in {o['seconds']:.1f} s before the workloads.")
-    flags = sorted({f for r in run.results for f in r.flags})
-    if flags:
-        from ..ceph.health import FLAG_TEXT
+    from ..ceph.health import FLAG_TEXT
 
+    flags = sorted({f for r in run.results for f in r.flags if f in FLAG_TEXT})  # health flags only
+    if flags:
         notes.append("Health during the run: " + "; ".join(FLAG_TEXT.get(f, f) for f in flags)
                      + ". Flagged results are less trustworthy.")
     return notes

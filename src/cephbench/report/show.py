@@ -40,11 +40,30 @@ def run_table(run: Run) -> Table:
     kinds = {r.lat_kind for r in run.results if r.lat_kind}
     if kinds == {"clat"}:
         notes.append("Latency is fio's completion latency (clat): total latency was not recorded.")
+    notes += schedule_notes(run)
     for f in run.failures:
         notes.append(f"FAILED {f.workload} (repeat {f.repeat + 1}): {f.error}")
     which = f"Run {run.id}" if run.id is not None else "Not stored (dry run)"
     title = which + (f" — {run.label}" if run.label else "") + f" — {run.suite} on {run.target} ({run.status})"
     return Table(headers, tuple(rows), title=title, notes=tuple(notes))
+
+
+def schedule_notes(run: Run) -> list[str]:
+    """How a run's repeats and steady state went: what --target-ci and --steady-state asked for."""
+    notes = []
+    adaptive = run.params.get("adaptive")
+    if adaptive:
+        target = run.params.get("target_ci") or 0
+        parts = [f"{name} {a['repeats']}" + (f" (±{a['ci_half_width'] * 100:.1f} %)" if a["ci_half_width"] is not None else "")
+                 + ("" if a["reached"] else " not reached") for name, a in adaptive.items()]
+        notes.append(f"Repeats to a 95 % CI within ±{target * 100:g} % of the mean IOPS: " + ", ".join(parts) + ".")
+    steady = run.params.get("steady_state")
+    if steady:
+        results = [r for r in run.results if r.op != "trim"]
+        reached = sorted({r.workload for r in results if dict(r.metrics).get("ss_attained") == 1.0})
+        notes.append(f"Steady state ({steady['criterion']} over {steady['duration']:g} s): reached by "
+                     f"{len(reached)} of {len({r.workload for r in results})} workload(s).")
+    return notes
 
 
 def _mark(flag: str, seen: list[str]) -> str:
