@@ -378,7 +378,7 @@ def test_exact_percentiles_refuse_averaged_logs():
 def test_chunks_and_threads_read_the_same(tmp_path, monkeypatch):
     source = CASES / "randrw_perio" / "mixed_lat.1.log"
     whole = logs.parse_log(source.read_bytes())
-    monkeypatch.setattr(logs, "CHUNK_BYTES", 4096)
+    monkeypatch.setattr(logs.reader, "CHUNK_BYTES", 4096)
     for threads in (1, 2):
         log = logs.read_log(source, threads=threads)
         assert (log.kind, log.clone) == ("lat", 1)
@@ -391,7 +391,7 @@ def test_error_line_number_counts_earlier_chunks(tmp_path, monkeypatch):
     lines[4321] = "1, 2, 0, 4096"
     path = tmp_path / "w_lat.1.log"
     path.write_text("\n".join(lines))
-    monkeypatch.setattr(logs, "CHUNK_BYTES", 1000)
+    monkeypatch.setattr(logs.reader, "CHUNK_BYTES", 1000)
     for threads in (1, 2):
         with pytest.raises(ParseError, match=r"^w_lat\.1\.log, line 4322: "):
             logs.read_log(path, threads=threads)
@@ -400,10 +400,10 @@ def test_error_line_number_counts_earlier_chunks(tmp_path, monkeypatch):
 def test_a_line_longer_than_a_chunk(tmp_path, monkeypatch):
     path = tmp_path / "w_lat.1.log"
     path.write_text("1, 2, 0, 4096, " + "0" * 300 + "\n")
-    monkeypatch.setattr(logs, "CHUNK_BYTES", 100)
+    monkeypatch.setattr(logs.reader, "CHUNK_BYTES", 100)
     with pytest.raises(ParseError, match="longer than 100 bytes"):
         logs.read_log(path)
-    monkeypatch.setattr(logs, "CHUNK_BYTES", 1000)
+    monkeypatch.setattr(logs.reader, "CHUNK_BYTES", 1000)
     assert logs.read_log(path).bs.tolist() == [4096]
 
 

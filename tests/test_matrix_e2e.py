@@ -13,7 +13,7 @@ import pytest
 from cephbench.store import Store
 
 from .conftest import needs_fio
-from .test_interrupt import CEPHBENCH, _show
+from .test_interrupt import CEPHBENCH, _children, _show, _wait_for
 
 pytestmark = needs_fio
 SHORT = ("--runtime", "1", "--size", "16m", "--no-logs")
@@ -38,7 +38,8 @@ def test_an_interrupted_sweep_resumes_with_only_the_missing_points(invoke, invok
         [*CEPHBENCH, "run", "matrix", "--target", f"file:{bench_dir}", "--iodepth", "1,2,4,8", *SHORT],
         env={**os.environ, "CEPHBENCH_DB": str(db), "TMPDIR": str(tmp)}, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
-    time.sleep(3.5)
+    _wait_for(lambda: _children(proc.pid), "fio to start")
+    time.sleep(2.5)  # 1 s points, in one fio process: about two done
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
@@ -115,3 +116,21 @@ def test_adaptive_repeats_until_the_ci_is_reached_or_flag_it(invoke, invoke_json
 def test_option_mistakes_are_one_line_errors(invoke, bench_dir, args, message):
     out = invoke("run", "matrix", "--target", f"file:{bench_dir}", *SHORT, *args, expect=2)
     assert message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_every_workload_gets_its_time_series(invoke, db, bench_dir):
+    invoke("run", "matrix", "--target", f"file:{bench_dir}", "--iodepth", "1,4", "--runtime", "2", "--size", "16m")
+    invoke("run", "matrix", "--target", f"file:{bench_dir}", "--runtime", "2", "--size", "16m", "--per-io-log")
+    with Store(db) as s:
+        averaged, per_io = (s.timeseries(s.resolve(ref)) for ref in (1, 2))
+        (run,) = [s.get_run(1)]
+    got = {(x.workload, x.op, x.metric): x for x in averaged}
+    assert set(got) == {(w, "read", m) for w in ("randread-4k-qd1-nj1", "randread-4k-qd4-nj1")
+                        for m in ("iops", "bw_bytes_per_s", "lat_mean_us")}
+    for r in run.results:
+        iops = got[(r.workload, "read", "iops")]
+        assert len(iops.t_s) >= 15 and iops.t_s[-1] == pytest.approx(2.0, abs=0.25)  # 100 ms windows
+        assert iops.values.mean() == pytest.approx(r.iops, rel=0.15)
+    metrics = {x.metric for x in per_io}
+    assert {"iops", "lat_mean_us", "lat_p99_us", "lat_max_us"} <= metrics
+    assert list(bench_dir.iterdir()) == []

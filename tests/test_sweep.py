@@ -88,3 +88,10 @@ def test_steady_state_options_and_their_checks():
 def test_tool_suites_do_not_sweep():
     with pytest.raises(UsageError, match="no sweeps"):
         make_plan("rados", Overrides(), axes=Axes.parse(iodepth="1,2"))
+
+
+def test_a_long_sweep_is_split_so_a_crash_loses_at_most_ten_minutes():
+    plan = make_plan("matrix", Overrides(), axes=Axes.parse(iodepth="1,2,4,8", numjobs="1,2,4,8"))
+    batches = plan.batches({"filename": "/tmp/x"})
+    assert [len(b.jobfile.jobs) for b in batches] == [10, 6]  # 60 s points, 600 s a process
+    assert all(b.chained for b in batches)

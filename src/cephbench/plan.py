@@ -17,6 +17,9 @@ from .units import parse_seconds, parse_size
 
 MAX_BATCH_BUFFER = 1 << 30
 MAX_BATCH_PROCESSES = 64
+MAX_BATCH_SECONDS = 600.0
+"""A chained fio process runs at most this long: its results are stored when it ends, so a
+crash (or a SIGKILL, which leaves fio no time to report) loses at most this much of a sweep."""
 JOBFILE_SUFFIXES = (".fio", ".ini", ".job", ".jobs", ".cfg", ".conf")
 
 
@@ -128,20 +131,23 @@ class Plan:
 
     def batches(self, target_options: dict[str, str], one_per_workload: bool = False) -> list[Batch]:
         """The job file(s) to run, target in place; suites split so no fio process holds
-        more than MAX_BATCH_BUFFER bytes of I/O buffers or MAX_BATCH_PROCESSES jobs (and
-        one workload per batch with ``one_per_workload``: page cache dropped before each)."""
+        more than MAX_BATCH_BUFFER bytes of I/O buffers or MAX_BATCH_PROCESSES jobs or runs
+        longer than MAX_BATCH_SECONDS (and one workload per batch with ``one_per_workload``:
+        page cache dropped before each, or steady state judged)."""
         jobfile = self.for_target(target_options)
         if not self.chained and not one_per_workload:
             return [Batch(jobfile, chained=False)]
-        batches, current, buffers, procs = [], [], 0, 0
+        batches, current, buffers, procs, seconds = [], [], 0, 0, 0.0
         for job in jobfile.jobs:
-            need, n = _buffer_bytes(jobfile.merged(job)), int(jobfile.merged(job).get("numjobs") or 1)
+            options = jobfile.merged(job)
+            need, n = _buffer_bytes(options), int(options.get("numjobs") or 1)
+            took = _expected_seconds(options) or MAX_BATCH_SECONDS  # size-based: assume long
             if current and (one_per_workload or buffers + need > MAX_BATCH_BUFFER
-                            or procs + n > MAX_BATCH_PROCESSES):
+                            or procs + n > MAX_BATCH_PROCESSES or seconds + took > MAX_BATCH_SECONDS):
                 batches.append(Batch(JobFile(jobfile.global_, tuple(current)), chained=self.chained))
-                current, buffers, procs = [], 0, 0
+                current, buffers, procs, seconds = [], 0, 0, 0.0
             current.append(job)
-            buffers, procs = buffers + need, procs + n
+            buffers, procs, seconds = buffers + need, procs + n, seconds + took
         batches.append(Batch(JobFile(jobfile.global_, tuple(current)), chained=self.chained))
         return batches
 

@@ -76,6 +76,8 @@ class RunOptions:
     max_time: float | None = None
     logs: bool = True
     """Capture fio's bandwidth, IOPS and latency logs of every workload as time series."""
+    per_io_logs: bool = False
+    """Log every I/O's latency (exact per-interval percentiles) instead of interval averages."""
     request: dict = field(default_factory=dict)
     """The command line's options, stored so ``--resume`` can run the rest of the run."""
 
@@ -206,7 +208,7 @@ def _run_fio(store: Store, run_id: int, plan: Plan, fio_target, work: Path, sche
             batch_dir = work / f"repeat{repeat}-batch{index}"  # each fio process its own
             batch_dir.mkdir()
             outcomes = _run_batch(store, run_id, repeat, batch, fio_target.env, batch_dir, progress,
-                                  done_before, live, options.logs)
+                                  done_before, live, options)
             done_before += sum(w.seconds or 0.0 for w in batch.workloads)
             for o in outcomes:
                 if o.error:
@@ -263,12 +265,13 @@ def workdir(run_id: int, resources: ResourceLog) -> Iterator[Path]:
 
 def _run_batch(store: Store, run_id: int, repeat: int, batch: Batch, env: dict[str, str],
                work: Path, progress: ProgressSink, offset: float, live: CephRun | None = None,
-               logs: bool = True) -> list[WorkloadOutcome]:
+               options: RunOptions | None = None) -> list[WorkloadOutcome]:
     """One fio process; its workloads stored in one transaction, also when interrupted."""
     planned = batch.workloads
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.monotonic()
-    jobfile, prefixes = with_logs(batch.jobfile) if logs else (batch.jobfile, {})
+    options = options or RunOptions()
+    jobfile, prefixes = with_logs(batch.jobfile, options.per_io_logs) if options.logs else (batch.jobfile, {})
     with Chain(batch.links, work) if batch.chained else nullcontext() as chain:
         text = (chain.jobfile(jobfile) if chain else jobfile).render()
 

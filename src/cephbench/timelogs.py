@@ -3,8 +3,10 @@ job file, read back into time series once the fio process ends, then deleted.
 
 The logs are averaged by fio over short intervals (``log_avg_msec``): a tenth of a second for
 short workloads, a second from 30 s up, so a point has tens of samples at least and a long
-run stays small. A job that already writes its own logs (a user's job file) is left as it
-is: its logs are the user's, and cephbench does not read them.
+run stays small. With ``per_io`` fio logs every I/O's latency instead (~21 bytes an I/O in
+the run's work directory until it is read), and the series get exact per-interval p99 and
+max latency. A job that already writes its own logs (a user's job file) is left as it is:
+its logs are the user's, and cephbench does not read them.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .drivers.fio.jobfile import JobFile
+from .drivers.fio.logs import collect, job_options
 from .errors import ParseError
 from .model import Series
 from .plan import time_based_runtime
@@ -28,7 +31,7 @@ def interval_ms(options: dict[str, str | None]) -> int:
     return int(min(1000, max(100, round(runtime * 1000 / 30, -2))))
 
 
-def with_logs(jobfile: JobFile) -> tuple[JobFile, dict[str, str]]:
+def with_logs(jobfile: JobFile, per_io: bool = False) -> tuple[JobFile, dict[str, str]]:
     """The job file with logs asked for, and each job's log prefix (relative to fio's cwd)."""
     jobs, prefixes = [], {}
     for i, job in enumerate(jobfile.jobs):
@@ -38,15 +41,12 @@ def with_logs(jobfile: JobFile) -> tuple[JobFile, dict[str, str]]:
             continue
         prefix = f"cblog{i}"
         prefixes[job.name] = prefix
-        jobs.append(job.with_options({"write_bw_log": prefix, "write_iops_log": prefix,
-                                      "write_lat_log": prefix, "log_avg_msec": str(interval_ms(merged))}))
+        jobs.append(job.with_options(job_options(prefix, interval_ms=interval_ms(merged), per_io_latency=per_io)))
     return JobFile(jobfile.global_, tuple(jobs)), prefixes
 
 
 def workload_series(workdir: Path, prefix: str, workload: str, repeat: int) -> list[Series]:
     """The series of one workload's logs (none when fio wrote none), the log files removed."""
-    from .drivers.fio.logs import collect  # TODO: top level once logs.py lands
-
     try:
         found = collect(workdir, prefix)
     except ParseError:

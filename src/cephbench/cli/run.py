@@ -90,6 +90,9 @@ def _default_target(plan) -> str:
               help="Continue a stored run that was interrupted: run only its workloads without "
                    "figures, with the options it was started with.")
 @click.option("--no-logs", is_flag=True, help="Do not capture fio's per-interval logs as time series.")
+@click.option("--per-io-log", is_flag=True,
+              help="Log every I/O's latency (exact p99 and max per second; ~21 bytes of temporary "
+                   "disk an I/O) instead of fio's interval averages.")
 @click.option("--destroy-data", metavar="DEVICE",
               help="Allow writing to this device even though it holds data. Names the exact device.")
 @click.option("--conf", "-c", metavar="PATH", help="ceph.conf of the cluster (default: the lab's, "
@@ -174,7 +177,7 @@ def start(store: Store, suite: str, o: dict, resume: int | None = None) -> RunOu
     health = HealthOptions(allow_unhealthy=o["allow_unhealthy"], quiesce=o["quiesce"], interval=o["health_interval"])
     max_time = parse_seconds(o["max_time"]) if o["max_time"] else None
     options = RunOptions(health, o["drop_caches"], target_ci=target_ci, max_time=max_time,
-                         logs=not o["no_logs"], request=o)
+                         logs=not o["no_logs"], per_io_logs=o.get("per_io_log", False), request=o)
     return execute(store, plan, target, label=o["label"], repeats=repeats, progress=RichProgress(repeats),
                    options=options, resume=resume)
 
