@@ -8,6 +8,8 @@ failed) is a grey "n/a" cell, one that did not settle is marked "*".
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import Normalize
@@ -53,8 +55,9 @@ def heatmap_chart(sweep: Sweep, family: tuple[str, int | None, str]) -> Figure |
     note = ""
     if flagged:
         note = "\n* " + " or ".join(UNSETTLED_TEXT.get(f, f) for f in dict.fromkeys(flagged))
-    fig.suptitle(f"{family_title(family)}: IOPS over iodepth × numjobs (mean of the repeats); "
-                 f"grey n/a: no figure{note}")
+    title = f"{family_title(family)}: IOPS over iodepth × numjobs (mean of the repeats); grey n/a: no figure"
+    fig.suptitle("\n".join(textwrap.wrap(title, width=max(40, int(fig.get_figwidth() * 11)))) + note,
+                 fontsize=9)
     return fig
 
 
