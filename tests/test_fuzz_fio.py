@@ -11,6 +11,7 @@ from cephbench.drivers.fio import parse
 from cephbench.errors import ParseError
 
 from .conftest import FIO_DATA
+from .fuzzing import replace_somewhere
 
 SAMPLES = [p.read_text() for p in sorted(FIO_DATA.glob("*.json")) if not p.name.endswith(".expected.json")]
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -50,17 +51,5 @@ def test_real_output_with_a_field_replaced(sample, data, value):
     """Replace one value somewhere in a real document with anything JSON can hold."""
     start = sample.index("{")
     doc = json.loads(sample[start:])
-    node, path = doc, []
-    for _ in range(data.draw(st.integers(1, 6))):
-        if isinstance(node, dict) and node:
-            key = data.draw(st.sampled_from(sorted(node)))
-        elif isinstance(node, list) and node:
-            key = data.draw(st.integers(0, len(node) - 1))
-        else:
-            break
-        path.append((node, key))
-        node = node[key]
-    if path:
-        parent, key = path[-1]
-        parent[key] = value
+    doc = replace_somewhere(doc, data, value, depth=6)
     _parses_or_refuses(json.dumps(doc))

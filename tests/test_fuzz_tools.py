@@ -20,6 +20,7 @@ from cephbench.drivers import (
 from cephbench.errors import ParseError
 
 from .data.make_expected_tools import fixtures
+from .fuzzing import replace_somewhere
 from .test_fuzz_fio import json_values
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -89,19 +90,7 @@ def test_truncated_real_output(name, sample, data):
 def test_real_json_with_a_field_replaced(sample, data, value):
     """Replace one value somewhere in a real iperf3 or osd bench document with anything."""
     doc = json.loads(sample)
-    node, path = doc, []
-    for _ in range(data.draw(st.integers(1, 5))):
-        if isinstance(node, dict) and node:
-            key = data.draw(st.sampled_from(sorted(node)))
-        elif isinstance(node, list) and node:
-            key = data.draw(st.integers(0, len(node) - 1))
-        else:
-            break
-        path.append((node, key))
-        node = node[key]
-    if path:
-        parent, key = path[-1]
-        parent[key] = value
+    doc = replace_somewhere(doc, data, value, depth=5)
     text = json.dumps(doc)
     for name in ("iperf3.documents", "import iperf3", "osd_bench_text", "import osd-bench", "importer"):
         _records_or_parse_error(name, text)
