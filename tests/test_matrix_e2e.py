@@ -105,6 +105,8 @@ def test_adaptive_repeats_until_the_ci_is_reached_or_flag_it(invoke, invoke_json
     table = invoke("show", "last", "--format", "md").stdout
     assert "Repeats to a 95 % CI within ±0.0001 % of the mean IOPS: randread-4k-qd1-nj1 4 (±" in table
     assert "not reached" in table and "repeats stopped at the cap" in table
+    invoke("report", "last", "-o", str(bench_dir.parent / "r.md"))
+    assert "Repeats to a 95 % CI within ±0.0001 % of the mean IOPS" in (bench_dir.parent / "r.md").read_text()
 
 
 @pytest.mark.parametrize("args, message", [

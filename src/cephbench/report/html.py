@@ -25,7 +25,7 @@ from ..model import Series
 from . import charts
 from .markdown import cluster_table, comparison_notes, env_table, metric_tables, run_header
 from .sections import ChartSink, sweep_section, timeseries_section
-from .show import FLAG_TEXT
+from .show import FLAG_TEXT, schedule_notes
 from .sweep import pivot, swept_workloads
 from .table import Table, to_markdown
 
@@ -86,7 +86,8 @@ def context(cmp: Comparison, provenance: dict[int, list[dict[str, Any]]], chart:
         for run in col.runs:
             outputs = [{"repeat": o["repeat"], "tool": o["tool"], "command": shlex.join(o["argv"]),
                         "input": o["input_text"]} for o in provenance.get(run.id, [])]
-            runs.append({"header": run_header(run), "run": run, "cluster": cluster_table(run, cmp.clusters.get(run.id)),
+            runs.append({"header": run_header(run), "run": run, "schedule": schedule_notes(run),
+                         "cluster": cluster_table(run, cmp.clusters.get(run.id)),
                          "outputs": _dedupe(outputs)})
     names = ", ".join(c.name for c in cmp.columns)
     return {
