@@ -193,7 +193,7 @@ def _adaptive(o: dict) -> tuple[float | None, int]:
         pct = float(text)
     except ValueError:
         pct = -1.0
-    if not 0 < pct < 100:
+    if not 0 < pct <= 1000:
         raise UsageError(f"--target-ci {o['target_ci']}: a percentage above 0, e.g. 2%")
     return pct / 100, o["max_repeats"]
 
