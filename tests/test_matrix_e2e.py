@@ -84,7 +84,7 @@ def test_steady_state_is_flagged_only_where_fio_did_not_reach_it(invoke, invoke_
 def test_ramp_time_is_run_but_not_measured(invoke, invoke_json, db, bench_dir):
     invoke("run", "matrix", "--target", f"file:{bench_dir}", "--ramp-time", "1", *SHORT)
     (r,) = invoke_json("show", "last")["results"]
-    assert r["runtime_s"] == pytest.approx(1.0, abs=0.1)
+    assert r["runtime_s"] == pytest.approx(1.0, abs=0.3)
     with Store(db) as s:
         (out,) = s.outputs(s.resolve("last"))
     assert "ramp_time=1" in out["input_text"] and out["seconds"] >= 2.0

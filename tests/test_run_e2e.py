@@ -20,7 +20,8 @@ def test_quick_suite_is_stored_and_shown(invoke, invoke_json, bench_dir, db):
         ("seq_wr", "write", "write", 131072, 256), ("seq_rd", "read", "read", 131072, 256),
         ("rand_rd", "read", "randread", 4096, 256), ("rand_wr", "write", "randwrite", 4096, 256)]
     for r in run["results"]:
-        assert r["iops"] > 0 and r["runtime_s"] == pytest.approx(1.0, abs=0.1)
+        assert r["iops"] > 0
+        assert r["runtime_s"] == pytest.approx(1.0, abs=0.3)  # fio overshoots a little on a busy machine
         assert r["bw_bytes_per_s"] == pytest.approx(r["iops"] * r["bs"], rel=0.02)
         assert r["lat_kind"] == "lat"
         assert 0 < r["lat_p50_us"] <= r["lat_p99_us"] <= r["lat_p999_us"] <= r["lat_max_us"] * 1.05
