@@ -18,8 +18,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..errors import StoreError, UsageError
 from ..model import Failure, Result, Run, RunStatus, Series
 from .schema import migrate
@@ -273,6 +271,8 @@ class Store:
 
     def add_timeseries(self, run_id: int, series: Iterable[Series]) -> None:
         """Time series of a run's workloads, each stored as one compressed row."""
+        import numpy as np  # only runs with time series pay for it (CLI start-up stays light)
+
         with self._tx():
             for s in series:
                 t, v = np.asarray(s.t_s, dtype="<f8"), np.asarray(s.values, dtype="<f8")
@@ -344,6 +344,8 @@ class Store:
     def timeseries(self, run_id: int) -> list[Series]:
         """Every time series of a run's workloads: fio's logs, and rados bench's per-second
         table (kept as JSON points by older stores and the Ceph drivers)."""
+        import numpy as np
+
         out = []
         for r in self.conn.execute("SELECT * FROM timeseries WHERE run_id = ? ORDER BY id", (run_id,)):
             data = np.frombuffer(zlib.decompress(r["data_z"]), dtype="<f8")
