@@ -110,22 +110,7 @@ def execute(
     env["target"] = target.describe()
     if on_ceph and tool and plan.tool == "osd-bench":
         env["osds"] = osd_details(target.conn)
-    params = {"repeat": repeats, "overrides": plan.overrides}
-    if not tool:
-        if plan.axes.swept:
-            params["sweep"] = plan.axes.to_json()
-        if plan.steady:
-            params["steady_state"] = vars(plan.steady)
-        if options.target_ci is not None:
-            params.update(target_ci=options.target_ci, max_time=options.max_time)
-    if options.request:
-        params["request"] = options.request
-    if on_ceph:
-        params.update(health=vars(options.health), connection=target.conn.to_json())
-    if tool:
-        params["tool_options"] = plan.options
-    if options.drop_caches:
-        params["drop_caches"] = True
+    params = _params(plan, target, repeats, options)
     if resume is None:
         run_id = store.start_run(label=label, suite=plan.suite, target=target.spec, environment=env,
                                  params=params)
@@ -167,6 +152,28 @@ def execute(
         progress.stop()
         store.finish_run(run_id, status, error)
     return RunOutcome(run_id, failed)
+
+
+def _params(plan: Plan | ToolPlan, target: Target, repeats: int, options: RunOptions) -> dict:
+    """What the run was asked to do, stored with it (and what ``--resume`` starts again from)."""
+    tool, on_ceph = isinstance(plan, ToolPlan), isinstance(target, CephTarget)
+    params: dict = {"repeat": repeats, "overrides": plan.overrides}
+    if not tool:
+        if plan.axes.swept:
+            params["sweep"] = plan.axes.to_json()
+        if plan.steady:
+            params["steady_state"] = vars(plan.steady)
+        if options.target_ci is not None:
+            params.update(target_ci=options.target_ci, max_time=options.max_time)
+    if options.request:
+        params["request"] = options.request
+    if on_ceph:
+        params.update(health=vars(options.health), connection=target.conn.to_json())
+    if tool:
+        params["tool_options"] = plan.options
+    if options.drop_caches:
+        params["drop_caches"] = True
+    return params
 
 
 def _tool_versions(plan: ToolPlan) -> dict[str, str]:
