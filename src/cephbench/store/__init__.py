@@ -29,10 +29,6 @@ RESULT_COLUMNS = (
 )
 
 
-JSON_SERIES = {"bw_bytes_per_s": "bw_bytes_per_s", "lat_avg_us": "lat_mean_us", "iops": "iops"}
-"""Names of per-workload series in the JSON ``series`` table -> the metric they are."""
-
-
 def default_path() -> Path:
     """``$CEPHBENCH_DB``, else ``$XDG_DATA_HOME/cephbench/results.db``."""
     if os.environ.get("CEPHBENCH_DB"):
@@ -271,19 +267,10 @@ class Store:
 
     def add_timeseries(self, run_id: int, series: Iterable[Series]) -> None:
         """Time series of a run's workloads, each stored as one compressed row."""
-        import numpy as np  # only runs with time series pay for it (CLI start-up stays light)
+        from . import timeseries
 
         with self._tx():
-            for s in series:
-                t, v = np.asarray(s.t_s, dtype="<f8"), np.asarray(s.values, dtype="<f8")
-                if t.shape != v.shape or t.ndim != 1:
-                    raise ValueError(f"series {s.workload}/{s.metric}: times and values differ in shape")
-                self.conn.execute(
-                    "INSERT INTO timeseries (run_id, repeat, workload, op, metric, n, data_z)"
-                    " VALUES (?,?,?,?,?,?,?)",
-                    (run_id, s.repeat, s.workload, s.op, s.metric, len(t),
-                     zlib.compress(np.concatenate([t, v]).tobytes())),
-                )
+            timeseries.insert(self.conn, run_id, series)
 
     # -- reading -----------------------------------------------------------------------
     def finished_workloads(self, run_id: int) -> int:
@@ -343,19 +330,10 @@ class Store:
 
     def timeseries(self, run_id: int) -> list[Series]:
         """Every time series of a run's workloads: fio's logs, and rados bench's per-second
-        table (kept as JSON points by older stores and the Ceph drivers)."""
-        import numpy as np
+        table (kept as JSON points by the Ceph drivers)."""
+        from . import timeseries
 
-        out = []
-        for r in self.conn.execute("SELECT * FROM timeseries WHERE run_id = ? ORDER BY id", (run_id,)):
-            data = np.frombuffer(zlib.decompress(r["data_z"]), dtype="<f8")
-            out.append(Series(r["repeat"], r["workload"], r["op"], r["metric"], data[:r["n"]], data[r["n"]:]))
-        for s in self.series(run_id):
-            if s["workload"] and s["name"] in JSON_SERIES and s["points"]:
-                points = np.asarray(s["points"], dtype=float)
-                out.append(Series(s["repeat"], s["workload"], "", JSON_SERIES[s["name"]],
-                                  points[:, 0], points[:, 1]))
-        return out
+        return timeseries.select(self.conn, run_id, self.series(run_id))
 
     def outputs(self, run_id: int) -> list[dict[str, Any]]:
         """The raw tool outputs of a run, decompressed."""
