@@ -11,7 +11,6 @@ its logs are the user's, and cephbench does not read them.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from .drivers.fio.jobfile import JobFile
@@ -48,10 +47,10 @@ def with_logs(jobfile: JobFile, per_io: bool = False) -> tuple[JobFile, dict[str
 def workload_series(workdir: Path, prefix: str, workload: str, repeat: int) -> list[Series]:
     """The series of one workload's logs (none when fio wrote none), the log files removed."""
     try:
-        found = collect(workdir, prefix)
+        found = collect(workdir, prefix, workload=workload, repeat=repeat)
     except ParseError:
         found = []  # a log cut short (fio killed) loses the series, never the run's figures
     finally:
         for path in workdir.glob(f"{prefix}_*.log"):
             path.unlink(missing_ok=True)
-    return [replace(s, workload=workload, repeat=repeat) for s in found]
+    return found
