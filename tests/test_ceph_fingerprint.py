@@ -10,8 +10,7 @@ from cephbench.ceph import conn as connmod
 from cephbench.ceph.fingerprint import COMMANDS, summarize
 from cephbench.errors import UsageError
 from cephbench.report.cluster import cluster_rows
-
-from .conftest import DATA
+from tests.conftest import DATA
 
 CEPH = DATA / "ceph" / "16.2.15"
 FILES = {"versions": "versions", "status": "status", "osd_tree": "osd-tree", "osd_metadata": "osd-metadata",

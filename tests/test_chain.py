@@ -12,8 +12,7 @@ from cephbench.drivers import fio
 from cephbench.drivers.fio.chain import Chain, links_of
 from cephbench.drivers.fio.jobfile import parse_jobfile
 from cephbench.plan import Overrides, make_plan
-
-from .conftest import needs_fio
+from tests.conftest import needs_fio
 
 JOBS = """
 [global]

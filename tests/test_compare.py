@@ -13,8 +13,7 @@ from cephbench.compare import compare, regressions
 from cephbench.model import Result
 from cephbench.report.markdown import comparison_markdown
 from cephbench.store import Store, WorkloadOutcome
-
-from .conftest import DATA, needs_fio
+from tests.conftest import DATA, needs_fio
 
 REFERENCE = DATA / "compare"
 ENV = {"host": "lab1", "kernel": "6.1.0-18-amd64", "tools": {"fio": "fio-3.33"},

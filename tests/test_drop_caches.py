@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from cephbench.ceph import caches
 from cephbench.store import Store
-
-from .conftest import needs_fio, needs_root
+from tests.conftest import needs_fio, needs_root
 
 MEMINFO = "MemTotal:       24684092 kB\nMemFree:        20000000 kB\nCached:          1234567 kB\nSwapCached:            0 kB\n"
 

@@ -9,8 +9,7 @@ import pytest
 
 from cephbench.drivers.fio import extract, parse
 from cephbench.errors import ParseError
-
-from .conftest import FIO_DATA
+from tests.conftest import FIO_DATA
 
 OUTPUTS = sorted(p for p in FIO_DATA.glob("*.json") if not p.name.endswith(".expected.json"))
 

@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from cephbench.drivers.fio import parse
 from cephbench.drivers.fio.text import parse_text
 from cephbench.errors import ParseError
-
-from .conftest import DATA, FIO_DATA
+from tests.conftest import DATA, FIO_DATA
 
 PAIRS = sorted(p for p in FIO_DATA.glob("*.txt"))
 SAMPLE_2X = DATA / "fio" / "2.1.11" / "psync-randrw.txt"

@@ -9,9 +9,8 @@ from hypothesis import strategies as st
 
 from cephbench.drivers.fio import parse
 from cephbench.errors import ParseError
-
-from .conftest import FIO_DATA
-from .fuzzing import replace_somewhere
+from tests.conftest import FIO_DATA
+from tests.fuzzing import replace_somewhere
 
 SAMPLES = [p.read_text() for p in sorted(FIO_DATA.glob("*.json")) if not p.name.endswith(".expected.json")]
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

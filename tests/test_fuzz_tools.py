@@ -18,10 +18,9 @@ from cephbench.drivers import (
     rados_bench_paste,
 )
 from cephbench.errors import ParseError
-
-from .data.make_expected_tools import fixtures
-from .fuzzing import replace_somewhere
-from .test_fuzz_fio import json_values
+from tests.data.make_expected_tools import fixtures
+from tests.fuzzing import replace_somewhere
+from tests.test_fuzz_fio import json_values
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SAMPLES = [p.read_text() for p in fixtures()]

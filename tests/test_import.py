@@ -7,8 +7,7 @@ import json
 import pytest
 
 from cephbench.drivers.fio.parse import extract
-
-from .conftest import DATA, FIO_DATA
+from tests.conftest import DATA, FIO_DATA
 
 SAMPLE_2X = DATA / "fio" / "2.1.11" / "psync-randrw.txt"
 

@@ -11,9 +11,8 @@ import pytest
 
 from cephbench import importer
 from cephbench.drivers import iperf3_text, rados_bench_paste
-
-from .conftest import DATA
-from .data.make_expected_tools import expected_import, fixtures, golden
+from tests.conftest import DATA
+from tests.data.make_expected_tools import expected_import, fixtures, golden
 
 FIXTURES = fixtures()
 IPERF = DATA / "iperf3" / "3.12"

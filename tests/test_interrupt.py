@@ -15,8 +15,7 @@ import pytest
 from cephbench.drivers.fio import parse
 from cephbench.plan import Overrides, make_plan
 from cephbench.runner import _finished
-
-from .conftest import FIO_DATA, needs_fio
+from tests.conftest import FIO_DATA, needs_fio
 
 CEPHBENCH = [sys.executable, "-c", "from cephbench.cli import main; main()"]
 

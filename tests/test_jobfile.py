@@ -7,8 +7,7 @@ import pytest
 from cephbench.drivers.fio.jobfile import load_jobfile, parse_jobfile
 from cephbench.errors import UsageError
 from cephbench.plan import Overrides, make_plan
-
-from .conftest import FIO_DATA
+from tests.conftest import FIO_DATA
 
 
 def test_sections_flags_and_comments():

@@ -11,9 +11,8 @@ import time
 import pytest
 
 from cephbench.store import Store
-
-from .conftest import needs_fio
-from .test_interrupt import CEPHBENCH, _children, _show, _wait_for
+from tests.conftest import needs_fio
+from tests.test_interrupt import CEPHBENCH, _children, _show, _wait_for
 
 pytestmark = needs_fio
 SHORT = ("--runtime", "1", "--size", "16m", "--no-logs")

@@ -10,8 +10,7 @@ from cephbench.drivers import iperf3
 from cephbench.errors import ParseError, ToolFailed
 from cephbench.model import Run
 from cephbench.report.osd import network_table
-
-from .conftest import DATA
+from tests.conftest import DATA
 
 IPERF = DATA / "iperf3" / "3.12"
 

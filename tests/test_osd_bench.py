@@ -11,8 +11,7 @@ from cephbench.drivers import osd_bench
 from cephbench.errors import ParseError
 from cephbench.model import Result, Run
 from cephbench.report.osd import osd_table
-
-from .conftest import DATA
+from tests.conftest import DATA
 
 CEPH = DATA / "ceph" / "16.2.15"
 

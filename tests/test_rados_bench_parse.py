@@ -9,8 +9,7 @@ import pytest
 
 from cephbench.drivers import rados_bench
 from cephbench.errors import ParseError
-
-from .conftest import DATA
+from tests.conftest import DATA
 
 RADOS = DATA / "rados-bench" / "16.2.15"
 

@@ -15,8 +15,7 @@ from matplotlib import image
 from cephbench.compare import compare
 from cephbench.report.html import summary
 from cephbench.store import Store
-
-from .test_compare import store_run
+from tests.test_compare import store_run
 
 EVIL = "<script>document.body.setAttribute('data-pwned','1')</script> & \"quoted\""
 BASE = [[1000, 2000, 30000, 12000], [1010, 1990, 30500, 12100], [990, 2010, 29500, 11900]]

@@ -26,10 +26,9 @@ from cephbench.report.stalls import select, stalls, timelines
 from cephbench.report.sweep import Group, is_sweep, pivot
 from cephbench.report.timeline import STALL_GID, timeline_chart
 from cephbench.store import Store, WorkloadOutcome
-
-from .test_compare import result as suite_result
-from .test_compare import store_run
-from .test_report import chromium, console_messages, needs_chromium
+from tests.test_compare import result as suite_result
+from tests.test_compare import store_run
+from tests.test_report import chromium, console_messages, needs_chromium
 
 K4, K128 = 4096, 131072
 QDS, NJS, BSS, RWS = (1, 4, 16, 64), (1, 2, 4), (K4, K128), ("randread", "randwrite")

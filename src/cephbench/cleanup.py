@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import CephbenchError
-from .store import Resource, Store
+from cephbench.errors import CephbenchError
+from cephbench.store import Resource, Store
 
 UNDO: dict[str, Callable[[Resource], None]] = {}
 
@@ -41,8 +41,8 @@ def _remove_dir(resource: Resource) -> None:
 
 
 def load_all() -> None:
-    from .ceph import load_undo
-    from .targets import kinds, load
+    from cephbench.ceph import load_undo
+    from cephbench.targets import kinds, load
 
     for kind in kinds():
         load(kind)

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import stats
-from .envdiff import EnvDifference, env_diff
-from .errors import UsageError
-from .model import Failure, Result, Run
+from cephbench import stats
+from cephbench.envdiff import EnvDifference, env_diff
+from cephbench.errors import UsageError
+from cephbench.model import Failure, Result, Run
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .model import Run
+from cephbench.model import Run
 
 IGNORED = frozenset({"target.path"})
 """Paths that differ on every run by construction (the data file is named after the run)."""
@@ -47,7 +47,7 @@ def context_of(run: Run, cluster: dict[str, Any] | None = None) -> dict[str, Any
 def cluster_context(fingerprint: dict[str, Any], pool: str | None) -> dict[str, Any]:
     """A stored Ceph fingerprint as diffable facts: the cluster table's values (OSDs, models,
     pool size and PGs...) without per-run noise, plus ``ceph config dump``."""
-    from .ceph.fingerprint import summarize
+    from cephbench.ceph.fingerprint import summarize
 
     summary = flatten(summarize(fingerprint, pool))
     facts: dict[str, Any] = {k: v for k, v in summary.items() if k not in VOLATILE_CLUSTER}

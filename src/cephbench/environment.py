@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .errors import CephbenchError
-from .process import run
+from cephbench import __version__
+from cephbench.errors import CephbenchError
+from cephbench.process import run
 
 
 def collect(tools: dict[str, str] | None = None) -> dict[str, Any]:

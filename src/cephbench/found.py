@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .drivers.fio.parse import JobOutcome
-from .model import Result
+from cephbench.drivers.fio.parse import JobOutcome
+from cephbench.model import Result
 
 
 @dataclass(frozen=True)

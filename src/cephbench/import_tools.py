@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from .drivers import iperf3, iperf3_text, osd_bench_text, rados_bench_paste
-from .found import Found, Workload, runs
-from .model import Result
+from cephbench.drivers import iperf3, iperf3_text, osd_bench_text, rados_bench_paste
+from cephbench.found import Found, Workload, runs
+from cephbench.model import Result
 
 
 def rados_bench(text: str) -> list[Found]:

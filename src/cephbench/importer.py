@@ -13,13 +13,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import import_tools
-from .drivers.fio.parse import extract_all, parse_document
-from .drivers.fio.text import parse_text
-from .errors import ParseError, UsageError
-from .found import Found, merge
-from .model import Failure, Run
-from .store import Store, WorkloadOutcome, now
+from cephbench import import_tools
+from cephbench.drivers.fio.parse import extract_all, parse_document
+from cephbench.drivers.fio.text import parse_text
+from cephbench.errors import ParseError, UsageError
+from cephbench.found import Found, merge
+from cephbench.model import Failure, Run
+from cephbench.store import Store, WorkloadOutcome, now
 
 FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
 

@@ -6,14 +6,14 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .drivers.fio.chain import Link, links_of
-from .drivers.fio.jobfile import JobFile, load_jobfile
-from .errors import UsageError
-from .suites import load_suite, to_jobfile
-from .suites.tools import ToolSuite, tool_suite
-from .sweep import Axes, expand
-from .targets import LOCATION_KEYS
-from .units import parse_seconds, parse_size
+from cephbench.drivers.fio.chain import Link, links_of
+from cephbench.drivers.fio.jobfile import JobFile, load_jobfile
+from cephbench.errors import UsageError
+from cephbench.suites import load_suite, to_jobfile
+from cephbench.suites.tools import ToolSuite, tool_suite
+from cephbench.sweep import Axes, expand
+from cephbench.targets import LOCATION_KEYS
+from cephbench.units import parse_seconds, parse_size
 
 MAX_BATCH_BUFFER = 1 << 30
 MAX_BATCH_PROCESSES = 64

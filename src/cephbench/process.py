@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .errors import Interrupted, ToolFailed, ToolMissing
+from cephbench.errors import Interrupted, ToolFailed, ToolMissing
 
 POLL_SECONDS = 0.2
 PR_SET_PDEATHSIG = 1

@@ -19,22 +19,29 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
-from . import environment
-from .ceph import caches
-from .ceph.benches import Step, StepContext, StepInterrupted, osd_details, osd_steps, rados_steps
-from .ceph.network import network_steps
-from .ceph.session import CephRun, HealthOptions, ceph_run, preflight
-from .ceph.target import CephTarget
-from .drivers import fio
-from .drivers.fio.chain import Chain
-from .drivers.fio.jobfile import JobFile
-from .errors import CephbenchError, Interrupted, ParseError, UsageError
-from .plan import Batch, Plan, PlannedWorkload, ToolPlan, time_based_runtime
-from .process import ProcessInterrupted, ProcessResult, run
-from .schedule import MIN_REPEATS, Schedule, main_figure
-from .store import RawOutput, ResourceLog, Store, WorkloadOutcome
-from .targets import Target
-from .timelogs import with_logs, workload_series
+from cephbench import environment
+from cephbench.ceph import caches
+from cephbench.ceph.benches import (
+    Step,
+    StepContext,
+    StepInterrupted,
+    osd_details,
+    osd_steps,
+    rados_steps,
+)
+from cephbench.ceph.network import network_steps
+from cephbench.ceph.session import CephRun, HealthOptions, ceph_run, preflight
+from cephbench.ceph.target import CephTarget
+from cephbench.drivers import fio
+from cephbench.drivers.fio.chain import Chain
+from cephbench.drivers.fio.jobfile import JobFile
+from cephbench.errors import CephbenchError, Interrupted, ParseError, UsageError
+from cephbench.plan import Batch, Plan, PlannedWorkload, ToolPlan, time_based_runtime
+from cephbench.process import ProcessInterrupted, ProcessResult, run
+from cephbench.schedule import MIN_REPEATS, Schedule, main_figure
+from cephbench.store import RawOutput, ResourceLog, Store, WorkloadOutcome
+from cephbench.targets import Target
+from cephbench.timelogs import with_logs, workload_series
 
 WORKDIR_PREFIX = "cephbench-run-"
 TOOL_STEPS: dict[str, Callable[[StepContext], Iterator[Step]]] = {

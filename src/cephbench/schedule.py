@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .model import Result
-from .stats import summarize
+from cephbench.model import Result
+from cephbench.stats import summarize
 
 MIN_REPEATS = 3
 

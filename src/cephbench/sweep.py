@@ -14,10 +14,10 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from .drivers.fio.jobfile import Job, JobFile
-from .errors import UsageError
-from .suites import RW
-from .units import parse_size
+from cephbench.drivers.fio.jobfile import Job, JobFile
+from cephbench.errors import UsageError
+from cephbench.suites import RW
+from cephbench.units import parse_size
 
 MIXED = ("rw", "readwrite", "randrw", "trimwrite")
 AXES = ("rw", "rwmixread", "bs", "numjobs", "iodepth")

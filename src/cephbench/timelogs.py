@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .drivers.fio.jobfile import JobFile
-from .drivers.fio.logs import collect, job_options
-from .errors import ParseError
-from .model import Series
-from .plan import time_based_runtime
+from cephbench.drivers.fio.jobfile import JobFile
+from cephbench.drivers.fio.logs import collect, job_options
+from cephbench.errors import ParseError
+from cephbench.model import Series
+from cephbench.plan import time_based_runtime
 
 LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log", "write_hist_log")
 

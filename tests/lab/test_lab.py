@@ -14,8 +14,7 @@ import pytest
 from cephbench.lab import LabError, ceph_json, ensure_pool, remove_pool
 from cephbench.lab.ceph import not_ready
 from cephbench.process import run
-
-from .helpers import invoke, status_json
+from tests.lab.helpers import invoke, status_json
 
 pytestmark = pytest.mark.lab
 CEPHBENCH = Path(sys.executable).parent / "cephbench"

@@ -9,8 +9,7 @@ import pytest
 
 from cephbench.lab import ceph_json, down, find_running
 from cephbench.process import run
-
-from .helpers import assert_nothing_left, invoke, link_names, netns_names, status_json
+from tests.lab.helpers import assert_nothing_left, invoke, link_names, netns_names, status_json
 
 pytestmark = pytest.mark.lab
 

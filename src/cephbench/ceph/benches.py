@@ -8,13 +8,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from ..drivers import osd_bench, rados_bench
-from ..errors import Interrupted, ParseError
-from ..process import ProcessInterrupted, ProcessResult, run
-from ..store import RawOutput, ResourceLog, WorkloadOutcome, now
-from .cli import ceph, ceph_json, rados_argv
-from .conn import Connection
-from .objects import remove_bench_objects
+from cephbench.ceph.cli import ceph, ceph_json, rados_argv
+from cephbench.ceph.conn import Connection
+from cephbench.ceph.objects import remove_bench_objects
+from cephbench.drivers import osd_bench, rados_bench
+from cephbench.errors import Interrupted, ParseError
+from cephbench.process import ProcessInterrupted, ProcessResult, run
+from cephbench.store import RawOutput, ResourceLog, WorkloadOutcome, now
 
 DEFAULT_CONCURRENT = 16
 DEFAULT_OBJECT_SIZE = 4 << 20

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import CephbenchError
+from cephbench.errors import CephbenchError
 
 DROP = Path("/proc/sys/vm/drop_caches")
 MEMINFO = Path("/proc/meminfo")

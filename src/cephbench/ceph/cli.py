@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import CephbenchError, ToolFailed
-from ..lab.ceph import parse_json
-from ..process import ProcessResult, ProcessTimeout, run, which
-from .conn import Connection
+from cephbench.ceph.conn import Connection
+from cephbench.errors import CephbenchError, ToolFailed
+from cephbench.lab.ceph import parse_json
+from cephbench.process import ProcessResult, ProcessTimeout, run, which
 
 
 def ceph(conn: Connection, *args: str, timeout: float | None = None, check: bool = True) -> ProcessResult:

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import lab as labapi
-from ..errors import UsageError
+from cephbench import lab as labapi
+from cephbench.errors import UsageError
 
 DEFAULT_CONF = "/etc/ceph/ceph.conf"
 DEFAULT_ID = "admin"

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..errors import CephbenchError, Interrupted
-from .cli import ceph_json
-from .conn import Connection
+from cephbench.ceph.cli import ceph_json
+from cephbench.ceph.conn import Connection
+from cephbench.errors import CephbenchError, Interrupted
 
 COMMANDS: dict[str, tuple[str, ...]] = {
     "versions": ("versions",),

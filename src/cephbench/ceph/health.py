@@ -12,9 +12,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import CephbenchError, Interrupted
-from .cli import ceph_json
-from .conn import Connection
+from cephbench.ceph.cli import ceph_json
+from cephbench.ceph.conn import Connection
+from cephbench.errors import CephbenchError, Interrupted
 
 DEFAULT_INTERVAL = 5.0
 #: PG state word -> flag (the words Ceph joins with "+" in pgs_by_state names).

@@ -17,15 +17,15 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cleanup import undoes
-from ..drivers import iperf3
-from ..errors import CephbenchError, ParseError, ToolFailed, UsageError
-from ..lab.paths import Layout
-from ..lab.state import load
-from ..process import ProcessInterrupted, run, which
-from ..store import Resource, WorkloadOutcome, now
-from .benches import Step, StepContext, StepInterrupted, _raw
-from .conn import Connection
+from cephbench.ceph.benches import Step, StepContext, StepInterrupted, _raw
+from cephbench.ceph.conn import Connection
+from cephbench.cleanup import undoes
+from cephbench.drivers import iperf3
+from cephbench.errors import CephbenchError, ParseError, ToolFailed, UsageError
+from cephbench.lab.paths import Layout
+from cephbench.lab.state import load
+from cephbench.process import ProcessInterrupted, run, which
+from cephbench.store import Resource, WorkloadOutcome, now
 
 PORT = 5201
 CONNECT_RETRIES = 20

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ..cleanup import undoes
-from ..errors import ToolFailed
-from ..process import run
-from ..store import Resource
-from .cli import rados_argv
-from .conn import Connection
+from cephbench.ceph.cli import rados_argv
+from cephbench.ceph.conn import Connection
+from cephbench.cleanup import undoes
+from cephbench.errors import ToolFailed
+from cephbench.process import run
+from cephbench.store import Resource
 
 
 def remove_bench_objects(conn: Connection, pool: str, run_name: str) -> None:

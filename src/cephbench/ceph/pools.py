@@ -12,11 +12,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..cleanup import undoes
-from ..errors import CephbenchError, TargetError
-from ..store import Resource, ResourceLog
-from .cli import ceph, ceph_json
-from .conn import Connection
+from cephbench.ceph.cli import ceph, ceph_json
+from cephbench.ceph.conn import Connection
+from cephbench.cleanup import undoes
+from cephbench.errors import CephbenchError, TargetError
+from cephbench.store import Resource, ResourceLog
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 TAG_APP, TAG_KEY = "cephbench", "created_by"

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
-from ..cleanup import undoes
-from ..store import Resource, ResourceLog
-from .cli import ceph, ceph_json
-from .conn import Connection
+from cephbench.ceph.cli import ceph, ceph_json
+from cephbench.ceph.conn import Connection
+from cephbench.cleanup import undoes
+from cephbench.store import Resource, ResourceLog
 
 FLAGS = ("noscrub", "nodeep-scrub")
 

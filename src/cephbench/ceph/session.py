@@ -8,13 +8,13 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 
-from ..errors import CephbenchError
-from ..model import Result
-from ..store import ResourceLog, Store, WorkloadOutcome
-from . import fingerprint, health
-from .cli import ceph_json
-from .conn import Connection
-from .quiesce import quiesced
+from cephbench.ceph import fingerprint, health
+from cephbench.ceph.cli import ceph_json
+from cephbench.ceph.conn import Connection
+from cephbench.ceph.quiesce import quiesced
+from cephbench.errors import CephbenchError
+from cephbench.model import Result
+from cephbench.store import ResourceLog, Store, WorkloadOutcome
 
 
 @dataclass(frozen=True)

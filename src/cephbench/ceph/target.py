@@ -9,11 +9,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import TargetError
-from ..store import ResourceLog
-from ..targets import FioTarget, Target, TargetOptions
-from . import pools
-from .conn import Connection, resolve
+from cephbench.ceph import pools
+from cephbench.ceph.conn import Connection, resolve
+from cephbench.errors import TargetError
+from cephbench.store import ResourceLog
+from cephbench.targets import FioTarget, Target, TargetOptions
 
 FRESH = "lab"
 

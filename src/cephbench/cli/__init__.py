@@ -15,9 +15,9 @@ from importlib.metadata import entry_points
 import click
 from rich.markup import escape
 
-from .. import __version__
-from ..errors import CephbenchError, ExitStatus, Interrupted
-from .common import console_err, set_debug
+from cephbench import __version__
+from cephbench.cli.common import console_err, set_debug
+from cephbench.errors import CephbenchError, ExitStatus, Interrupted
 
 BUILTIN_COMMANDS: dict[str, str] = {
     "run": "cephbench.cli.run:run",

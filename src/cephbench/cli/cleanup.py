@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from ..cleanup import cleanup as do_cleanup
-from ..errors import ExitStatus
-from ..store import Store
-from .common import console, console_err, db_option
+from cephbench.cleanup import cleanup as do_cleanup
+from cephbench.cli.common import console, console_err, db_option
+from cephbench.errors import ExitStatus
+from cephbench.store import Store
 
 
 @click.command()

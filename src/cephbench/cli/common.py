@@ -11,7 +11,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from ..store import Store, default_path
+from cephbench.store import Store, default_path
 
 console = Console(highlight=False)
 console_err = Console(stderr=True, highlight=False, soft_wrap=True)  # one-line messages stay one line
@@ -61,7 +61,7 @@ def print_json(data: Any) -> None:
 
 def emit_table(table, fmt: str) -> None:
     """Print a report Table as Markdown (``md``) or as a rich table (``table``)."""
-    from ..report.table import to_markdown, to_rich
+    from cephbench.report.table import to_markdown, to_rich
 
     if fmt == "md":
         click.echo(to_markdown(table), nl=False)

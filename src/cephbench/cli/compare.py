@@ -6,15 +6,20 @@ import re
 
 import click
 
-from ..compare import Comparison, regressions, to_json
-from ..compare import compare as compare_runs
-from ..envdiff import cluster_context
-from ..errors import ExitStatus, UsageError
-from ..model import Run
-from ..report.markdown import comparison_markdown, comparison_notes, env_table, metric_tables
-from ..report.table import to_rich
-from ..store import Store
-from .common import console, console_err, db_option, format_option, print_json
+from cephbench.cli.common import console, console_err, db_option, format_option, print_json
+from cephbench.compare import Comparison, regressions, to_json
+from cephbench.compare import compare as compare_runs
+from cephbench.envdiff import cluster_context
+from cephbench.errors import ExitStatus, UsageError
+from cephbench.model import Run
+from cephbench.report.markdown import (
+    comparison_markdown,
+    comparison_notes,
+    env_table,
+    metric_tables,
+)
+from cephbench.report.table import to_rich
+from cephbench.store import Store
 
 
 def parse_percent(text: str | None) -> float | None:

@@ -11,10 +11,10 @@ import click
 from pydantic import ValidationError
 from rich.table import Table
 
-from .. import lab as labapi
-from ..errors import UsageError
-from ..lab.paths import DIR_ENV
-from .common import console, console_err, debug_option, format_option, print_json
+from cephbench import lab as labapi
+from cephbench.cli.common import console, console_err, debug_option, format_option, print_json
+from cephbench.errors import UsageError
+from cephbench.lab.paths import DIR_ENV
 
 
 def _progress(message: str) -> None:

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import click
 
-from ..compare import compare
-from ..errors import UsageError
-from ..report.html import write_report
-from ..store import Store
-from .common import db_option
-from .compare import load_clusters
+from cephbench.cli.common import db_option
+from cephbench.cli.compare import load_clusters
+from cephbench.compare import compare
+from cephbench.errors import UsageError
+from cephbench.report.html import write_report
+from cephbench.store import Store
 
 
 @click.command()

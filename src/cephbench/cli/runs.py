@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from ..report.table import Table
-from ..store import Store
-from .common import db_option, emit_table, format_option, print_json
+from cephbench.cli.common import db_option, emit_table, format_option, print_json
+from cephbench.report.table import Table
+from cephbench.store import Store
 
 
 @click.command()

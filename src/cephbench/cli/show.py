@@ -10,14 +10,14 @@ from typing import Any
 
 import click
 
-from ..ceph.fingerprint import summarize
-from ..errors import StoreError
-from ..model import Run
-from ..report.cluster import cluster_table
-from ..report.osd import network_table, osd_table
-from ..report.show import run_table
-from ..store import Store
-from .common import console_err, db_option, emit_table, format_option, print_json
+from cephbench.ceph.fingerprint import summarize
+from cephbench.cli.common import console_err, db_option, emit_table, format_option, print_json
+from cephbench.errors import StoreError
+from cephbench.model import Run
+from cephbench.report.cluster import cluster_table
+from cephbench.report.osd import network_table, osd_table
+from cephbench.report.show import run_table
+from cephbench.store import Store
 
 PREFILL_TOOL = "fio-prefill"
 
@@ -79,7 +79,7 @@ def _notes(run: Run, store: Store) -> list[str]:
             size = next((a.split("=", 1)[1] for a in o["argv"] if a.startswith("--size=")), "?")
             notes.append(f"Prefill: the new RBD image was written once ({size}, sequential 4M) "
                          f"in {o['seconds']:.1f} s before the workloads.")
-    from ..ceph.health import FLAG_TEXT
+    from cephbench.ceph.health import FLAG_TEXT
 
     flags = sorted({f for r in run.results for f in r.flags if f in FLAG_TEXT})  # health flags only
     if flags:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from ..report.table import Table
-from ..suites import builtin_names, load_suite
-from ..suites.tools import TOOL_SUITES
-from .common import debug_option, emit_table, format_option, print_json
+from cephbench.cli.common import debug_option, emit_table, format_option, print_json
+from cephbench.report.table import Table
+from cephbench.suites import builtin_names, load_suite
+from cephbench.suites.tools import TOOL_SUITES
 
 
 @click.command()

@@ -7,8 +7,8 @@ import math
 import re
 from typing import Any
 
-from ..errors import ParseError, ToolFailed
-from ..model import Result
+from cephbench.errors import ParseError, ToolFailed
+from cephbench.model import Result
 
 
 def server_argv(bind: str, port: int, pidfile: str) -> list[str]:

@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ..errors import ParseError
-from ..model import Result
+from cephbench.errors import ParseError
+from cephbench.model import Result
 
 _NUM = r"\d+(?:\.\d+)?"
 SUMMARY = re.compile(

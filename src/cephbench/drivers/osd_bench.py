@@ -6,8 +6,8 @@ import json
 import math
 from typing import Any
 
-from ..errors import ParseError
-from ..model import Result
+from cephbench.errors import ParseError
+from cephbench.model import Result
 
 DEFAULT_BYTES = 1 << 30   # Ceph's own defaults: 1 GiB in 4 MiB writes
 DEFAULT_BS = 4 << 20

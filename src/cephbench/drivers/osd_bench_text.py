@@ -17,9 +17,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from ..errors import ParseError
-from ..model import Result
-from .osd_bench import from_data
+from cephbench.drivers.osd_bench import from_data
+from cephbench.errors import ParseError
+from cephbench.model import Result
 
 _NUM = r"\d+(?:\.\d+)?"
 PREFIXED = re.compile(r"^\s*(?P<osd>osd\.\d+):\s*(?P<rest>\S.*)$")

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ..errors import ParseError
-from ..model import Result
+from cephbench.errors import ParseError
+from cephbench.model import Result
 
 MODES = ("write", "seq", "rand")
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"

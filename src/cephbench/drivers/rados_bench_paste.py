@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from ..errors import ParseError
-from ..model import Result
-from . import rados_bench
-from .rados_bench import BenchOutput
+from cephbench.drivers import rados_bench
+from cephbench.drivers.rados_bench import BenchOutput
+from cephbench.errors import ParseError
+from cephbench.model import Result
 
 COMMAND = re.compile(r"\brados\b.*?\bbench\b(?P<args>.*)$")
 MODE = re.compile(r"(?<![-\w])\d+\s+(?P<mode>write|seq|rand)\b")

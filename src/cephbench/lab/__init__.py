@@ -12,16 +12,16 @@ The API the rest of cephbench uses::
 ``cephbench lab`` commands.
 """
 
-from .bootstrap import UpResult, up
-from .ceph import ceph_json
-from .errors import LabError
-from .info import LabInfo, find_running
-from .osd import restart_osd, stop_osd
-from .paths import default_dir
-from .pools import ensure_pool, remove_pool
-from .spec import LabSpec
-from .status import status
-from .teardown import DownResult, down
+from cephbench.lab.bootstrap import UpResult, up
+from cephbench.lab.ceph import ceph_json
+from cephbench.lab.errors import LabError
+from cephbench.lab.info import LabInfo, find_running
+from cephbench.lab.osd import restart_osd, stop_osd
+from cephbench.lab.paths import default_dir
+from cephbench.lab.pools import ensure_pool, remove_pool
+from cephbench.lab.spec import LabSpec
+from cephbench.lab.status import status
+from cephbench.lab.teardown import DownResult, down
 
 __all__ = [
     "DownResult",

@@ -15,17 +15,17 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
-from ..errors import ToolFailed
-from ..process import run
-from . import keys, net, preflight, teardown
-from .ceph import ceph, ceph_json, not_ready
-from .conf import MGR, MON, Endpoints, render_conf
-from .daemons import failure, is_ours, run_tool, start
-from .errors import LabError
-from .info import LabInfo, find_running, info_from_state
-from .paths import Layout
-from .spec import LabSpec
-from .state import Daemon, LabState, save
+from cephbench.errors import ToolFailed
+from cephbench.lab import keys, net, preflight, teardown
+from cephbench.lab.ceph import ceph, ceph_json, not_ready
+from cephbench.lab.conf import MGR, MON, Endpoints, render_conf
+from cephbench.lab.daemons import failure, is_ours, run_tool, start
+from cephbench.lab.errors import LabError
+from cephbench.lab.info import LabInfo, find_running, info_from_state
+from cephbench.lab.paths import Layout
+from cephbench.lab.spec import LabSpec
+from cephbench.lab.state import Daemon, LabState, save
+from cephbench.process import run
 
 Progress = Callable[[str], None]
 POLL = 0.2

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..errors import ParseError, ToolFailed
-from ..process import ProcessResult, run
-from .info import LabInfo
+from cephbench.errors import ParseError, ToolFailed
+from cephbench.lab.info import LabInfo
+from cephbench.process import ProcessResult, run
 
 
 def ceph(info: LabInfo, *args: str, timeout: float = 30, stdin: str | None = None) -> ProcessResult:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .paths import Layout
-from .spec import LabSpec
+from cephbench.lab.paths import Layout
+from cephbench.lab.spec import LabSpec
 
 MON = "mon.a"
 MGR = "mgr.x"

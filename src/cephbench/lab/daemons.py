@@ -14,10 +14,10 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..process import ProcessResult, run
-from .errors import LabError
-from .paths import Layout
-from .state import Daemon
+from cephbench.lab.errors import LabError
+from cephbench.lab.paths import Layout
+from cephbench.lab.state import Daemon
+from cephbench.process import ProcessResult, run
 
 START_TIMEOUT = 180.0
 # What `cephbench lab env` exports for client use; a daemon must not inherit it (a client's

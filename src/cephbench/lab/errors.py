@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import CephbenchError
+from cephbench.errors import CephbenchError
 
 
 class LabError(CephbenchError):

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .conf import MON
-from .daemons import is_ours
-from .paths import Layout, default_dir
-from .state import LabState, load
+from cephbench.lab.conf import MON
+from cephbench.lab.daemons import is_ours
+from cephbench.lab.paths import Layout, default_dir
+from cephbench.lab.state import LabState, load
 
 
 @dataclass(frozen=True)

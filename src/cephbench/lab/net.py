@@ -12,9 +12,9 @@ import random
 import socket
 from pathlib import Path
 
-from ..process import run
-from .errors import LabError
-from .spec import rate_bits
+from cephbench.lab.errors import LabError
+from cephbench.lab.spec import rate_bits
+from cephbench.process import run
 
 LOOPBACK = "127.0.0.1"
 SUBNET_PREFIX = "10.254"

@@ -5,12 +5,12 @@ from __future__ import annotations
 import signal
 import time
 
-from ..errors import ToolFailed, UsageError
-from .ceph import ceph_json
-from .daemons import failure, is_ours, start, stop
-from .info import LabInfo
-from .paths import Layout
-from .state import Daemon, load, locked
+from cephbench.errors import ToolFailed, UsageError
+from cephbench.lab.ceph import ceph_json
+from cephbench.lab.daemons import failure, is_ours, start, stop
+from cephbench.lab.info import LabInfo
+from cephbench.lab.paths import Layout
+from cephbench.lab.state import Daemon, load, locked
 
 POLL = 0.2
 

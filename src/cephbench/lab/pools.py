@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 import time
 
-from .ceph import ceph, ceph_json, pgs_clean
-from .errors import LabError
-from .info import LabInfo
-from .paths import Layout
-from .state import locked
+from cephbench.lab.ceph import ceph, ceph_json, pgs_clean
+from cephbench.lab.errors import LabError
+from cephbench.lab.info import LabInfo
+from cephbench.lab.paths import Layout
+from cephbench.lab.state import locked
 
 _POOL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 POLL = 0.2

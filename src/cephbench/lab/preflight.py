@@ -6,9 +6,9 @@ import os
 import shutil
 from pathlib import Path
 
-from ..errors import ToolMissing, UsageError
-from .errors import LabError
-from .spec import GIB, LabSpec
+from cephbench.errors import ToolMissing, UsageError
+from cephbench.lab.errors import LabError
+from cephbench.lab.spec import GIB, LabSpec
 
 #: program -> Debian package that ships it
 CEPH_PROGRAMS = {

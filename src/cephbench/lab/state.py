@@ -15,9 +15,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import LabError
-from .paths import Layout
-from .spec import LabSpec
+from cephbench.lab.errors import LabError
+from cephbench.lab.paths import Layout
+from cephbench.lab.spec import LabSpec
 
 Phase = Literal["starting", "running", "stopping"]
 

@@ -7,13 +7,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from ..errors import CephbenchError
-from . import ceph as parse
-from .ceph import ceph_json
-from .daemons import is_ours, rss_mib
-from .info import info_from_state
-from .paths import Layout, default_dir
-from .state import LabState, load
+from cephbench.errors import CephbenchError
+from cephbench.lab import ceph as parse
+from cephbench.lab.ceph import ceph_json
+from cephbench.lab.daemons import is_ours, rss_mib
+from cephbench.lab.info import info_from_state
+from cephbench.lab.paths import Layout, default_dir
+from cephbench.lab.state import LabState, load
 
 
 def status(dir: Path | str | None = None) -> dict[str, Any]:

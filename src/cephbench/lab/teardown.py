@@ -8,11 +8,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import net
-from .daemons import ours, stop
-from .errors import LabError
-from .paths import Layout, default_dir
-from .state import LabState, load, save
+from cephbench.lab import net
+from cephbench.lab.daemons import ours, stop
+from cephbench.lab.errors import LabError
+from cephbench.lab.paths import Layout, default_dir
+from cephbench.lab.state import LabState, load, save
 
 
 @dataclass(frozen=True)

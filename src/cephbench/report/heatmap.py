@@ -15,9 +15,9 @@ import numpy as np
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
-from .charts import short
-from .curves import UNSETTLED_TEXT
-from .sweep import Point, PointKey, Sweep, bs_label, family_title
+from cephbench.report.charts import short
+from cephbench.report.curves import UNSETTLED_TEXT
+from cephbench.report.sweep import Point, PointKey, Sweep, bs_label, family_title
 
 CMAP = plt.get_cmap("cividis").with_extremes(bad="#E8E8E8")
 """Perceptually uniform and readable with colour-blindness and in greyscale."""

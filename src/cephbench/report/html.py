@@ -18,16 +18,22 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from matplotlib.figure import Figure
 
-from .. import __version__
-from ..compare import Comparison
-from ..errors import UsageError
-from ..model import Series
-from . import charts
-from .markdown import cluster_table, comparison_notes, env_table, metric_tables, run_header
-from .sections import ChartSink, sweep_section, timeseries_section
-from .show import FLAG_TEXT, schedule_notes
-from .sweep import pivot, swept_workloads
-from .table import Table, to_markdown
+from cephbench import __version__
+from cephbench.compare import Comparison
+from cephbench.errors import UsageError
+from cephbench.model import Series
+from cephbench.report import charts
+from cephbench.report.markdown import (
+    cluster_table,
+    comparison_notes,
+    env_table,
+    metric_tables,
+    run_header,
+)
+from cephbench.report.sections import ChartSink, sweep_section, timeseries_section
+from cephbench.report.show import FLAG_TEXT, schedule_notes
+from cephbench.report.sweep import pivot, swept_workloads
+from cephbench.report.table import Table, to_markdown
 
 TEMPLATES = Path(__file__).parent / "templates"
 SeriesByRun = dict[int, Sequence[Series]]

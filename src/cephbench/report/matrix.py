@@ -17,8 +17,8 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from .charts import PALETTE, short
-from .curves import (
+from cephbench.report.charts import PALETTE, short
+from cephbench.report.curves import (
     AXIS,
     FIGURES,
     Style,
@@ -30,7 +30,7 @@ from .curves import (
     log_y,
     unsettled_handle,
 )
-from .sweep import PARAMS, Group, Point, PointKey, Sweep
+from cephbench.report.sweep import PARAMS, Group, Point, PointKey, Sweep
 
 Points = dict[PointKey, Point]
 

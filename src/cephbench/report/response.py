@@ -12,9 +12,9 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .curves import Style, curve, iops_axis, log_y
-from .matrix import Points, ci_note, latency_keys, legend, other, panel_lines
-from .sweep import Group, Sweep
+from cephbench.report.curves import Style, curve, iops_axis, log_y
+from cephbench.report.matrix import Points, ci_note, latency_keys, legend, other, panel_lines
+from cephbench.report.sweep import Group, Sweep
 
 ABBR = {"iodepth": "qd", "numjobs": "nj"}
 WRAP = 4

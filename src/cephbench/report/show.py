@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..model import Run
-from .table import Table, fmt_ms, fmt_number
+from cephbench.model import Run
+from cephbench.report.table import Table, fmt_ms, fmt_number
 
 HEADERS = ("Workload", "IOPS", "Bandwidth (MiB/s)", "Avg Latency (ms)", "99th Percentile Latency (ms)")
 FLAG_TEXT = {

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import Series
+from cephbench.model import Series
 
 MAX_CHARTS = 8
 GAP = 1.5

@@ -16,10 +16,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..compare import Column
-from ..model import Result, Run
-from ..stats import Summary, summarize
-from ..units import format_size
+from cephbench.compare import Column
+from cephbench.model import Result, Run
+from cephbench.stats import Summary, summarize
+from cephbench.units import format_size
 
 UNSETTLED = ("not_steady", "ci_not_reached")
 """Flags that make a point's marker hollow: its figures did not settle."""

@@ -19,9 +19,9 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from .charts import PALETTE, short
-from .curves import from_zero, iops_axis, log_y
-from .stalls import GAP, Timeline, Trace, interval, stalls
+from cephbench.report.charts import PALETTE, short
+from cephbench.report.curves import from_zero, iops_axis, log_y
+from cephbench.report.stalls import GAP, Timeline, Trace, interval, stalls
 
 MAX_POINTS = 1500
 LATENCY = (("lat_mean_us", "mean", "-"), ("lat_p99_us", "p99", "--"), ("lat_max_us", "max", ":"))

@@ -18,9 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import StoreError, UsageError
-from ..model import Failure, Result, Run, RunStatus, Series
-from .schema import migrate
+from cephbench.errors import StoreError, UsageError
+from cephbench.model import Failure, Result, Run, RunStatus, Series
+from cephbench.store.schema import migrate
 
 RESULT_COLUMNS = (
     "op", "rw", "bs", "iodepth", "numjobs", "rwmixread", "runtime_s", "iops", "bw_bytes_per_s", "io_bytes",
@@ -267,7 +267,7 @@ class Store:
 
     def add_timeseries(self, run_id: int, series: Iterable[Series]) -> None:
         """Time series of a run's workloads, each stored as one compressed row."""
-        from . import timeseries
+        from cephbench.store import timeseries
 
         with self._tx():
             timeseries.insert(self.conn, run_id, series)
@@ -331,7 +331,7 @@ class Store:
     def timeseries(self, run_id: int) -> list[Series]:
         """Every time series of a run's workloads: fio's logs, and rados bench's per-second
         table (kept as JSON points by the Ceph drivers)."""
-        from . import timeseries
+        from cephbench.store import timeseries
 
         return timeseries.select(self.conn, run_id, self.series(run_id))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from importlib import resources
 
-from ..errors import StoreError
+from cephbench.errors import StoreError
 
 
 def migrations() -> list[tuple[int, str, str]]:

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..model import Series
+from cephbench.model import Series
 
 JSON_SERIES = {"bw_bytes_per_s": "bw_bytes_per_s", "lat_avg_us": "lat_mean_us", "iops": "iops"}
 """Names of per-workload series in the JSON ``series`` table (rados bench's per-second

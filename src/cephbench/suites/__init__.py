@@ -14,8 +14,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..drivers.fio.jobfile import Job, JobFile
-from ..errors import UsageError
+from cephbench.drivers.fio.jobfile import Job, JobFile
+from cephbench.errors import UsageError
 
 FioValue = str | int | float | bool | None
 RW = Literal["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite"]

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, ClassVar
 
-from ..errors import UsageError
-from ..store import ResourceLog
+from cephbench.errors import UsageError
+from cephbench.store import ResourceLog
 
 BUILTIN_TARGETS: dict[str, str] = {
     "file": "cephbench.targets.file:FileTarget",

@@ -14,12 +14,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..environment import device_info
-from ..errors import TargetError
-from ..process import run, which
-from ..store import ResourceLog
-from ..units import format_size
-from . import FioTarget, Target
+from cephbench.environment import device_info
+from cephbench.errors import TargetError
+from cephbench.process import run, which
+from cephbench.store import ResourceLog
+from cephbench.targets import FioTarget, Target
+from cephbench.units import format_size
 
 BLUESTORE_MAGIC = b"bluestore block device"
 

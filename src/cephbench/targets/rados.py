@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..ceph.pools import NAME
-from ..ceph.target import FRESH, CephTarget
-from ..errors import TargetError
-from ..store import ResourceLog
-from . import FioTarget
+from cephbench.ceph.pools import NAME
+from cephbench.ceph.target import FRESH, CephTarget
+from cephbench.errors import TargetError
+from cephbench.store import ResourceLog
+from cephbench.targets import FioTarget
 
 
 class RadosTarget(CephTarget):

@@ -6,9 +6,9 @@ import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from ...process import ProcessResult, run, which
-from .jobfile import Job, JobFile, load_jobfile, parse_jobfile
-from .parse import JobOutcome, extract, parse
+from cephbench.drivers.fio.jobfile import Job, JobFile, load_jobfile, parse_jobfile
+from cephbench.drivers.fio.parse import JobOutcome, extract, parse
+from cephbench.process import ProcessResult, run, which
 
 __all__ = ["Job", "JobFile", "JobOutcome", "argv", "extract", "load_jobfile", "parse",
            "parse_jobfile", "run_jobfile", "version"]

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from .jobfile import JobFile
+from cephbench.drivers.fio.jobfile import JobFile
 
 EVENTS = "events"
 POLL = 0.005

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ...errors import UsageError
+from cephbench.errors import UsageError
 
 Option = tuple[str, str | None]
 

@@ -13,10 +13,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ...errors import ParseError, UsageError
-from ...model import Result
-from ...units import parse_size
-from .steady import steady_state
+from cephbench.drivers.fio.steady import steady_state
+from cephbench.errors import ParseError, UsageError
+from cephbench.model import Result
+from cephbench.units import parse_size
 
 OPS = ("read", "write", "trim")
 ALL_CLIENTS = "All clients"

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ...errors import ParseError
-from ...model import Result
-from .parse import HEADLINE_PERCENTILES, OPS, JobOutcome
+from cephbench.drivers.fio.parse import HEADLINE_PERCENTILES, OPS, JobOutcome
+from cephbench.errors import ParseError
+from cephbench.model import Result
 
 HEADER = re.compile(r"^(?P<name>\S[^:]*?): \(groupid=(?P<group>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>\d+)(?P<rest>.*)$")
 DEFINITION = re.compile(r"^(?P<name>\S[^:]*?): \(g=\d+\): rw=(?P<rw>\w+), bs=(?P<bs>.*?), ioengine=[^,]+, iodepth=(?P<iodepth>\d+)")

@@ -43,13 +43,13 @@ workload's logs), ``timeseries`` with ``per_io`` and ``averaged`` (per-interval 
 
 from __future__ import annotations
 
-from ....model import Series
-from .files import collect, find_logs, job_options
-from .log import EPOCH_MS, KINDS, OPS, Log
-from .per_io import MAX_INTERVALS
-from .reader import _read_columns, parse_log, read_log
-from .summary import PERCENTILES, LatencySummary, latency_summary, rank
-from .timeseries import series
+from cephbench.drivers.fio.logs.files import collect, find_logs, job_options
+from cephbench.drivers.fio.logs.log import EPOCH_MS, KINDS, OPS, Log
+from cephbench.drivers.fio.logs.per_io import MAX_INTERVALS
+from cephbench.drivers.fio.logs.reader import _read_columns, parse_log, read_log
+from cephbench.drivers.fio.logs.summary import PERCENTILES, LatencySummary, latency_summary, rank
+from cephbench.drivers.fio.logs.timeseries import series
+from cephbench.model import Series
 
 # CHUNK_BYTES is not re-exported: it is read in .reader, so set it there (a copy here would
 # change nothing).

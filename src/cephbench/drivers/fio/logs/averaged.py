@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....model import Series
-from .log import OPS, Log, _direction, _has, _runs
+from cephbench.drivers.fio.logs.log import OPS, Log, _direction, _has, _runs
+from cephbench.model import Series
 
 
 def _windows(logs: list[Log], d: int, origin: int, interval_ms: int

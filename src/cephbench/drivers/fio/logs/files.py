@@ -7,10 +7,10 @@ import os
 import re
 from pathlib import Path
 
-from ....model import Series
-from .log import _NAME, KINDS, Log
-from .reader import parse_log, read_log
-from .timeseries import series
+from cephbench.drivers.fio.logs.log import _NAME, KINDS, Log
+from cephbench.drivers.fio.logs.reader import parse_log, read_log
+from cephbench.drivers.fio.logs.timeseries import series
+from cephbench.model import Series
 
 
 def find_logs(workdir: str | os.PathLike[str], prefix: str) -> list[Path]:

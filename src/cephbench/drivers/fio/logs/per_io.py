@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....errors import ParseError
-from ....model import Series
-from .log import OPS, Log, _direction, _has, _runs
-from .summary import rank
+from cephbench.drivers.fio.logs.log import OPS, Log, _direction, _has, _runs
+from cephbench.drivers.fio.logs.summary import rank
+from cephbench.errors import ParseError
+from cephbench.model import Series
 
 MAX_INTERVALS = 10**7
 """A per-I/O log spanning more intervals than this (116 days of seconds) is refused."""

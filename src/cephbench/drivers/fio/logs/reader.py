@@ -13,9 +13,9 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ....errors import ParseError
-from .fields import _EXPECTED, _PAD, _BadLine, _parse_chunk
-from .log import _NAME, Log
+from cephbench.drivers.fio.logs.fields import _EXPECTED, _PAD, _BadLine, _parse_chunk
+from cephbench.drivers.fio.logs.log import _NAME, Log
+from cephbench.errors import ParseError
 
 CHUNK_BYTES = 4 << 20
 _MIN_LINE = len("0, 0, 0, 0, 0\n")

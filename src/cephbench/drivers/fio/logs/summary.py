@@ -9,8 +9,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ....errors import ParseError
-from .log import OPS, Log, _has, _mixed
+from cephbench.drivers.fio.logs.log import OPS, Log, _has, _mixed
+from cephbench.errors import ParseError
 
 PERCENTILES = (50.0, 90.0, 99.0, 99.9, 99.99)
 

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ....errors import ParseError
-from ....model import Series
-from .averaged import _latency_series, _rate_series
-from .log import KINDS, OPS, Log, _direction, _has, _runs
-from .per_io import _per_io_series
+from cephbench.drivers.fio.logs.averaged import _latency_series, _rate_series
+from cephbench.drivers.fio.logs.log import KINDS, OPS, Log, _direction, _has, _runs
+from cephbench.drivers.fio.logs.per_io import _per_io_series
+from cephbench.errors import ParseError
+from cephbench.model import Series
 
 
 def series(logs: Sequence[Log], *, workload: str, repeat: int = 0, interval_ms: int | None = None,
