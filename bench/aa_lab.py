@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from cephbench.plan import Overrides, make_plan
+from cephbench.planning.plan import Overrides, make_plan
 
 CEPHBENCH = str(Path(sys.executable).with_name("cephbench"))
 

@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from cephbench.stats import summarize
+from cephbench.analysis.stats import summarize
 
 CEPHBENCH = str(Path(sys.executable).with_name("cephbench"))
 

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from cephbench.process import run
+from cephbench.system.process import run
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted(p for p in (ROOT / "tests/data/fio/3.33").glob("*.json") if not p.name.endswith(".expected.json"))

@@ -21,13 +21,13 @@ import tempfile
 from pathlib import Path
 
 from cephbench.errors import CephbenchError
-from cephbench.process import run
+from cephbench.system.process import run
 
 PREFIX = "randread-iodepth-1-numjobs-1"
 INGEST = """
 import json, sys, time
 start = time.perf_counter()
-from cephbench.drivers.fio import logs
+from cephbench.tools.fio import logs
 log = logs.read_log(sys.argv[1])
 series = logs.series([log], workload="randread", interval_ms=1000)
 summary = logs.latency_summary([log], overwrite_input=True)  # the log's last use

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from cephbench.process import run
+from cephbench.system.process import run
 
 ROOT = Path(__file__).resolve().parent.parent
 CEPHBENCH = ROOT / ".venv" / "bin" / "cephbench"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cephbench.ceph import conn as connmod
+from cephbench.ceph import connection as connmod
 from cephbench.ceph.fingerprint import COMMANDS, summarize
 from cephbench.errors import UsageError
 from cephbench.report.cluster import cluster_rows

@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from cephbench.drivers import fio
-from cephbench.drivers.fio.chain import Chain, links_of
-from cephbench.drivers.fio.jobfile import parse_jobfile
-from cephbench.plan import Overrides, make_plan
+from cephbench.planning.plan import Overrides, make_plan
+from cephbench.tools import fio
+from cephbench.tools.fio.chain import Chain, links_of
+from cephbench.tools.fio.jobfile import parse_jobfile
 from tests.conftest import needs_fio
 
 JOBS = """
@@ -126,7 +126,7 @@ def test_a_new_chain_in_the_same_directory_starts_closed(tmp_path):
 @needs_fio
 def test_every_repeat_of_a_suite_runs_in_order(tmp_path, db):
     """Through the runner: in the second repeat too, no workload overlaps the one before."""
-    from cephbench.runner import execute
+    from cephbench.execution.runner import execute
     from cephbench.store import Store
     from cephbench.targets import parse_target
 

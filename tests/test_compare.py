@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cephbench.compare import compare, regressions
+from cephbench.analysis.compare import compare, regressions
 from cephbench.model import Result
 from cephbench.report.markdown import comparison_markdown
 from cephbench.store import Store, WorkloadOutcome
@@ -189,7 +189,7 @@ def _wide_terminal(monkeypatch):
 
 
 def test_env_diff_is_generic_and_covers_the_cluster(db):
-    from cephbench.envdiff import env_diff
+    from cephbench.analysis.envdiff import env_diff
 
     a = store_run(db, "a", [[1000, 2000, 30000, 12000]])
     b = store_run(db, "b", [[1000, 2000, 30000, 12000]], env={**ENV, "tools": {"fio": "fio-3.35"}})

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cephbench.drivers.fio import logs
 from cephbench.errors import ParseError
 from cephbench.store import Store
+from cephbench.tools.fio import logs
 from tests.conftest import FIO_DATA
 
 CASES = FIO_DATA / "logs"

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from cephbench.drivers.fio import extract, parse
 from cephbench.errors import ParseError
+from cephbench.tools.fio import extract, parse
 from tests.conftest import FIO_DATA
 
 OUTPUTS = sorted(p for p in FIO_DATA.glob("*.json") if not p.name.endswith(".expected.json"))

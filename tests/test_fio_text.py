@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cephbench.drivers.fio import parse
-from cephbench.drivers.fio.text import parse_text
 from cephbench.errors import ParseError
+from cephbench.tools.fio import parse
+from cephbench.tools.fio.text import parse_text
 from tests.conftest import DATA, FIO_DATA
 
 PAIRS = sorted(p for p in FIO_DATA.glob("*.txt"))

@@ -7,8 +7,8 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cephbench.drivers.fio import parse
 from cephbench.errors import ParseError
+from cephbench.tools.fio import parse
 from tests.conftest import FIO_DATA
 from tests.fuzzing import replace_somewhere
 

@@ -8,16 +8,15 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cephbench import import_tools, importer
-from cephbench.drivers import (
-    iperf3,
-    iperf3_text,
-    osd_bench,
-    osd_bench_text,
-    rados_bench,
-    rados_bench_paste,
-)
 from cephbench.errors import ParseError
+from cephbench.importing import importer
+from cephbench.importing import tools as import_tools
+from cephbench.tools.iperf3 import driver as iperf3
+from cephbench.tools.iperf3 import paste as iperf3_text
+from cephbench.tools.osd_bench import driver as osd_bench
+from cephbench.tools.osd_bench import paste as osd_bench_text
+from cephbench.tools.rados_bench import driver as rados_bench
+from cephbench.tools.rados_bench import paste as rados_bench_paste
 from tests.data.make_expected_tools import fixtures
 from tests.fuzzing import replace_somewhere
 from tests.test_fuzz_fio import json_values

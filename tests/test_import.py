@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cephbench.drivers.fio.parse import extract
+from cephbench.tools.fio.parse import extract
 from tests.conftest import DATA, FIO_DATA
 
 SAMPLE_2X = DATA / "fio" / "2.1.11" / "psync-randrw.txt"

@@ -9,8 +9,9 @@ import re
 
 import pytest
 
-from cephbench import importer
-from cephbench.drivers import iperf3_text, rados_bench_paste
+from cephbench.importing import importer
+from cephbench.tools.iperf3 import paste as iperf3_text
+from cephbench.tools.rados_bench import paste as rados_bench_paste
 from tests.conftest import DATA
 from tests.data.make_expected_tools import expected_import, fixtures, golden
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cephbench.drivers.fio.jobfile import load_jobfile, parse_jobfile
 from cephbench.errors import UsageError
-from cephbench.plan import Overrides, make_plan
+from cephbench.planning.plan import Overrides, make_plan
+from cephbench.tools.fio.jobfile import load_jobfile, parse_jobfile
 from tests.conftest import FIO_DATA
 
 

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from cephbench.drivers import iperf3
 from cephbench.errors import ParseError, ToolFailed
 from cephbench.model import Run
 from cephbench.report.osd import network_table
+from cephbench.tools.iperf3 import driver as iperf3
 from tests.conftest import DATA
 
 IPERF = DATA / "iperf3" / "3.12"

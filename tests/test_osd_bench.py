@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from cephbench.drivers import osd_bench
 from cephbench.errors import ParseError
 from cephbench.model import Result, Run
 from cephbench.report.osd import osd_table
+from cephbench.tools.osd_bench import driver as osd_bench
 from tests.conftest import DATA
 
 CEPH = DATA / "ceph" / "16.2.15"

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from cephbench.drivers import rados_bench
 from cephbench.errors import ParseError
+from cephbench.tools.rados_bench import driver as rados_bench
 from tests.conftest import DATA
 
 RADOS = DATA / "rados-bench" / "16.2.15"

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from matplotlib import image
 
-from cephbench.compare import compare
-from cephbench.report.html import summary
+from cephbench.analysis.compare import compare
+from cephbench.report.render import summary
 from cephbench.store import Store
 from tests.test_compare import store_run
 

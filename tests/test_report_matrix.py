@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 from matplotlib.colors import to_hex, to_rgba
 
+from cephbench.analysis.compare import group_runs
 from cephbench.cli import cli
-from cephbench.compare import group_runs
 from cephbench.model import Result, Run, Series
 from cephbench.report.charts import PALETTE
 from cephbench.report.heatmap import heatmap_chart
@@ -23,7 +23,7 @@ from cephbench.report.matrix import scaling_chart
 from cephbench.report.response import response_chart
 from cephbench.report.sections import sweep_section
 from cephbench.report.stalls import select, stalls, timelines
-from cephbench.report.sweep import Group, is_sweep, pivot
+from cephbench.report.sweep_points import Group, is_sweep, pivot
 from cephbench.report.timeline import STALL_GID, timeline_chart
 from cephbench.store import Store, WorkloadOutcome
 from tests.test_compare import result as suite_result

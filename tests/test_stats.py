@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats as sst
 
-from cephbench import stats
-from cephbench.compare import compare, regressions
+from cephbench.analysis import stats
+from cephbench.analysis.compare import compare, regressions
 from cephbench.model import Result, Run
 
 A = [1428.0, 1401.5, 1460.2, 1437.9, 1419.0]

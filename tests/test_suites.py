@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cephbench.errors import UsageError
-from cephbench.plan import Overrides, make_plan
-from cephbench.suites import builtin_names, load_suite, to_jobfile
+from cephbench.planning.plan import Overrides, make_plan
+from cephbench.planning.suites import builtin_names, load_suite, to_jobfile
 
 
 def test_builtins():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cephbench.errors import UsageError
-from cephbench.plan import Overrides, SteadyState, make_plan
-from cephbench.sweep import Axes
+from cephbench.planning.plan import Overrides, SteadyState, make_plan
+from cephbench.planning.sweep import Axes
 
 
 def _points(plan) -> list[tuple]:

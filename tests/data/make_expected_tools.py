@@ -10,8 +10,8 @@ iperf3 text against the JSON of the same run: test_import_tools.py keeps that ch
 import json
 from pathlib import Path
 
-from cephbench import importer
-from cephbench.drivers import rados_bench
+from cephbench.importing import importer
+from cephbench.tools.rados_bench import driver as rados_bench
 
 HERE = Path(__file__).parent
 DRIVER_LEVEL = [HERE / "rados-bench" / "16.2.15" / f"{mode}.txt" for mode in rados_bench.MODES]

@@ -9,7 +9,7 @@ from click.testing import CliRunner, Result
 
 from cephbench.cli import cli
 from cephbench.lab.daemons import ours
-from cephbench.process import run
+from cephbench.system.process import run
 
 
 def invoke(*args: str | Path, expect: int | None = 0) -> Result:

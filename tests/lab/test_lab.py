@@ -13,7 +13,7 @@ import pytest
 
 from cephbench.lab import LabError, ceph_json, ensure_pool, remove_pool
 from cephbench.lab.ceph import not_ready
-from cephbench.process import run
+from cephbench.system.process import run
 from tests.lab.helpers import invoke, status_json
 
 pytestmark = pytest.mark.lab

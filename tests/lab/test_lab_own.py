@@ -8,7 +8,7 @@ import os
 import pytest
 
 from cephbench.lab import ceph_json, down, find_running
-from cephbench.process import run
+from cephbench.system.process import run
 from tests.lab.helpers import assert_nothing_left, invoke, link_names, netns_names, status_json
 
 pytestmark = pytest.mark.lab

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import importlib
 
-UNDO_MODULES = ("pools", "quiesce", "objects", "network")
+UNDO_MODULES = ("cephbench.ceph.pools", "cephbench.ceph.quiesce", "cephbench.ceph.objects", "cephbench.tools.iperf3.steps")
 
 
 def load_undo() -> None:
     """Import every module that registers an undo function (``cephbench cleanup``)."""
     for name in UNDO_MODULES:
-        importlib.import_module(f"{__name__}.{name}")
+        importlib.import_module(name)

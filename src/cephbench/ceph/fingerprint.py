@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from cephbench.ceph.cli import ceph_json
-from cephbench.ceph.conn import Connection
+from cephbench.ceph.commands import ceph_json
+from cephbench.ceph.connection import Connection
 from cephbench.errors import CephbenchError, Interrupted
 
 COMMANDS: dict[str, tuple[str, ...]] = {

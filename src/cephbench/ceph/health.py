@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from cephbench.ceph.cli import ceph_json
-from cephbench.ceph.conn import Connection
+from cephbench.ceph.commands import ceph_json
+from cephbench.ceph.connection import Connection
 from cephbench.errors import CephbenchError, Interrupted
 
 DEFAULT_INTERVAL = 5.0

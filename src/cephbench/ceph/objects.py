@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from cephbench.ceph.cli import rados_argv
-from cephbench.ceph.conn import Connection
-from cephbench.cleanup import undoes
+from cephbench.ceph.commands import rados_argv
+from cephbench.ceph.connection import Connection
 from cephbench.errors import ToolFailed
-from cephbench.process import run
+from cephbench.execution.cleanup import undoes
 from cephbench.store import Resource
+from cephbench.system.process import run
 
 
 def remove_bench_objects(conn: Connection, pool: str, run_name: str) -> None:

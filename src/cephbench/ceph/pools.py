@@ -12,10 +12,10 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from cephbench.ceph.cli import ceph, ceph_json
-from cephbench.ceph.conn import Connection
-from cephbench.cleanup import undoes
+from cephbench.ceph.commands import ceph, ceph_json
+from cephbench.ceph.connection import Connection
 from cephbench.errors import CephbenchError, TargetError
+from cephbench.execution.cleanup import undoes
 from cephbench.store import Resource, ResourceLog
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
-from cephbench.ceph.cli import ceph, ceph_json
-from cephbench.ceph.conn import Connection
-from cephbench.cleanup import undoes
+from cephbench.ceph.commands import ceph, ceph_json
+from cephbench.ceph.connection import Connection
+from cephbench.execution.cleanup import undoes
 from cephbench.store import Resource, ResourceLog
 
 FLAGS = ("noscrub", "nodeep-scrub")

@@ -9,8 +9,8 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 
 from cephbench.ceph import fingerprint, health
-from cephbench.ceph.cli import ceph_json
-from cephbench.ceph.conn import Connection
+from cephbench.ceph.commands import ceph_json
+from cephbench.ceph.connection import Connection
 from cephbench.ceph.quiesce import quiesced
 from cephbench.errors import CephbenchError
 from cephbench.model import Result

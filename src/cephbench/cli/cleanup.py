@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from cephbench.cleanup import cleanup as do_cleanup
 from cephbench.cli.common import console, console_err, db_option
 from cephbench.errors import ExitStatus
+from cephbench.execution.cleanup import cleanup as do_cleanup
 from cephbench.store import Store
 
 

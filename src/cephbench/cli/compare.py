@@ -6,10 +6,10 @@ import re
 
 import click
 
+from cephbench.analysis.compare import Comparison, regressions, to_json
+from cephbench.analysis.compare import compare as compare_runs
+from cephbench.analysis.envdiff import cluster_context
 from cephbench.cli.common import console, console_err, db_option, format_option, print_json
-from cephbench.compare import Comparison, regressions, to_json
-from cephbench.compare import compare as compare_runs
-from cephbench.envdiff import cluster_context
 from cephbench.errors import ExitStatus, UsageError
 from cephbench.model import Run
 from cephbench.report.markdown import (

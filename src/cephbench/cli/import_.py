@@ -8,9 +8,9 @@ import sys
 
 import click
 
-from cephbench import importer
 from cephbench.cli.common import console_err, db_option, emit_table, format_option, print_json
 from cephbench.errors import UsageError
+from cephbench.importing import importer
 from cephbench.store import Store
 
 
@@ -43,7 +43,7 @@ def import_(inputs: tuple[str, ...], label: str | None, force: str | None, dry_r
     if fmt == "json":
         print_json([r.to_json() for r in runs])
         return
-    from cephbench.report.show import run_table
+    from cephbench.report.run_table import run_table
 
     for run in runs:
         emit_table(run_table(run), fmt)

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
+from cephbench.analysis.compare import compare
 from cephbench.cli.common import db_option
 from cephbench.cli.compare import load_clusters
-from cephbench.compare import compare
 from cephbench.errors import UsageError
-from cephbench.report.html import write_report
+from cephbench.report.render import write_report
 from cephbench.store import Store
 
 

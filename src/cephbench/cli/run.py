@@ -5,20 +5,20 @@ from __future__ import annotations
 import click
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from cephbench.ceph.conn import DEFAULT_TIMEOUT, resolve
+from cephbench.ceph.connection import DEFAULT_TIMEOUT, resolve
 from cephbench.ceph.health import DEFAULT_INTERVAL
 from cephbench.ceph.session import HealthOptions
-from cephbench.ceph.target import CephOptions, CephTarget
 from cephbench.cli.common import console_err, db_option, format_option
 from cephbench.cli.show import emit_run
 from cephbench.errors import ExitStatus, UsageError
+from cephbench.execution.runner import RunOptions, RunOutcome, execute
 from cephbench.lab import find_running
-from cephbench.plan import Overrides, SteadyState, ToolPlan, make_plan
-from cephbench.runner import RunOptions, RunOutcome, execute
+from cephbench.planning.plan import Overrides, SteadyState, ToolPlan, make_plan
+from cephbench.planning.sweep import Axes
 from cephbench.store import Store
-from cephbench.sweep import Axes
+from cephbench.system.units import parse_seconds
 from cephbench.targets import Target, TargetOptions, parse_target
-from cephbench.units import parse_seconds
+from cephbench.targets.cluster import CephOptions, CephTarget
 
 
 class RichProgress:

@@ -16,7 +16,7 @@ from cephbench.errors import StoreError
 from cephbench.model import Run
 from cephbench.report.cluster import cluster_table
 from cephbench.report.osd import network_table, osd_table
-from cephbench.report.show import run_table
+from cephbench.report.run_table import run_table
 from cephbench.store import Store
 
 PREFILL_TOOL = "fio-prefill"

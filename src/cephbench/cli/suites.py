@@ -5,9 +5,9 @@ from __future__ import annotations
 import click
 
 from cephbench.cli.common import debug_option, emit_table, format_option, print_json
+from cephbench.planning.suites import builtin_names, load_suite
+from cephbench.planning.suites.tools import TOOL_SUITES
 from cephbench.report.table import Table
-from cephbench.suites import builtin_names, load_suite
-from cephbench.suites.tools import TOOL_SUITES
 
 
 @click.command()

@@ -25,7 +25,7 @@ from cephbench.lab.info import LabInfo, find_running, info_from_state
 from cephbench.lab.paths import Layout
 from cephbench.lab.spec import LabSpec
 from cephbench.lab.state import Daemon, LabState, save
-from cephbench.process import run
+from cephbench.system.process import run
 
 Progress = Callable[[str], None]
 POLL = 0.2

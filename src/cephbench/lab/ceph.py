@@ -7,7 +7,7 @@ from typing import Any
 
 from cephbench.errors import ParseError, ToolFailed
 from cephbench.lab.info import LabInfo
-from cephbench.process import ProcessResult, run
+from cephbench.system.process import ProcessResult, run
 
 
 def ceph(info: LabInfo, *args: str, timeout: float = 30, stdin: str | None = None) -> ProcessResult:

@@ -17,7 +17,7 @@ from pathlib import Path
 from cephbench.lab.errors import LabError
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import Daemon
-from cephbench.process import ProcessResult, run
+from cephbench.system.process import ProcessResult, run
 
 START_TIMEOUT = 180.0
 # What `cephbench lab env` exports for client use; a daemon must not inherit it (a client's

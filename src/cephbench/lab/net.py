@@ -14,7 +14,7 @@ from pathlib import Path
 
 from cephbench.lab.errors import LabError
 from cephbench.lab.spec import rate_bits
-from cephbench.process import run
+from cephbench.system.process import run
 
 LOOPBACK = "127.0.0.1"
 SUBNET_PREFIX = "10.254"

@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from cephbench.compare import METRICS, Comparison, Row
+from cephbench.analysis.compare import METRICS, Comparison, Row
 
 # Okabe–Ito: distinguishable in colour-blind vision and in greyscale print
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")

@@ -12,8 +12,8 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
+from cephbench.analysis.stats import Summary
 from cephbench.report.charts import PALETTE
-from cephbench.stats import Summary
 
 YELLOW = "#F0E442"
 LINE_COLOURS = (*(c for c in PALETTE if c != YELLOW), YELLOW)

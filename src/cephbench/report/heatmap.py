@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 
 from cephbench.report.charts import short
 from cephbench.report.curves import UNSETTLED_TEXT
-from cephbench.report.sweep import Point, PointKey, Sweep, bs_label, family_title
+from cephbench.report.sweep_points import Point, PointKey, Sweep, bs_label, family_title
 
 CMAP = plt.get_cmap("cividis").with_extremes(bad="#E8E8E8")
 """Perceptually uniform and readable with colour-blindness and in greyscale."""

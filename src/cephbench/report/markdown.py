@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cephbench.compare import Cell, Comparison, Diff, Metric, Row
-from cephbench.envdiff import cluster_of, flatten, format_value
+from cephbench.analysis.compare import Cell, Comparison, Diff, Metric, Row
+from cephbench.analysis.envdiff import cluster_of, flatten, format_value
+from cephbench.analysis.stats import UNSTABLE_CV
 from cephbench.model import Run
-from cephbench.report.show import FLAG_TEXT
+from cephbench.report.run_table import FLAG_TEXT
 from cephbench.report.table import MISSING, Table, to_markdown
-from cephbench.stats import UNSTABLE_CV
 
 NOT_SIGNIFICANT = "~"
 

@@ -30,7 +30,7 @@ from cephbench.report.curves import (
     log_y,
     unsettled_handle,
 )
-from cephbench.report.sweep import PARAMS, Group, Point, PointKey, Sweep
+from cephbench.report.sweep_points import PARAMS, Group, Point, PointKey, Sweep
 
 Points = dict[PointKey, Point]
 

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from cephbench.report.curves import Style, curve, iops_axis, log_y
 from cephbench.report.matrix import Points, ci_note, latency_keys, legend, other, panel_lines
-from cephbench.report.sweep import Group, Sweep
+from cephbench.report.sweep_points import Group, Sweep
 
 ABBR = {"iodepth": "qd", "numjobs": "nj"}
 WRAP = 4

@@ -13,13 +13,13 @@ from collections.abc import Callable, Sequence
 
 from matplotlib.figure import Figure
 
-from cephbench.compare import Comparison
+from cephbench.analysis.compare import Comparison
 from cephbench.model import Series
 from cephbench.report.heatmap import heatmap_chart
 from cephbench.report.matrix import scaling_chart
 from cephbench.report.response import response_chart
 from cephbench.report.stalls import select, timelines
-from cephbench.report.sweep import Sweep, family_title
+from cephbench.report.sweep_points import Sweep, family_title
 from cephbench.report.timeline import timeline_chart
 
 ChartSink = Callable[[Figure | None, str], str | None]

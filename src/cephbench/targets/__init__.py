@@ -22,7 +22,7 @@ BUILTIN_TARGETS: dict[str, str] = {
     "device": "cephbench.targets.device:DeviceTarget",
     "rbd": "cephbench.targets.rbd:RbdTarget",
     "rados": "cephbench.targets.rados:RadosTarget",
-    "ceph": "cephbench.ceph.target:ClusterTarget",
+    "ceph": "cephbench.targets.cluster:ClusterTarget",
 }
 
 # Options a target replaces in every job: where the data lives is the target's to say.

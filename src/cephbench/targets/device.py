@@ -14,12 +14,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from cephbench.environment import device_info
 from cephbench.errors import TargetError
-from cephbench.process import run, which
 from cephbench.store import ResourceLog
+from cephbench.system.environment import device_info
+from cephbench.system.process import run, which
+from cephbench.system.units import format_size
 from cephbench.targets import FioTarget, Target
-from cephbench.units import format_size
 
 BLUESTORE_MAGIC = b"bluestore block device"
 

@@ -12,11 +12,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from cephbench.environment import storage_of
 from cephbench.errors import TargetError
 from cephbench.store import ResourceLog
+from cephbench.system.environment import storage_of
+from cephbench.system.units import format_size
 from cephbench.targets import FioTarget, Target, fio_escape
-from cephbench.units import format_size
 
 
 class FileTarget(Target):

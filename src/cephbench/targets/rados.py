@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from cephbench.ceph.pools import NAME
-from cephbench.ceph.target import FRESH, CephTarget
 from cephbench.errors import TargetError
 from cephbench.store import ResourceLog
 from cephbench.targets import FioTarget
+from cephbench.targets.cluster import FRESH, CephTarget
 
 
 class RadosTarget(CephTarget):

@@ -15,13 +15,13 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from cephbench import lab as labapi
-from cephbench.ceph.target import FRESH, CephTarget
-from cephbench.cleanup import undoes
 from cephbench.errors import TargetError, ToolFailed
-from cephbench.process import ProcessResult, run, which
+from cephbench.execution.cleanup import undoes
 from cephbench.store import RawOutput, Resource, ResourceLog, now
+from cephbench.system.process import ProcessResult, run, which
+from cephbench.system.units import format_size
 from cephbench.targets import FioTarget
-from cephbench.units import format_size
+from cephbench.targets.cluster import FRESH, CephTarget
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 PREFILL_TOOL = "fio-prefill"
@@ -96,7 +96,7 @@ def _remove_image(args: list[str], env: dict[str, str], spec: str) -> None:
 
 @undoes("rbd_image")
 def _undo_image(resource: Resource) -> None:
-    from cephbench.ceph.conn import Connection
+    from cephbench.ceph.connection import Connection
 
     conn = Connection.from_json(resource.detail["conn"])
     _remove_image(conn.args(), conn.env, resource.name)

@@ -14,8 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from cephbench.drivers.fio import logs
-from cephbench.process import run
+from cephbench.system.process import run
+from cephbench.tools.fio import logs
 
 HERE = Path(__file__).parent
 CASES = {

@@ -1,0 +1,45 @@
+"""Running ``ceph`` and ``rados`` on a :class:`Connection`: timeouts always, JSON parsed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cephbench.ceph.connection import Connection
+from cephbench.errors import CephbenchError, ToolFailed
+from cephbench.lab.ceph import parse_json
+from cephbench.system.process import ProcessResult, ProcessTimeout, run, which
+
+
+def ceph(conn: Connection, *args: str, timeout: float | None = None, check: bool = True) -> ProcessResult:
+    """``ceph --connect-timeout N ARGS`` on ``conn``; a clear error when the cluster is unreachable."""
+    t = timeout or conn.timeout
+    argv = [which("ceph", "ceph-common"), *conn.args(), "--connect-timeout", str(max(1, int(t))), *args]
+    try:
+        result = run(argv, env=conn.env, timeout=t + 10)
+    except ProcessTimeout:
+        raise unreachable(conn, t) from None
+    if check and result.returncode != 0:
+        err = result.last_error_line()
+        if "timed out" in err or "RADOS timed out" in err or "error connecting" in err:
+            raise unreachable(conn, t)
+        raise ToolFailed(f"ceph {' '.join(args)} failed: {err}")
+    return result
+
+
+def ceph_json(conn: Connection, *args: str, timeout: float | None = None) -> Any:
+    """``ceph ARGS -f json`` parsed."""
+    return parse_json(args, ceph(conn, *args, "-f", "json", timeout=timeout).stdout)
+
+
+def rados_argv(conn: Connection, *args: str) -> list[str]:
+    """argv of ``rados`` on ``conn`` (mount timeout set, so it fails rather than hangs)."""
+    return [which("rados", "ceph-common"), *conn.args(),
+            f"--client_mount_timeout={max(1, int(conn.timeout))}", *args]
+
+
+def unreachable(conn: Connection, timeout: float) -> CephbenchError:
+    where = conn.conf or f"cluster {conn.cluster}"
+    return CephbenchError(
+        f"cannot reach the Ceph cluster of {where} as client.{conn.id} within {timeout:g} s",
+        hint="is it running, and are --conf/--id/--keyring right? (cephbench lab status for the lab)",
+    )

@@ -1,0 +1,261 @@
+"""What a run will do: a fio job file (from a suite or the user's file) and its overrides."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from cephbench.errors import UsageError
+from cephbench.planning.suites import load_suite, to_jobfile
+from cephbench.planning.suites.tools import ToolSuite, tool_suite
+from cephbench.planning.sweep import Axes, expand
+from cephbench.system.units import parse_seconds, parse_size
+from cephbench.targets import LOCATION_KEYS
+from cephbench.tools.fio.chain import Link, links_of
+from cephbench.tools.fio.jobfile import JobFile, load_jobfile
+
+MAX_BATCH_BUFFER = 1 << 30
+MAX_BATCH_PROCESSES = 64
+MAX_BATCH_SECONDS = 600.0
+"""A chained fio process runs at most this long: its results are stored when it ends, so a
+crash (or a SIGKILL, which leaves fio no time to report) loses at most this much of a sweep."""
+JOBFILE_SUFFIXES = (".fio", ".ini", ".job", ".jobs", ".cfg", ".conf")
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Command-line values that replace a suite's or job file's own, for every workload."""
+
+    runtime: str | None = None
+    size: str | None = None
+    iodepth: int | None = None
+    numjobs: int | None = None
+    bs: str | None = None
+    rw: str | None = None
+    rwmixread: int | None = None
+    ramp_time: str | None = None
+    """fio's ramp_time: run this long before measuring (excluded from every figure)."""
+
+    def options(self) -> dict[str, str]:
+        opts = {k: str(v) for k, v in vars(self).items() if v is not None}
+        if "size" in opts:
+            parse_size(opts["size"])  # validate early, with a clear message
+        for key in ("runtime", "ramp_time"):
+            if key in opts:
+                parse_seconds(opts[key])
+        return opts
+
+
+STEADY = re.compile(r"^(iops|bw)(_slope)?:(\d+(?:\.\d+)?)(%?)$")
+
+
+@dataclass(frozen=True)
+class SteadyState:
+    """fio's own steady-state detection: a workload ends once its metric, over the last
+    ``duration`` seconds, stays within the limit; it runs ``max_runtime`` at most."""
+
+    criterion: str
+    """fio's ``steadystate``: ``iops:0.3%``, ``bw_slope:0.1%``, ``iops:50`` ..."""
+    duration: float
+    """Seconds of the window judged (``steadystate_duration``)."""
+    ramp: float = 0.0
+    """Seconds before the window starts being judged (``steadystate_ramp_time``)."""
+    max_runtime: float | None = None
+    """The cap (fio's ``runtime``); None: the suite's runtime."""
+
+    @classmethod
+    def parse(cls, text: str, duration: str | None, ramp: str | None, max_runtime: str | None) -> SteadyState:
+        m = STEADY.match(text.strip())
+        if not m:
+            raise UsageError(f"--steady-state {text}: not a criterion fio knows",
+                             hint="METRIC:LIMIT with METRIC iops, bw, iops_slope or bw_slope, e.g. iops:0.3%")
+        cap = parse_seconds(max_runtime) if max_runtime else None
+        window = parse_seconds(duration) if duration else max(2.0, min(60.0, (cap or 60.0) / 4))
+        if cap is not None and window > cap:
+            raise UsageError(f"the steady-state window ({window:g} s) is longer than --max-runtime ({cap:g} s)")
+        return cls(text.strip(), window, parse_seconds(ramp) if ramp else 0.0, cap)
+
+    def options(self) -> dict[str, str]:
+        opts = {"steadystate": self.criterion, "steadystate_duration": f"{self.duration:g}s",
+                "steadystate_ramp_time": f"{self.ramp:g}s", "time_based": "1"}
+        if self.max_runtime is not None:
+            opts["runtime"] = f"{self.max_runtime:g}s"
+        return opts
+
+
+@dataclass(frozen=True)
+class PlannedWorkload:
+    name: str
+    seconds: float | None
+    """Expected duration (time_based runtime plus ramp); None when fio decides (size-based)."""
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Workloads that one fio process runs: chained back to back, or as the job file says."""
+
+    jobfile: JobFile
+    chained: bool
+
+    @property
+    def links(self) -> list[Link]:
+        return links_of(self.jobfile)
+
+    @property
+    def workloads(self) -> list[PlannedWorkload]:
+        return planned_workloads(self.jobfile)
+
+
+@dataclass(frozen=True)
+class Plan:
+    suite: str
+    jobfile: JobFile
+    overrides: dict[str, str] = field(default_factory=dict)
+    chained: bool = False
+    """A suite's workloads run one after another by design, so they are chained in one fio
+    process (see drivers/fio/chain.py); a user's job file runs exactly as written."""
+
+    tool: str = "fio"
+    default_target: str | None = None
+    reads: bool = True
+    """Whether any workload reads (an RBD image is prefilled only then)."""
+    axes: Axes = field(default_factory=Axes)
+    """The swept parameters (a sweep has one workload per point)."""
+    steady: SteadyState | None = None
+
+    def only(self, names: set[str] | list[str]) -> Plan:
+        """The same plan with only the workloads named (to resume, or repeat some)."""
+        jobs = tuple(j for j in self.jobfile.jobs if j.name in set(names))
+        return replace(self, jobfile=JobFile(self.jobfile.global_, jobs))
+
+    def batches(self, target_options: dict[str, str], one_per_workload: bool = False) -> list[Batch]:
+        """The job file(s) to run, target in place; suites split so no fio process holds
+        more than MAX_BATCH_BUFFER bytes of I/O buffers or MAX_BATCH_PROCESSES jobs or runs
+        longer than MAX_BATCH_SECONDS (and one workload per batch with ``one_per_workload``:
+        page cache dropped before each, or steady state judged)."""
+        jobfile = self.for_target(target_options)
+        if not self.chained and not one_per_workload:
+            return [Batch(jobfile, chained=False)]
+        batches, current, buffers, procs, seconds = [], [], 0, 0, 0.0
+        for job in jobfile.jobs:
+            options = jobfile.merged(job)
+            need, n = _buffer_bytes(options), int(options.get("numjobs") or 1)
+            took = _expected_seconds(options) or MAX_BATCH_SECONDS  # size-based: assume long
+            if current and (one_per_workload or buffers + need > MAX_BATCH_BUFFER
+                            or procs + n > MAX_BATCH_PROCESSES or seconds + took > MAX_BATCH_SECONDS):
+                batches.append(Batch(JobFile(jobfile.global_, tuple(current)), chained=self.chained))
+                current, buffers, procs, seconds = [], 0, 0, 0.0
+            current.append(job)
+            buffers, procs, seconds = buffers + need, procs + n, seconds + took
+        batches.append(Batch(JobFile(jobfile.global_, tuple(current)), chained=self.chained))
+        return batches
+
+    @property
+    def workloads(self) -> list[PlannedWorkload]:
+        return planned_workloads(self.jobfile)
+
+    @property
+    def size(self) -> int | None:
+        """The largest data size any workload asks for, bytes."""
+        sizes = [parse_size(v) for j in self.jobfile.jobs if (v := self.jobfile.merged(j).get("size"))]
+        return max(sizes) if sizes else None
+
+    def for_target(self, target_options: dict[str, str]) -> JobFile:
+        """The job file with the target's location (and engine) in place of the file's own."""
+        strip = (*LOCATION_KEYS, *target_options)
+        global_ = self.jobfile.global_.without(*strip).with_options(dict(target_options))
+        return JobFile(global_, tuple(j.without(*strip) for j in self.jobfile.jobs))
+
+
+@dataclass(frozen=True)
+class ToolPlan:
+    """A suite of Ceph's own tools (rados bench, osd bench, iperf3): what the runner runs."""
+
+    suite: str
+    tool: str
+    default_target: str
+    workloads: list[PlannedWorkload]
+    overrides: dict[str, str] = field(default_factory=dict)
+    runtime: float | None = None
+    options: dict[str, int | str | None] = field(default_factory=dict)
+    """Tool options: ``concurrent`` and ``object_size`` (rados bench), ``total_bytes`` and
+    ``bs`` (osd bench)."""
+    size: int | None = None
+    reads: bool = False
+
+
+def make_tool_plan(suite: ToolSuite, overrides: Overrides, options: dict[str, int | str | None]) -> ToolPlan:
+    """``--runtime`` and ``--bs`` mean what they mean for fio; ``--size`` is osd bench's total."""
+    opts = overrides.options()
+    unsupported = sorted(set(opts) - {"runtime", "bs", "size", "iodepth"})
+    if unsupported:
+        raise UsageError(f"the {suite.name} suite has no {', '.join('--' + k for k in unsupported)}",
+                         hint=f"it runs {suite.tool}; see cephbench run --help")
+    runtime = parse_seconds(opts["runtime"]) if "runtime" in opts else suite.runtime
+    if runtime is not None and runtime < 1:
+        raise UsageError("--runtime must be at least 1 s for Ceph's tools")
+    tool_opts = dict(options)
+    if "bs" in opts:
+        tool_opts["bs" if suite.tool == "osd-bench" else "object_size"] = parse_size(opts["bs"])
+    if "size" in opts:
+        tool_opts["total_bytes"] = parse_size(opts["size"])
+    if "iodepth" in opts:
+        tool_opts["concurrent"] = int(opts["iodepth"])
+    workloads = [PlannedWorkload(w, runtime) for w in suite.workloads]
+    return ToolPlan(suite.name, suite.tool, suite.default_target, workloads, opts, runtime, tool_opts,
+                    reads=suite.tool == "rados-bench")
+
+
+def make_plan(suite_or_file: str, overrides: Overrides, tool_options: dict | None = None,
+              axes: Axes | None = None, steady: SteadyState | None = None) -> Plan | ToolPlan:
+    axes = axes or Axes()
+    tool = tool_suite(suite_or_file)
+    if tool is not None:
+        if axes.swept or steady or overrides.rw or overrides.rwmixread or overrides.ramp_time:
+            raise UsageError(f"the {tool.name} suite runs {tool.tool}: no sweeps, --rw, --rwmixread, "
+                             "--ramp-time or --steady-state")
+        return make_tool_plan(tool, overrides, tool_options or {})
+    path = Path(suite_or_file)
+    if path.suffix in JOBFILE_SUFFIXES or (path.is_file() and path.suffix not in (".yaml", ".yml")):
+        if not path.is_file():
+            raise UsageError(f"fio job file {path} does not exist")
+        jobfile, suite, chained, full_names = load_jobfile(path), str(path), False, False
+    else:
+        spec = load_suite(suite_or_file)
+        jobfile, suite, chained, full_names = to_jobfile(spec), spec.name, True, spec.sweep
+    opts = overrides.options()
+    fio_opts = {**opts, **(steady.options() if steady else {})}
+    if fio_opts:
+        jobfile = JobFile(jobfile.global_.with_options(fio_opts),
+                          tuple(j.without(*fio_opts) for j in jobfile.jobs))
+    jobfile = expand(jobfile, axes, full_names)
+    reads = any(_reads(jobfile.merged(j).get("rw")) for j in jobfile.jobs)
+    return Plan(suite, jobfile, opts, chained, reads=reads, axes=axes, steady=steady)
+
+
+def _reads(rw: str | None) -> bool:
+    return (rw or "read") in ("read", "randread", "rw", "readwrite", "randrw")
+
+
+def _buffer_bytes(options: dict[str, str | None]) -> int:
+    """I/O buffer memory a job allocates up front: iodepth x largest block size x numjobs."""
+    bs = max(parse_size(p.split("-")[-1]) for p in (options.get("bs") or "4k").split(",") if p)
+    return int(options.get("iodepth") or 1) * bs * int(options.get("numjobs") or 1)
+
+
+def planned_workloads(jobfile: JobFile) -> list[PlannedWorkload]:
+    return [PlannedWorkload(j.name, _expected_seconds(jobfile.merged(j))) for j in jobfile.jobs]
+
+
+def time_based_runtime(options: dict[str, str | None]) -> float | None:
+    """The runtime of a time-based job, seconds; None when fio's own size decides."""
+    if options.get("time_based", "0") in ("0", "false") or "runtime" not in options:
+        return None
+    return parse_seconds(options["runtime"] or 0)
+
+
+def _expected_seconds(options: dict[str, str | None]) -> float | None:
+    runtime = time_based_runtime(options)
+    return None if runtime is None else runtime + parse_seconds(options.get("ramp_time") or 0)
+

@@ -1,0 +1,98 @@
+"""What the Ceph targets (``rbd:``, ``rados:``, the whole cluster) share: the connection,
+the options for pools cephbench creates, and a fresh pool per run in the lab."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from cephbench.ceph import pools
+from cephbench.ceph.connection import Connection, resolve
+from cephbench.errors import TargetError
+from cephbench.store import ResourceLog
+from cephbench.targets import FioTarget, Target, TargetOptions
+
+FRESH = "lab"
+
+
+@dataclass(frozen=True)
+class CephOptions:
+    """What ``cephbench run`` passes to a Ceph target besides its location."""
+
+    conn: Connection | None = None
+    pool_size: int | None = None
+    pg_num: int = 32
+    prefill: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class CephTarget(Target):
+    """A target on a Ceph cluster; ``configure`` gives it its connection."""
+
+    application = "rbd"
+
+    def __init__(self, location: str, options: TargetOptions):
+        super().__init__(location, options)
+        self.ceph = CephOptions()
+        self.pool: str | None = None
+        """The pool the run uses, once the session has started."""
+
+    def configure(self, ceph: CephOptions) -> None:
+        self.ceph = ceph
+
+    @property
+    def conn(self) -> Connection:
+        if self.ceph.conn is None:
+            self.ceph = CephOptions(resolve(), self.ceph.pool_size, self.ceph.pg_num, self.ceph.prefill)
+        return self.ceph.conn
+
+    @property
+    def env(self) -> dict[str, str]:
+        return self.conn.env
+
+    def check(self, size: int) -> None:
+        if self.location == FRESH and self.conn.lab_dir is None:
+            raise TargetError(f"'{self.kind}:lab' needs a running lab",
+                              hint=f"start one with: cephbench lab up, or name a pool: {self.kind}:POOL...")
+
+    def fresh_name(self, run_id: int) -> str:
+        """``cb-<run>-<random>``: unique across result stores sharing one cluster."""
+        if not hasattr(self, "_fresh"):
+            self._fresh = f"cb-{run_id}-{secrets.token_hex(2)}"
+        return self._fresh
+
+    def pool_name(self, run_id: int) -> str:
+        return self.fresh_name(run_id) if self.location == FRESH else self.location.split("/")[0]
+
+    @contextmanager
+    def pool_session(self, run_id: int, resources: ResourceLog) -> Iterator[str]:
+        """The run's pool: used as it is when it exists, else created and deleted afterwards."""
+        pool = self.pool_name(run_id)
+        with pools.pool_for_run(self.conn, pool, resources, run_id, size=self.ceph.pool_size,
+                                pg_num=self.ceph.pg_num, application=self.application):
+            self.pool = pool
+            yield pool
+
+    def describe(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"spec": self.spec, "client": f"client.{self.conn.id}"}
+        if self.conn.lab_dir:
+            info["lab_dir"] = self.conn.lab_dir
+        elif self.conn.conf:
+            info["conf"] = self.conn.conf
+        return info
+
+
+class ClusterTarget(CephTarget):
+    """The whole cluster (``osd`` and ``network`` suites): no pool, no fio location."""
+
+    kind = "ceph"
+
+    def check(self, size: int) -> None:
+        pass
+
+    @contextmanager
+    def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
+        yield FioTarget({}, self.env)

@@ -1,0 +1,56 @@
+"""fio's bandwidth, IOPS and latency logs for every workload a run starts: asked for in the
+job file, read back into time series once the fio process ends, then deleted.
+
+The logs are averaged by fio over short intervals (``log_avg_msec``): a tenth of a second for
+short workloads, a second from 30 s up, so a point has tens of samples at least and a long
+run stays small. With ``per_io`` fio logs every I/O's latency instead (~21 bytes an I/O in
+the run's work directory until it is read), and the series get exact per-interval p99 and
+max latency. A job that already writes its own logs (a user's job file) is left as it is:
+its logs are the user's, and cephbench does not read them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cephbench.errors import ParseError
+from cephbench.model import Series
+from cephbench.planning.plan import time_based_runtime
+from cephbench.tools.fio.jobfile import JobFile
+from cephbench.tools.fio.logs import collect, job_options
+
+LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log", "write_hist_log")
+
+
+def interval_ms(options: dict[str, str | None]) -> int:
+    """Averaging interval: ~30 samples over the runtime, between 100 ms and 1 s."""
+    runtime = time_based_runtime(options)
+    if runtime is None:
+        return 1000
+    return int(min(1000, max(100, round(runtime * 1000 / 30, -2))))
+
+
+def with_logs(jobfile: JobFile, per_io: bool = False) -> tuple[JobFile, dict[str, str]]:
+    """The job file with logs asked for, and each job's log prefix (relative to fio's cwd)."""
+    jobs, prefixes = [], {}
+    for i, job in enumerate(jobfile.jobs):
+        merged = jobfile.merged(job)
+        if any(k in merged for k in LOG_OPTIONS):
+            jobs.append(job)
+            continue
+        prefix = f"cblog{i}"
+        prefixes[job.name] = prefix
+        jobs.append(job.with_options(job_options(prefix, interval_ms=interval_ms(merged), per_io_latency=per_io)))
+    return JobFile(jobfile.global_, tuple(jobs)), prefixes
+
+
+def workload_series(workdir: Path, prefix: str, workload: str, repeat: int) -> list[Series]:
+    """The series of one workload's logs (none when fio wrote none), the log files removed."""
+    try:
+        found = collect(workdir, prefix, workload=workload, repeat=repeat)
+    except ParseError:
+        found = []  # a log cut short (fio killed) loses the series, never the run's figures
+    finally:
+        for path in workdir.glob(f"{prefix}_*.log"):
+            path.unlink(missing_ok=True)
+    return found

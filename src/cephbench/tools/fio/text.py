@@ -1,0 +1,225 @@
+"""fio's normal (human) output, 3.x and 2.x, as people paste it, to Results: a pure function.
+
+Pasted text is messy: prompts and the command line before the output, Markdown fences,
+leading spaces eaten by blog engines, CRLF, trailers present or not. Lines are therefore
+read by their content, never by their indentation. Figures are taken exactly as fio printed
+them: ``IOPS=32.3k`` is 32300, ``BW=285MiB/s`` is 285 * 2**20 bytes/s (the binary figure,
+exact to fio's precision, where both are printed), latencies in the unit of their line.
+In fio 2.x, ``KB`` means KiB. Latency follows the JSON parser's rule: total latency where its
+percentiles were printed, else completion latency; none (null) when fio printed none.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from cephbench.errors import ParseError
+from cephbench.model import Result
+from cephbench.tools.fio.parse import HEADLINE_PERCENTILES, OPS, JobOutcome
+
+HEADER = re.compile(r"^(?P<name>\S[^:]*?): \(groupid=(?P<group>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>\d+)(?P<rest>.*)$")
+DEFINITION = re.compile(r"^(?P<name>\S[^:]*?): \(g=\d+\): rw=(?P<rw>\w+), bs=(?P<bs>.*?), ioengine=[^,]+, iodepth=(?P<iodepth>\d+)")
+V3_DIRECTION = re.compile(
+    r"^(?P<op>read|write|trim)\s*: IOPS=(?P<iops>[\d.]+[kMG]?), BW=(?P<bw>[\d.]+[KMGTP]?i?B/s)"
+    r"(?: \((?P<bw2>[\d.]+[KMGTP]?i?B/s)\))?\((?P<io>[\d.]+[KMGTP]?i?B)/(?P<runt>\d+)msec\)")
+V2_DIRECTION = re.compile(
+    r"^(?P<op>read|write|trim)\s*: io=(?P<io>[\d.]+[KMGTP]?B), bw=(?P<bw>[\d.]+[KMGTP]?B/s), "
+    r"iops=(?P<iops>[\d.]+[kKM]?), runt=\s*(?P<runt>\d+)msec")
+STAT = re.compile(r"^(?P<kind>clat|lat)\s*\((?P<unit>nsec|usec|msec)\)\s*: min=\s*(?P<min>[\d.]+[kKM]?), "
+                  r"max=\s*(?P<max>[\d.]+[kKM]?), avg=\s*(?P<avg>[\d.]+[kKM]?)")
+PERCENTILE_HEAD = re.compile(r"^(?P<kind>clat|lat) percentiles \((?P<unit>nsec|usec|msec)\):")
+PERCENTILE = re.compile(r"(\d+(?:\.\d+)?)th=\[\s*(\d+)\]")
+ISSUED_V3 = re.compile(r"^issued rwts: total=(\d+),(\d+),(\d+)")
+ISSUED_V2 = re.compile(r"^issued\s*: total=r=(\d+)/w=(\d+)/d=(\d+)")
+VERSION = re.compile(r"^fio-(\d+\.\d+\S*)$")
+TO_US = {"nsec": 1e-3, "usec": 1.0, "msec": 1e3}
+COUNT_SUFFIX = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
+
+
+@dataclass
+class _Direction:
+    op: str
+    iops: float
+    bw: float
+    io_bytes: int
+    runtime_s: float
+    stats: dict[str, tuple[float, float]] = field(default_factory=dict)  # kind -> (avg, max) µs
+    percentiles: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    issued: int | None = None
+
+
+@dataclass
+class _Job:
+    name: str
+    group: int
+    jobs: int
+    error: int
+    message: str | None
+    directions: list[_Direction] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TextDocument:
+    version: str | None
+    jobs: list[JobOutcome]
+
+
+def normalise(text: str) -> list[str]:
+    """Lines without CR, fences or indentation."""
+    lines = []
+    for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        line = raw.strip()
+        if line.startswith("```") or line.startswith("~~~"):
+            continue
+        lines.append(line)
+    return lines
+
+
+def parse_text(text: str, repeat: int = 0) -> TextDocument:
+    lines = normalise(text)
+    version, v2 = None, False
+    definitions: dict[str, dict] = {}
+    jobs: list[_Job] = []
+    percentiles: list | None = None
+    for line in lines:
+        if m := VERSION.match(line):
+            version, v2 = f"fio-{m.group(1)}", m.group(1).startswith("2.")
+        elif m := DEFINITION.match(line):
+            definitions.setdefault(m.group("name"), m.groupdict())
+        elif m := HEADER.match(line):
+            jobs.append(_Job(m.group("name"), int(m.group("group")), int(m.group("jobs")), int(m.group("err")),
+                             _error_detail(m.group("rest")) if int(m.group("err")) else None))
+            percentiles = None
+        elif not jobs:
+            continue
+        elif m := V3_DIRECTION.match(line):
+            jobs[-1].directions.append(_v3_direction(m))
+            percentiles = None
+        elif m := V2_DIRECTION.match(line):
+            v2 = True
+            jobs[-1].directions.append(_v2_direction(m))
+            percentiles = None
+        elif not jobs[-1].directions:
+            continue
+        elif m := STAT.match(line):
+            scale = TO_US[m.group("unit")]
+            jobs[-1].directions[-1].stats[m.group("kind")] = (_count(m.group("avg")) * scale, _count(m.group("max")) * scale)
+        elif m := PERCENTILE_HEAD.match(line):
+            percentiles = jobs[-1].directions[-1].percentiles.setdefault(m.group("kind"), [])
+            scale = TO_US[m.group("unit")]
+        elif percentiles is not None and (entries := PERCENTILE.findall(line)):
+            percentiles += [(float(p), float(v) * scale) for p, v in entries]
+        else:
+            percentiles = None
+            _issued(line, jobs[-1])
+    if not jobs:
+        raise ParseError("no fio job results found (no 'name: (groupid=N, jobs=M): err=' line)")
+    if not any(j.directions or j.error for j in jobs):
+        raise ParseError("fio job headers found, but no read/write/trim figures under them")
+    return TextDocument(version or ("fio-2.x" if v2 else None), _outcomes(jobs, definitions, repeat, v2))
+
+
+def _error_detail(rest: str) -> str | None:
+    m = re.search(r"\((.*)\)", rest)
+    return m.group(1) if m else None
+
+
+def _count(text: str) -> float:
+    return float(text.rstrip("kKMG")) * COUNT_SUFFIX[text[-1] if text[-1] in "kKMG" else ""]
+
+
+def _bytes(text: str, v2: bool) -> float:
+    """``285MiB`` or ``299MB`` (or fio 2.x ``2560.8KB``, where KB means KiB) in bytes."""
+    m = re.match(r"([\d.]+)([KMGTP]?)(i?)B", text)
+    value, prefix, binary = float(m.group(1)), m.group(2), m.group(3)
+    power = " KMGTP".index(prefix) if prefix else 0
+    return value * (1024 if binary or v2 else 1000) ** power
+
+
+def _v3_direction(m: re.Match) -> _Direction:
+    bw = m.group("bw")
+    if m.group("bw2") and "iB" in m.group("bw2") and "iB" not in bw:
+        bw = m.group("bw2")  # printed with kb_base=1000: the binary figure is the second one
+    return _Direction(m.group("op"), _count(m.group("iops")), _bytes(bw, False),
+                      int(_bytes(m.group("io"), False)), int(m.group("runt")) / 1000)
+
+
+def _v2_direction(m: re.Match) -> _Direction:
+    return _Direction(m.group("op"), _count(m.group("iops")), _bytes(m.group("bw"), True),
+                      int(_bytes(m.group("io"), True)), int(m.group("runt")) / 1000)
+
+
+def _issued(line: str, job: _Job) -> None:
+    m = ISSUED_V3.match(line) or ISSUED_V2.match(line)
+    if m:
+        counts = dict(zip(OPS, (int(x) for x in m.groups()), strict=True))
+        for d in job.directions:
+            d.issued = counts[d.op]
+
+
+def _outcomes(jobs: list[_Job], definitions: dict[str, dict], repeat: int, v2: bool) -> list[JobOutcome]:
+    by_name: dict[str, list[_Job]] = {}
+    for job in jobs:
+        by_name.setdefault(job.name, []).append(job)
+    outcomes = []
+    for name, clones in by_name.items():
+        definition = definitions.get(name, {})
+        results = []
+        for op in OPS:
+            dirs = [d for c in clones for d in c.directions if d.op == op]
+            if dirs:
+                results.append(_result(name, op, dirs, definition, clones, repeat, v2))
+        error = next((c.error for c in clones if c.error), 0)
+        message = next((c.message for c in clones if c.message), None)
+        outcomes.append(JobOutcome(name, clones[0].group, tuple(results), error,
+                                   f"fio error {error}: {message}" if error else None))
+    return outcomes
+
+
+def _result(name, op, dirs: list[_Direction], definition, clones, repeat, v2) -> Result:
+    lat = _latency(dirs)
+    flags = () if lat["lat_kind"] else ("no_latency",)
+    if lat["lat_kind"] and len(dirs) > 1:
+        flags = ("percentiles_unmerged",)
+    numjobs = clones[0].jobs if len(clones) == 1 else len(clones)
+    total = sum(d.issued for d in dirs) if all(d.issued is not None for d in dirs) else None
+    return Result(
+        workload=name, repeat=repeat, op=op, rw=definition.get("rw"),
+        bs=_block_size(definition.get("bs"), op, v2), iodepth=int(definition["iodepth"]) if definition else None,
+        numjobs=numjobs, runtime_s=max(d.runtime_s for d in dirs), iops=sum(d.iops for d in dirs),
+        bw_bytes_per_s=sum(d.bw for d in dirs), io_bytes=sum(d.io_bytes for d in dirs), total_ios=total,
+        flags=flags, **lat,
+    )
+
+
+def _latency(dirs: list[_Direction]) -> dict:
+    """Same rule as the JSON parser: total latency where its percentiles exist, else completion."""
+    none = {"lat_kind": None, "lat_mean_us": None, "lat_max_us": None, "percentiles": (),
+            **dict.fromkeys(HEADLINE_PERCENTILES.values())}
+    for kind in ("lat", "clat"):
+        if all(kind in d.percentiles for d in dirs) or (kind == "clat" and all(kind in d.stats for d in dirs)):
+            if not all(kind in d.stats for d in dirs):
+                continue
+            weights = [d.issued or 1 for d in dirs]
+            mean = sum(d.stats[kind][0] * w for d, w in zip(dirs, weights, strict=True)) / sum(weights)
+            out = {**none, "lat_kind": kind, "lat_mean_us": mean, "lat_max_us": max(d.stats[kind][1] for d in dirs)}
+            if len(dirs) == 1 and kind in dirs[0].percentiles:
+                points = tuple(sorted(dirs[0].percentiles[kind]))
+                table = dict(points)
+                out.update({f: table.get(p) for p, f in HEADLINE_PERCENTILES.items()}, percentiles=points)
+            return out
+    return none
+
+
+def _block_size(bs: str | None, op: str, v2: bool) -> int | None:
+    """``(R) 4096B-4096B, (W) ...`` (3.x) or ``4K-4K/4K-4K/4K-4K`` (2.x), for this direction."""
+    if not bs:
+        return None
+    if "(" in bs:
+        sizes = dict(re.findall(r"\((R|W|T)\) ([\d.]+[KMGT]?i?B)", bs))
+        size = sizes.get({"read": "R", "write": "W", "trim": "T"}[op])
+        return int(_bytes(size, False)) if size else None
+    parts = bs.split("/")
+    part = parts[OPS.index(op)] if OPS.index(op) < len(parts) else parts[0]
+    return int(_bytes(part.split("-")[0] + ("" if part.split("-")[0].endswith("B") else "B"), True))

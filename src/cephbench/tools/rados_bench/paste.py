@@ -1,0 +1,100 @@
+"""``rados bench`` outputs as people paste them: several in one text, with or without their
+command lines, from any release. A pure function of the text.
+
+Each output ends with its summary (``Total time run:`` ... ``Min latency:``); whatever comes
+after one summary and before the next (prompts, the next command, its per-second table) is
+the next output's preamble. The mode comes from the command line when it was pasted
+(``rados bench -p rbd 60 write``, ``rados -p x bench 10 rand -t 16``), else from the output
+itself: ``Maintaining N concurrent writes`` or ``Total writes made`` is a write; a read
+without its command line is ``read``, since nothing in the output tells seq from rand.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from cephbench.errors import ParseError
+from cephbench.model import Result
+from cephbench.tools.rados_bench import driver as rados_bench
+from cephbench.tools.rados_bench.driver import BenchOutput
+
+COMMAND = re.compile(r"\brados\b.*?\bbench\b(?P<args>.*)$")
+MODE = re.compile(r"(?<![-\w])\d+\s+(?P<mode>write|seq|rand)\b")
+CONCURRENT = re.compile(r"(?:^|\s)(?:-t\s*|--concurrent-ios[= ]\s*)(?P<n>\d+)\b")
+MAINTAINING = re.compile(r"Maintaining (?P<n>\d+) concurrent writes")
+
+
+@dataclass(frozen=True)
+class Pasted:
+    """One rados bench output found in pasted text."""
+
+    output: BenchOutput
+    concurrent: int | None
+    """``-t`` (ops in flight) when the command line or the output says it; else None."""
+    warnings: tuple[str, ...] = ()
+
+    def result(self) -> Result:
+        return rados_bench.to_result(self.output, 0, self.concurrent)
+
+
+def split(text: str) -> list[str]:
+    """The text of each output: its preamble, per-second table and summary."""
+    parts, current, in_summary = [], [], False
+    for line in text.splitlines():
+        is_summary = rados_bench.summary_line(line) is not None
+        if in_summary and not is_summary and line.strip():
+            parts.append("\n".join(current))
+            current, in_summary = [], False
+        current.append(line)
+        in_summary = in_summary or is_summary
+    if in_summary:
+        parts.append("\n".join(current))
+    return parts
+
+
+def _commands(part: str) -> list[tuple[str, str]]:
+    """(line, mode) of each ``rados ... bench SECONDS MODE`` command line in ``part``."""
+    out = []
+    for line in part.splitlines():
+        if len(line) > 500 or "rados" not in line:  # command lines are short
+            continue
+        command = COMMAND.search(line)
+        mode = MODE.search(command["args"]) if command else None
+        if mode:
+            out.append((line, mode["mode"]))
+    return out
+
+
+def _mode(part: str, kind: str | None) -> tuple[str, list[str]]:
+    commands = [mode for _, mode in _commands(part)]
+    if commands and (commands[-1] == "write") == (kind == "write"):
+        return commands[-1], []
+    warnings = [f"the command line says {commands[-1]} but the output is a {kind}: read as {kind}"] \
+        if commands else []
+    if kind == "write" or MAINTAINING.search(part):
+        return "write", warnings
+    return "read", [*warnings, "no command line: seq or rand is unknown, stored as rw \"read\""]
+
+
+def _concurrent(part: str) -> int | None:
+    commands = _commands(part)
+    found = (CONCURRENT.search(commands[-1][0]) if commands else None) or MAINTAINING.search(part)
+    return int(found["n"]) if found else None
+
+
+def parse_pasted(text: str) -> list[Pasted]:
+    """Every rados bench output in ``text``, in order; ParseError when there is none."""
+    out = []
+    for part in split(text):
+        keys = {found[0] for found in map(rados_bench.summary_line, part.splitlines()) if found}
+        if not keys & {"total_time", "ops"}:
+            continue  # figures quoted in prose, or a summary cut above its first lines: no output
+        bench = rados_bench.parse(part, "output")
+        mode, warnings = _mode(part, bench.kind)
+        bench = replace(bench, mode=mode)
+        out.append(Pasted(bench, _concurrent(part), tuple(warnings)))
+    if not out:
+        raise ParseError("no rados bench summary (Total time run:, Total writes/reads made:) found")
+    return out
+
