@@ -11,9 +11,16 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import settings
 
 from cephbench.cli import cli
 from cephbench.lab import LabInfo, LabSpec, down, up
+
+# Fuzz tests are reproducible in `make test` (the same examples every run: a failure is a
+# defect to fix, never bad luck); HYPOTHESIS_PROFILE=explore draws new ones each time.
+settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 DATA = Path(__file__).parent / "data"
 FIO_DATA = DATA / "fio" / "3.33"

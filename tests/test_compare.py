@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from cephbench.analysis.compare import compare, regressions
-from cephbench.model import Result
+from cephbench.model import Result, WorkloadOutcome
 from cephbench.report.markdown import comparison_markdown
-from cephbench.store import Store, WorkloadOutcome
+from cephbench.store import Store
 from tests.conftest import DATA, needs_fio
 
 REFERENCE = DATA / "compare"

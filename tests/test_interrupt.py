@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from cephbench.execution.runner import _finished
 from cephbench.planning.plan import Overrides, make_plan
 from cephbench.tools.fio import parse
+from cephbench.tools.fio.steps import _finished
 from tests.conftest import FIO_DATA, needs_fio
 
 CEPHBENCH = [sys.executable, "-c", "from cephbench.cli import main; main()"]

@@ -8,8 +8,8 @@ import pytest
 
 from cephbench.errors import ParseError, ToolFailed
 from cephbench.model import Run
-from cephbench.report.osd import network_table
 from cephbench.tools.iperf3 import driver as iperf3
+from cephbench.tools.iperf3.table import network_table
 from tests.conftest import DATA
 
 IPERF = DATA / "iperf3" / "3.12"

@@ -9,8 +9,8 @@ import pytest
 
 from cephbench.errors import ParseError
 from cephbench.model import Result, Run
-from cephbench.report.osd import osd_table
 from cephbench.tools.osd_bench import driver as osd_bench
+from cephbench.tools.osd_bench.table import osd_table
 from tests.conftest import DATA
 
 CEPH = DATA / "ceph" / "16.2.15"

@@ -16,7 +16,7 @@ from matplotlib.colors import to_hex, to_rgba
 
 from cephbench.analysis.compare import group_runs
 from cephbench.cli import cli
-from cephbench.model import Result, Run, Series
+from cephbench.model import Result, Run, Series, WorkloadOutcome
 from cephbench.report.charts import PALETTE
 from cephbench.report.heatmap import heatmap_chart
 from cephbench.report.matrix import scaling_chart
@@ -25,7 +25,7 @@ from cephbench.report.sections import sweep_section
 from cephbench.report.stalls import select, stalls, timelines
 from cephbench.report.sweep_points import Group, is_sweep, pivot
 from cephbench.report.timeline import STALL_GID, timeline_chart
-from cephbench.store import Store, WorkloadOutcome
+from cephbench.store import Store
 from tests.test_compare import result as suite_result
 from tests.test_compare import store_run
 from tests.test_report import chromium, console_messages, needs_chromium

@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from cephbench.errors import StoreError
-from cephbench.model import Result
-from cephbench.store import RawOutput, Store, WorkloadOutcome
+from cephbench.model import RawOutput, Result, WorkloadOutcome
+from cephbench.store import Store
 from cephbench.store.schema import latest_version
 
 

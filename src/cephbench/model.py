@@ -6,7 +6,9 @@ seconds. A figure the tool did not measure is ``None``, never 0.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 Op = Literal["read", "write", "trim"]
@@ -99,6 +101,9 @@ class Failure:
     error: str
 
 
+LEGACY_SUITE_TOOLS = {"rados": "rados-bench", "osd": "osd-bench", "network": "iperf3"}
+
+
 @dataclass(frozen=True)
 class Run:
     """One invocation of ``cephbench run`` (or one import): what ran, where, and its results."""
@@ -122,6 +127,17 @@ class Run:
     failures: tuple[Failure, ...] = ()
 
     @property
+    def tool(self) -> str:
+        """The tool whose figures the run holds: as stored by ``run`` or ``import``, else (a
+        run stored before tools were recorded) told by its suite."""
+        if self.params.get("tool"):
+            return self.params["tool"]
+        parser = self.environment.get("import", {}).get("parser")
+        if parser:
+            return "fio" if parser.startswith("fio") else parser
+        return LEGACY_SUITE_TOOLS.get(self.suite, "fio")
+
+    @property
     def name(self) -> str:
         """How tables refer to the run: its label, else ``#id``."""
         return self.label or (f"#{self.id}" if self.id is not None else "(not stored)")
@@ -142,3 +158,31 @@ class Run:
             "results": [r.to_json() for r in self.results],
             "failures": [asdict(f) for f in self.failures],
         }
+
+
+@dataclass(frozen=True)
+class RawOutput:
+    """What one tool invocation printed, and the input it was given."""
+
+    tool: str
+    argv: Sequence[str]
+    input_text: str | None
+    stdout: str
+    stderr: str
+    returncode: int
+    started_at: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class WorkloadOutcome:
+    """A workload of one repeat: its figures, or the reason it has none."""
+
+    name: str
+    results: tuple[Result, ...] = ()
+    error: str | None = None
+
+
+def now() -> str:
+    """Now, as every record keeps time: ISO 8601, UTC, to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")

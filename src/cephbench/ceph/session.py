@@ -13,8 +13,8 @@ from cephbench.ceph.commands import ceph_json
 from cephbench.ceph.connection import Connection
 from cephbench.ceph.quiesce import quiesced
 from cephbench.errors import CephbenchError
-from cephbench.model import Result
-from cephbench.store import ResourceLog, Store, WorkloadOutcome
+from cephbench.model import Result, WorkloadOutcome
+from cephbench.store import ResourceLog, Store
 
 
 @dataclass(frozen=True)

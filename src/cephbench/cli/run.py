@@ -11,9 +11,10 @@ from cephbench.ceph.session import HealthOptions
 from cephbench.cli.common import console_err, db_option, format_option
 from cephbench.cli.show import emit_run
 from cephbench.errors import ExitStatus, UsageError
-from cephbench.execution.runner import RunOptions, RunOutcome, execute
+from cephbench.execution.options import RunOptions
+from cephbench.execution.runner import RunOutcome, execute
 from cephbench.lab import find_running
-from cephbench.planning.plan import Overrides, SteadyState, ToolPlan, make_plan
+from cephbench.planning.plan import Overrides, SteadyState, make_plan
 from cephbench.planning.sweep import Axes
 from cephbench.store import Store
 from cephbench.system.units import parse_seconds
@@ -46,7 +47,7 @@ class RichProgress:
 
 
 def _default_target(plan) -> str:
-    if isinstance(plan, ToolPlan):
+    if plan.default_target is not None:
         return plan.default_target
     if find_running() is None:
         raise UsageError("--target is required when no lab is running",
@@ -166,7 +167,7 @@ def start(store: Store, suite: str, o: dict, resume: int | None = None) -> RunOu
     tool_options = {"concurrent": o["concurrent_ios"], "run_name": o["run_name"]}
     plan = make_plan(suite, overrides, {k: v for k, v in tool_options.items() if v is not None},
                      axes=axes, steady=steady)
-    if resume is not None and isinstance(plan, ToolPlan):
+    if resume is not None and plan.tool != "fio":
         raise UsageError("--resume is for fio suites and job files", hint="run the tool suite again")
     target = _target(o["target_spec"] or _default_target(plan), o["destroy_data"])
     if isinstance(target, CephTarget):

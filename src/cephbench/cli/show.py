@@ -1,6 +1,6 @@
 """``cephbench show RUN``: one run as the table users post, as Markdown, or as JSON.
 
-Runs of the ``osd`` and ``network`` suites get their own tables; ``--cluster`` shows the
+Each tool prints its own table (osd bench per OSD, iperf3 per host pair, fio per workload); ``--cluster`` shows the
 cluster the run measured (stored with every run on a Ceph target).
 """
 
@@ -10,13 +10,12 @@ from typing import Any
 
 import click
 
+from cephbench import tools
 from cephbench.ceph.fingerprint import summarize
 from cephbench.cli.common import console_err, db_option, emit_table, format_option, print_json
 from cephbench.errors import StoreError
 from cephbench.model import Run
 from cephbench.report.cluster import cluster_table
-from cephbench.report.osd import network_table, osd_table
-from cephbench.report.run_table import run_table
 from cephbench.store import Store
 
 PREFILL_TOOL = "fio-prefill"
@@ -50,7 +49,7 @@ def emit_run(run: Run, fmt: str, store: Store | None = None) -> None:
             data.update(_ceph_extras(run, store))
         print_json(data)
         return
-    table = {"osd": osd_table, "network": network_table}.get(run.suite, run_table)(run)
+    table = tools.of_run(run).table(run)
     emit_table(table, fmt)
     if store is not None:
         for note in _notes(run, store):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
+from cephbench import tools
 from cephbench.cli.common import debug_option, emit_table, format_option, print_json
 from cephbench.planning.suites import builtin_names, load_suite
-from cephbench.planning.suites.tools import TOOL_SUITES
 from cephbench.report.table import Table
 
 
@@ -16,13 +16,14 @@ from cephbench.report.table import Table
 def suites(fmt: str) -> None:
     """List the built-in suites and their workloads."""
     specs = [load_suite(name) for name in builtin_names()]
+    fixed = [(tool.name, s) for tool, s in tools.fixed_suites().values()]
     if fmt == "json":
         print_json([
             *({"name": s.name, "tool": "fio", "description": s.description, "global": s.global_,
                "workloads": [w.model_dump(exclude_none=True) for w in s.workloads]} for s in specs),
-            *({"name": t.name, "tool": t.tool, "description": t.description,
-               "default_target": t.default_target, "workloads": list(t.workloads)}
-              for t in TOOL_SUITES.values()),
+            *({"name": s.name, "tool": tool, "description": s.description,
+               "default_target": s.default_target, "workloads": list(s.workloads)}
+              for tool, s in fixed),
         ])
         return
     rows = []
@@ -35,14 +36,14 @@ def suites(fmt: str) -> None:
                 s.name if i == 0 else "", w.name, f"{w.rw}{mix}", w.bs, str(w.iodepth), str(w.numjobs),
                 f"{runtime} s" if i == 0 and runtime else "", extra,
             ))
-    for tool in TOOL_SUITES.values():
-        runtime = f"{tool.runtime:g} s" if tool.runtime else ""
-        rows.append((tool.name, ", ".join(tool.workloads) or "(per OSD / host pair)", tool.tool,
-                     "", "", "", runtime, f"default target {tool.default_target}"))
+    for tool, s in fixed:
+        runtime = f"{s.runtime:g} s" if s.runtime else ""
+        rows.append((s.name, ", ".join(s.workloads) or "(per OSD / host pair)", tool,
+                     "", "", "", runtime, f"default target {s.default_target}"))
     table = Table(
         ("Suite", "Workload", "Pattern", "Block size", "iodepth", "numjobs", "Runtime each", "Other"),
         tuple(rows), align=("l", "l", "l", "r", "r", "r", "r", "l"),
         notes=(*(f"{s.name}: {s.description}" for s in specs),
-               *(f"{t.name}: {t.description}" for t in TOOL_SUITES.values())),
+               *(f"{s.name}: {s.description}" for _, s in fixed)),
     )
     emit_table(table, fmt)

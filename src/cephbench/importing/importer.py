@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from cephbench.errors import ParseError, UsageError
 from cephbench.importing import tools as import_tools
 from cephbench.importing.found import Found, merge
-from cephbench.model import Failure, Run
-from cephbench.store import Store, WorkloadOutcome, now
+from cephbench.model import Failure, Run, WorkloadOutcome, now
+from cephbench.store import Store
 from cephbench.tools.fio.parse import extract_all, parse_document
 from cephbench.tools.fio.text import parse_text
 

@@ -5,15 +5,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from cephbench import tools
 from cephbench.errors import UsageError
 from cephbench.planning.suites import load_suite, to_jobfile
-from cephbench.planning.suites.tools import ToolSuite, tool_suite
 from cephbench.planning.sweep import Axes, expand
 from cephbench.system.units import parse_seconds, parse_size
 from cephbench.targets import LOCATION_KEYS
 from cephbench.tools.fio.chain import Link, links_of
 from cephbench.tools.fio.jobfile import JobFile, load_jobfile
+
+if TYPE_CHECKING:
+    from cephbench.tools.base import Tool, ToolSuite
 
 MAX_BATCH_BUFFER = 1 << 30
 MAX_BATCH_PROCESSES = 64
@@ -170,7 +174,7 @@ class Plan:
 
 @dataclass(frozen=True)
 class ToolPlan:
-    """A suite of Ceph's own tools (rados bench, osd bench, iperf3): what the runner runs."""
+    """A fixed suite of a tool other than fio (rados bench, osd bench, iperf3)."""
 
     suite: str
     tool: str
@@ -183,39 +187,47 @@ class ToolPlan:
     ``bs`` (osd bench)."""
     size: int | None = None
     reads: bool = False
+    steady: None = None
+
+    def expected_seconds(self, repeats: int) -> float | None:
+        known = [w.seconds for w in self.workloads]
+        return sum(known) * repeats if known and None not in known else None
 
 
-def make_tool_plan(suite: ToolSuite, overrides: Overrides, options: dict[str, int | str | None]) -> ToolPlan:
-    """``--runtime`` and ``--bs`` mean what they mean for fio; ``--size`` is osd bench's total."""
+def make_tool_plan(tool: Tool, suite: ToolSuite, overrides: Overrides,
+                   options: dict[str, int | str | None]) -> ToolPlan:
+    """``--runtime`` and ``--bs`` mean what they mean for fio; ``--size`` is the total a tool
+    writes (osd bench), ``--iodepth`` its operations in flight (rados bench)."""
     opts = overrides.options()
     unsupported = sorted(set(opts) - {"runtime", "bs", "size", "iodepth"})
     if unsupported:
         raise UsageError(f"the {suite.name} suite has no {', '.join('--' + k for k in unsupported)}",
-                         hint=f"it runs {suite.tool}; see cephbench run --help")
+                         hint=f"it runs {tool.name}; see cephbench run --help")
     runtime = parse_seconds(opts["runtime"]) if "runtime" in opts else suite.runtime
     if runtime is not None and runtime < 1:
         raise UsageError("--runtime must be at least 1 s for Ceph's tools")
     tool_opts = dict(options)
     if "bs" in opts:
-        tool_opts["bs" if suite.tool == "osd-bench" else "object_size"] = parse_size(opts["bs"])
+        tool_opts[tool.bs_option] = parse_size(opts["bs"])
     if "size" in opts:
         tool_opts["total_bytes"] = parse_size(opts["size"])
     if "iodepth" in opts:
         tool_opts["concurrent"] = int(opts["iodepth"])
     workloads = [PlannedWorkload(w, runtime) for w in suite.workloads]
-    return ToolPlan(suite.name, suite.tool, suite.default_target, workloads, opts, runtime, tool_opts,
-                    reads=suite.tool == "rados-bench")
+    return ToolPlan(suite.name, tool.name, suite.default_target, workloads, opts, runtime, tool_opts,
+                    reads=tool.reads)
 
 
 def make_plan(suite_or_file: str, overrides: Overrides, tool_options: dict | None = None,
               axes: Axes | None = None, steady: SteadyState | None = None) -> Plan | ToolPlan:
     axes = axes or Axes()
-    tool = tool_suite(suite_or_file)
-    if tool is not None:
+    fixed = tools.fixed_suites().get(suite_or_file)
+    if fixed is not None:
+        tool, suite = fixed
         if axes.swept or steady or overrides.rw or overrides.rwmixread or overrides.ramp_time:
-            raise UsageError(f"the {tool.name} suite runs {tool.tool}: no sweeps, --rw, --rwmixread, "
+            raise UsageError(f"the {suite.name} suite runs {tool.name}: no sweeps, --rw, --rwmixread, "
                              "--ramp-time or --steady-state")
-        return make_tool_plan(tool, overrides, tool_options or {})
+        return make_tool_plan(tool, suite, overrides, tool_options or {})
     path = Path(suite_or_file)
     if path.suffix in JOBFILE_SUFFIXES or (path.is_file() and path.suffix not in (".yaml", ".yml")):
         if not path.is_file():

@@ -43,6 +43,8 @@ class Schedule:
     done: set[tuple[int, str]] = field(default_factory=set)
     """(repeat, workload) already stored with figures."""
     samples: dict[str, list[float]] = field(default_factory=dict)
+    broken: set[str] = field(default_factory=set)
+    """Workloads that failed in this run: not repeated."""
 
     @classmethod
     def from_results(cls, names: list[str], repeats: int, results: Iterable[Result],
@@ -64,6 +66,13 @@ class Schedule:
         self.done.add((repeat, name))
         if figure is not None:
             self.samples.setdefault(name, []).append(figure)
+
+    def record(self, name: str, repeat: int, results: Iterable[Result], error: str | None) -> None:
+        """A workload's outcome in ``repeat``, as the run stored it."""
+        if error:
+            self.broken.add(name)
+        else:
+            self.add(name, repeat, main_figure(results))
 
     def half_width(self, name: str) -> float | None:
         """The 95 % CI half-width of a workload's figure, as a fraction of its mean."""

@@ -14,12 +14,11 @@ import sqlite3
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from cephbench.errors import StoreError, UsageError
-from cephbench.model import Failure, Result, Run, RunStatus, Series
+from cephbench.model import Failure, RawOutput, Result, Run, RunStatus, Series, WorkloadOutcome, now
 from cephbench.store.schema import migrate
 
 RESULT_COLUMNS = (
@@ -37,22 +36,8 @@ def default_path() -> Path:
     return Path(data_home) / "cephbench" / "results.db"
 
 
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-@dataclass(frozen=True)
-class RawOutput:
-    """What one tool invocation printed, and the input it was given."""
-
-    tool: str
-    argv: Sequence[str]
-    input_text: str | None
-    stdout: str
-    stderr: str
-    returncode: int
-    started_at: str
-    seconds: float
 
 
 @dataclass(frozen=True)
@@ -79,13 +64,6 @@ class ResourceLog:
         self.store.resource_removed(resource_id)
 
 
-@dataclass(frozen=True)
-class WorkloadOutcome:
-    """A workload of one repeat: its figures, or the reason it has none."""
-
-    name: str
-    results: tuple[Result, ...] = ()
-    error: str | None = None
 
 
 class Store:

@@ -12,10 +12,14 @@ from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cephbench.errors import UsageError
 from cephbench.store import ResourceLog
+
+if TYPE_CHECKING:
+    from cephbench.ceph.connection import Connection
+    from cephbench.model import RawOutput
 
 BUILTIN_TARGETS: dict[str, str] = {
     "file": "cephbench.targets.file:FileTarget",
@@ -69,6 +73,15 @@ class Target(ABC):
     def describe(self) -> dict[str, Any]:
         """What the environment record keeps about the target (filesystem, device model)."""
         return {"spec": self.spec}
+
+    @property
+    def cluster(self) -> Connection | None:
+        """The Ceph cluster the target is on; None for local files and devices."""
+        return None
+
+    def setup_outputs(self) -> list[RawOutput]:
+        """What the target's set-up ran, kept with the run (an RBD image's prefill)."""
+        return []
 
 
 def _registry() -> dict[str, str]:

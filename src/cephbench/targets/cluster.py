@@ -50,6 +50,10 @@ class CephTarget(Target):
         return self.ceph.conn
 
     @property
+    def cluster(self) -> Connection:
+        return self.conn
+
+    @property
     def env(self) -> dict[str, str]:
         return self.conn.env
 

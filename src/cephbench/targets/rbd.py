@@ -17,7 +17,8 @@ from typing import Any
 from cephbench import lab as labapi
 from cephbench.errors import TargetError, ToolFailed
 from cephbench.execution.cleanup import undoes
-from cephbench.store import RawOutput, Resource, ResourceLog, now
+from cephbench.model import RawOutput, now
+from cephbench.store import Resource, ResourceLog
 from cephbench.system.process import ProcessResult, run, which
 from cephbench.system.units import format_size
 from cephbench.targets import FioTarget
@@ -76,6 +77,9 @@ class RbdTarget(CephTarget):
         result: ProcessResult = run(argv, env=self.env, check=True, timeout=3600)
         self.prefill_output = RawOutput(PREFILL_TOOL, result.argv, None, result.stdout, result.stderr,
                                         result.returncode, started, result.seconds)
+
+    def setup_outputs(self) -> list[RawOutput]:
+        return [self.prefill_output] if self.prefill_output is not None else []
 
     def _image_exists(self, pool: str, image: str) -> bool:
         result = run(["rbd", *self.conn.args(), "info", f"{pool}/{image}"], env=self.env,

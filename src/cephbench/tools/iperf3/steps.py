@@ -22,10 +22,11 @@ from cephbench.errors import CephbenchError, ParseError, ToolFailed, UsageError
 from cephbench.execution.cleanup import undoes
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import load
-from cephbench.store import Resource, WorkloadOutcome, now
+from cephbench.model import WorkloadOutcome, now
+from cephbench.store import Resource
 from cephbench.system.process import ProcessInterrupted, run, which
+from cephbench.tools.base import RunContext, Step, Stopped, raw_output
 from cephbench.tools.iperf3 import driver as iperf3
-from cephbench.tools.rados_bench.steps import Step, StepContext, StepInterrupted, _raw
 
 PORT = 5201
 CONNECT_RETRIES = 20
@@ -86,7 +87,7 @@ def stop_server(pidfile: str) -> None:
 
 
 @contextmanager
-def servers(ctx: StepContext, hosts: list[Host], port: int) -> Iterator[None]:
+def servers(ctx: RunContext, hosts: list[Host], port: int) -> Iterator[None]:
     """An iperf3 server in every host's namespace for the block; all stopped afterwards."""
     which("iperf3")
     with ExitStack() as stack:
@@ -105,9 +106,9 @@ def servers(ctx: StepContext, hosts: list[Host], port: int) -> Iterator[None]:
         yield
 
 
-def network_steps(ctx: StepContext) -> Iterator[Step]:
+def network_steps(ctx: RunContext, repeat: int) -> Iterator[Step]:
     hosts = lab_hosts(ctx.conn)
-    seconds = max(1, int(ctx.runtime or 10))
+    seconds = max(1, int(ctx.plan.runtime or 10))
     port = _port(ctx.conn)
     with servers(ctx, hosts, port):
         for a in hosts:
@@ -115,10 +116,10 @@ def network_steps(ctx: StepContext) -> Iterator[Step]:
                 if a == b:
                     continue
                 ctx.before_each()
-                yield _pair(ctx, a, b, port, seconds)
+                yield _pair(ctx, repeat, a, b, port, seconds)
 
 
-def _pair(ctx: StepContext, a: Host, b: Host, port: int, seconds: int) -> Step:
+def _pair(ctx: RunContext, repeat: int, a: Host, b: Host, port: int, seconds: int) -> Step:
     name = f"{a.name}->{b.name}"
     argv = ["ip", "netns", "exec", a.netns, *iperf3.client_argv(b.addr, port, seconds, bind=a.addr)]
     for _attempt in range(CONNECT_RETRIES):  # the server may not listen yet right after it started
@@ -126,16 +127,16 @@ def _pair(ctx: StepContext, a: Host, b: Host, port: int, seconds: int) -> Step:
         try:
             result = run(argv, timeout=seconds + 60)
         except ProcessInterrupted:
-            raise StepInterrupted(None) from None
+            raise Stopped from None
         if "Connection refused" not in result.stdout:
             break
         time.sleep(0.1)
-    raw = _raw("iperf3", result, started)
+    raw = raw_output("iperf3", result, started)
     try:
-        outcome = WorkloadOutcome(name, (iperf3.parse(result.stdout, name, ctx.repeat),))
+        outcome = WorkloadOutcome(name, (iperf3.parse(result.stdout, name, repeat),))
     except (ParseError, ToolFailed) as e:
         outcome = WorkloadOutcome(name, error=str(e))
-    return Step(raw, [outcome], [(t0, time.monotonic())])
+    return Step(repeat, raw, [outcome], [(t0, time.monotonic())])
 
 
 @undoes("iperf3_server")

@@ -1,5 +1,5 @@
 """The per-OSD table users post: ``ceph tell osd.N bench`` results, fastest first, with each
-OSD's ratio to the median so a slow one stands out; and the network table (iperf3 pairs)."""
+OSD's ratio to the median so a slow one stands out."""
 
 from __future__ import annotations
 
@@ -36,18 +36,3 @@ def osd_table(run: Run) -> Table:
     title = f"Run {run.id}" + (f" — {run.label}" if run.label else "") + f" — OSD bench ({run.status})"
     return Table(("OSD", "Host", "Class", "Device", "MiB/s", "IOPS", "Seconds", "Ratio to median"),
                  tuple(rows), title=title, notes=tuple(notes), align=("l", "l", "l", "l", "r", "r", "r", "r"))
-
-
-def network_table(run: Run) -> Table:
-    rows = []
-    for r in run.results:
-        m = dict(r.metrics)
-        bits = m.get("bits_per_second")
-        rows.append((r.workload + (" [" + ", ".join(r.flags) + "]" if r.flags else ""),
-                     MISSING if bits is None else f"{bits / 1e9:.2f}",
-                     MISSING if "retransmits" not in m else f"{m['retransmits']:.0f}",
-                     fmt_number(r.runtime_s, 1)))
-    notes = [f"FAILED {f.workload}: {f.error}" for f in run.failures]
-    notes.append("iperf3, one TCP stream; Gbit/s as received.")
-    title = f"Run {run.id}" + (f" — {run.label}" if run.label else "") + f" — network ({run.status})"
-    return Table(("Hosts", "Gbit/s", "Retransmits", "Seconds"), tuple(rows), title=title, notes=tuple(notes))

@@ -1,0 +1,25 @@
+"""Run-wide choices beyond the plan: health rules on Ceph, page cache dropping, adaptive
+repeats, time-series capture, and the request the run was started with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cephbench.ceph.session import HealthOptions
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    health: HealthOptions = field(default_factory=HealthOptions)
+    drop_caches: bool = False
+    target_ci: float | None = None
+    """Repeat each workload until its 95 % CI half-width is within this fraction of the mean
+    (at most ``repeats`` times, and no new repeat after ``max_time`` seconds)."""
+    max_time: float | None = None
+    logs: bool = True
+    """Capture fio's bandwidth, IOPS and latency logs of every workload as time series."""
+    per_io_logs: bool = False
+    """Log every I/O's latency (exact per-interval percentiles) instead of interval averages."""
+    request: dict[str, Any] = field(default_factory=dict)
+    """The run request (versioned JSON), stored so ``--resume`` can run the rest of the run."""

@@ -1,0 +1,157 @@
+"""The interface every tool implements: fio, rados bench, osd bench, iperf3, and whatever a
+later probe adds. The runner knows tools only through it.
+
+A tool says which suites it offers (fio's are the YAML suites; the others' are fixed), its
+version, which targets it runs on, what it adds to a run's environment, the steps it runs
+(one tool invocation each, stored as it finishes), the table ``show`` prints for its runs,
+and the import parsers that read its pasted outputs.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from cephbench.errors import UsageError
+from cephbench.model import RawOutput, WorkloadOutcome, now
+
+if TYPE_CHECKING:
+    from cephbench.ceph.connection import Connection
+    from cephbench.execution.options import RunOptions
+    from cephbench.model import Run, Series
+    from cephbench.planning.schedule import Schedule
+    from cephbench.report.table import Table
+    from cephbench.store import ResourceLog
+    from cephbench.system.process import ProcessResult
+    from cephbench.targets import FioTarget, Target
+
+
+@dataclass(frozen=True)
+class ToolSuite:
+    """A fixed suite of a tool (``rados``, ``osd``, ``network``)."""
+
+    name: str
+    description: str
+    default_target: str
+    """The target when ``--target`` is not given (``rados:lab`` needs a running lab)."""
+    runtime: float | None
+    """Seconds per workload (``--runtime`` replaces it); None when the tool decides."""
+    workloads: tuple[str, ...] = ()
+    """Fixed workloads; empty when the cluster decides (one per OSD, per host pair)."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one tool invocation left: its raw output, its workloads' outcomes, the time
+    window each workload ran in (health flags are judged over it), and time series."""
+
+    repeat: int
+    raw: RawOutput | None
+    outcomes: list[WorkloadOutcome]
+    windows: list[tuple[float, float]] = field(default_factory=list)
+    """One (start, end) ``time.monotonic()`` window per outcome."""
+    series: list[Series] = field(default_factory=list)
+    """Compact per-interval series (fio's logs)."""
+    points: list[tuple[str, str, list[list[float]]]] = field(default_factory=list)
+    """(workload, name, [[seconds, value], ...]): a tool's own per-second table."""
+    interrupted: bool = False
+    """Ctrl-C or SIGTERM stopped the tool: the runner stores this step, then stops the run."""
+
+
+class Progress(Protocol):
+    """Where a run reports progress; the CLI draws it, tests may ignore it."""
+
+    def start(self, total_seconds: float | None) -> None: ...
+    def update(self, repeat: int, workload: str, elapsed: float) -> None: ...
+    def stop(self) -> None: ...
+
+
+@dataclass
+class RunContext:
+    """Everything a tool's steps may use: the run, its plan, its prepared target."""
+
+    run_id: int
+    plan: Any
+    target: Target
+    fio_target: FioTarget
+    resources: ResourceLog
+    work: Path
+    """The run's private directory (removed afterwards)."""
+    schedule: Schedule
+    progress: Progress
+    options: RunOptions
+    before_each: Callable[[], None] = lambda: None
+    """Called before each workload (``--drop-caches``)."""
+
+    @property
+    def conn(self) -> Connection:
+        return self.target.cluster
+
+
+class Tool(ABC):
+    """One external program cephbench runs and reads."""
+
+    name: ClassVar[str]
+    suites: ClassVar[tuple[ToolSuite, ...]] = ()
+    version_argv: ClassVar[tuple[str, ...]] = ()
+    target_kinds: ClassVar[tuple[str, ...]] = ("ceph",)
+    """Target kinds this tool's suites run on."""
+    resumable: ClassVar[bool] = False
+    """Whether ``--resume`` can finish an interrupted run of it."""
+    bs_option: ClassVar[str] = "object_size"
+    """The tool option ``--bs`` sets."""
+    reads: ClassVar[bool] = False
+    """Whether its suites read what they wrote."""
+
+    def versions(self) -> dict[str, str]:
+        """The tool's version as it prints it (kept in the run's environment)."""
+        from cephbench.system.process import run
+
+        result = run(list(self.version_argv), timeout=30)
+        line = (result.stdout or result.stderr).strip().splitlines()
+        return {self.name: line[0] if line else "unknown"}
+
+    def check_target(self, plan: Any, target: Target) -> None:
+        if target.kind not in self.target_kinds:
+            kinds = " or ".join(f"{k}:..." for k in self.target_kinds)
+            raise UsageError(f"the {plan.suite} suite runs on {kinds}, not on {target.spec}",
+                             hint=f"--target {plan.default_target}")
+
+    def environment(self, plan: Any, target: Target) -> dict[str, Any]:
+        """What this tool adds to the run's environment record."""
+        return {}
+
+    @abstractmethod
+    def steps(self, ctx: RunContext) -> Iterator[Step]:
+        """Run the plan, repeat by repeat; yield each invocation's step as it finishes."""
+
+    def table(self, run: Run) -> Table:
+        """The table ``show`` prints for a run of this tool."""
+        from cephbench.report.run_table import run_table
+
+        return run_table(run)
+
+
+def raw_output(tool: str, result: ProcessResult, started: str, jobfile: str | None = None) -> RawOutput:
+    return RawOutput(tool, result.argv, jobfile, result.stdout, result.stderr, result.returncode,
+                     started, result.seconds)
+
+
+class Stopped(Exception):
+    """A tool invocation was interrupted (Ctrl-C, SIGTERM); its clean-up runs as it unwinds."""
+
+
+def timed(argv: list[str], env: dict[str, str] | None, timeout: float) -> tuple[ProcessResult, str, float, float]:
+    """Run one invocation: (result, started, t0, t1); Stopped when interrupted."""
+    from cephbench.system.process import ProcessInterrupted, run
+
+    started, t0 = now(), time.monotonic()
+    try:
+        result = run(argv, env=env, timeout=timeout)
+    except ProcessInterrupted:
+        raise Stopped from None
+    return result, started, t0, time.monotonic()

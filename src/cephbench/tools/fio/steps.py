@@ -1,0 +1,144 @@
+"""fio's steps: a plan's workloads, repeat by repeat, in batches of one fio process each.
+
+A suite's workloads are chained in one process (see chain.py), so fio's start-up is paid
+once per batch, not once per workload; a user's job file runs as written. Each batch is one
+step: the runner stores its workloads and time series in one transaction, so a run stopped by
+Ctrl-C, SIGTERM or a crash keeps every finished workload and is never half-written.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import nullcontext
+from pathlib import Path
+
+from cephbench.errors import ParseError
+from cephbench.model import RawOutput, WorkloadOutcome, now
+from cephbench.planning.plan import Batch, PlannedWorkload, time_based_runtime
+from cephbench.planning.schedule import MIN_REPEATS
+from cephbench.system.process import ProcessInterrupted, ProcessResult
+from cephbench.tools import fio
+from cephbench.tools.base import RunContext, Step
+from cephbench.tools.fio.capture import with_logs, workload_series
+from cephbench.tools.fio.chain import Chain
+from cephbench.tools.fio.jobfile import JobFile
+
+
+def fio_steps(ctx: RunContext) -> Iterator[Step]:
+    """Repeat by repeat, the workloads the schedule asks for (an adaptive schedule adds
+    repeats until each workload's CI is narrow enough), a batch at a time."""
+    plan, schedule = ctx.plan, ctx.schedule
+    seconds = {w.name: w.seconds for w in plan.workloads}
+    planned_repeats = min(schedule.repeats, MIN_REPEATS) if schedule.adaptive else schedule.repeats
+    todo = [n for r in range(planned_repeats) for n in schedule.pending(r)]
+    ctx.progress.start(sum(seconds[n] for n in todo) if None not in seconds.values() else None)
+    done_before, t0 = 0.0, time.monotonic()
+    for repeat in range(schedule.repeats):
+        names = [n for n in schedule.pending(repeat, time.monotonic() - t0) if n not in schedule.broken]
+        if not names:
+            continue
+        # steady state: one fio process per workload, as fio judges a job waiting at a chain
+        # gate by its zero IOPS, calls that steady and ends it before it starts
+        alone = ctx.options.drop_caches or plan.steady is not None
+        for index, batch in enumerate(plan.only(names).batches(ctx.fio_target.options, alone)):
+            ctx.before_each()
+            batch_dir = ctx.work / f"repeat{repeat}-batch{index}"  # each fio process its own
+            batch_dir.mkdir()
+            step = run_batch(ctx, repeat, batch, batch_dir, done_before)
+            yield step
+            done_before += sum(w.seconds or 0.0 for w in batch.workloads)
+
+
+def run_batch(ctx: RunContext, repeat: int, batch: Batch, work: Path, offset: float) -> Step:
+    """One fio process: its workloads, their health windows and time series, as one step."""
+    planned = batch.workloads
+    started, t0 = now(), time.monotonic()
+    options = ctx.options
+    jobfile, prefixes = with_logs(batch.jobfile, options.per_io_logs) if options.logs else (batch.jobfile, {})
+    with Chain(batch.links, work) if batch.chained else nullcontext() as chain:
+        text = (chain.jobfile(jobfile) if chain else jobfile).render()
+
+        def tick(elapsed: float) -> None:
+            name = planned[min(chain.current, len(planned) - 1)].name if chain else _current(planned, elapsed)
+            ctx.progress.update(repeat, name, offset + elapsed)
+
+        interrupted = False
+        try:
+            result = fio.run_jobfile(text, work, env=ctx.fio_target.env, on_tick=tick)
+        except ProcessInterrupted as e:
+            result, interrupted = e.result, True
+    outcomes = _outcomes(result, repeat, batch, interrupted)
+    series = [s for o in outcomes if not o.error and o.name in prefixes
+              for s in workload_series(work, prefixes[o.name], o.name, repeat)]
+    return Step(repeat, _raw(result, text, started), outcomes, _windows(outcomes, planned, t0), series,
+                interrupted=interrupted)
+
+
+def _windows(outcomes: list[WorkloadOutcome], planned: list[PlannedWorkload],
+             t0: float) -> list[tuple[float, float]]:
+    """The time each workload of a batch most likely ran: its planned slot when every
+    workload is time-based, else the whole batch."""
+    t1 = time.monotonic()
+    slots, acc = {}, t0
+    if all(w.seconds is not None for w in planned):
+        for w in planned:
+            slots[w.name] = (acc, acc + w.seconds + 1.0)
+            acc += w.seconds
+    return [slots.get(o.name, (t0, t1)) for o in outcomes]
+
+
+def _current(workloads: list[PlannedWorkload], elapsed: float) -> str:
+    """The workload fio is most likely running ``elapsed`` seconds into a repeat."""
+    acc = 0.0
+    for w in workloads:
+        acc += w.seconds or 0.0
+        if elapsed < acc:
+            return w.name
+    return workloads[-1].name
+
+
+def _raw(result: ProcessResult, text: str, started: str) -> RawOutput:
+    return RawOutput("fio", result.argv, text, result.stdout, result.stderr, result.returncode,
+                     started, result.seconds)
+
+
+def _outcomes(result: ProcessResult, repeat: int, batch: Batch, interrupted: bool = False) -> list[WorkloadOutcome]:
+    try:
+        jobs = fio.parse(result.stdout, repeat, result.stderr)
+    except ParseError:
+        if interrupted:
+            return []
+        message = f"fio failed: {result.last_error_line()}"
+        return [WorkloadOutcome(j.name, error=message) for j in batch.jobfile.jobs]
+    if interrupted:
+        jobs = _finished(jobs, batch.jobfile)
+    return [_outcome(j) for j in jobs]
+
+
+def _outcome(job: fio.JobOutcome) -> WorkloadOutcome:
+    if job.error:
+        return WorkloadOutcome(job.name, error=f"fio error: {job.message}")
+    if not job.results:  # fio says nothing failed (a failed exec_prerun, say), yet no I/O was done
+        return WorkloadOutcome(job.name, error="fio did no I/O for this workload; see its raw output")
+    return WorkloadOutcome(job.name, results=job.results)
+
+
+def _finished(jobs: list[fio.JobOutcome], jobfile: JobFile) -> list[fio.JobOutcome]:
+    """Of an interrupted fio's report, the jobs that ran to their end.
+
+    A time-based job is done when it ran its whole runtime. Otherwise groups tell: they run
+    one after another, so every group before the last one that did any I/O is done.
+    """
+    started = [j for j in jobs if j.results]
+    if not started:
+        return []
+    last_group = max(j.groupid for j in started)
+    runtimes = {j.name: time_based_runtime(jobfile.merged(j)) for j in jobfile.jobs}
+    done = []
+    for j in started:
+        planned = runtimes.get(j.name)
+        measured = max(r.runtime_s or 0.0 for r in j.results)
+        if (planned and measured >= 0.99 * planned) or (not planned and j.groupid < last_group):
+            done.append(j)
+    return done

@@ -1,0 +1,40 @@
+"""``ceph tell osd.N bench`` as a tool: the ``osd`` suite, a workload per up OSD, shown as
+the per-OSD table users post."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from cephbench.tools.base import RunContext, Step, Tool, ToolSuite
+
+if TYPE_CHECKING:
+    from cephbench.model import Run
+    from cephbench.report.table import Table
+    from cephbench.targets import Target
+
+
+class OsdBench(Tool):
+    name = "osd-bench"
+    version_argv = ("ceph", "--version")
+    bs_option = "bs"
+    suites = (ToolSuite(
+        "osd", "ceph tell osd.N bench on every up OSD, one after another (1 GiB in 4 MiB writes)",
+        "ceph:cluster", None),)
+
+    def environment(self, plan: Any, target: Target) -> dict[str, Any]:
+        from cephbench.tools.osd_bench.steps import osd_details
+
+        return {"osds": osd_details(target.cluster)}
+
+    def steps(self, ctx: RunContext) -> Iterator[Step]:
+        from cephbench.tools.osd_bench.steps import osd_steps
+
+        ctx.progress.start(None)
+        for repeat in range(ctx.schedule.repeats):
+            yield from osd_steps(ctx, repeat)
+
+    def table(self, run: Run) -> Table:
+        from cephbench.tools.osd_bench.table import osd_table
+
+        return osd_table(run)

@@ -1,0 +1,26 @@
+"""rados bench as a tool: the ``rados`` suite on a pool (``rados:POOL`` or ``rados:lab``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cephbench.tools.base import RunContext, Step, Tool, ToolSuite
+
+
+class RadosBench(Tool):
+    name = "rados-bench"
+    version_argv = ("rados", "--version")
+    target_kinds = ("rados",)
+    reads = True
+    suites = (ToolSuite(
+        "rados",
+        "rados bench write (objects kept), then seq and rand reads of them, then cleanup; "
+        "4 MiB objects, 16 concurrent ops, 60 s each",
+        "rados:lab", 60.0, ("write", "seq", "rand")),)
+
+    def steps(self, ctx: RunContext) -> Iterator[Step]:
+        from cephbench.tools.rados_bench.steps import rados_steps
+
+        ctx.progress.start(ctx.plan.expected_seconds(ctx.schedule.repeats))
+        for repeat in range(ctx.schedule.repeats):
+            yield from rados_steps(ctx, repeat)
