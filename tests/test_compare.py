@@ -112,7 +112,8 @@ def test_json_without_repeats_has_null_significance(db, invoke_json):
     row = data["rows"][0]
     assert row == {**row, "values": {str(a): 1428.0, str(b): 2280.0}, "pct_diff": {str(b): 59.66},
                    "significant": {str(b): None}, "ci95": {str(a): None, str(b): None}}
-    assert {"path": "kernel", "values": {str(a): "6.1.0-18-amd64", str(b): "6.5.0-0.deb12.4-amd64"}} in data["env_diff"]
+    assert {"path": "kernel", "kind": "context", "default": [],
+            "values": {str(a): "6.1.0-18-amd64", str(b): "6.5.0-0.deb12.4-amd64"}} in data["env_diff"]
 
 
 def test_overall_table_across_runs_and_missing_workloads(db, invoke):
@@ -202,6 +203,6 @@ def test_env_diff_is_generic_and_covers_the_cluster(db):
     diffs = {d.path: d.values for d in env_diff(runs, clusters)}
     assert diffs == {"tools.fio": {a: "fio-3.33", b: "fio-3.35"},
                      "cluster.pool.size": {a: 3, b: 2},
-                     "cluster.config[global/ms_crc_data].value": {a: None, b: "false"}}
+                     "global ms_crc_data": {a: None, b: "false"}}
     md = comparison_markdown(compare(runs, clusters=clusters))
-    assert "| cluster.config[global/ms_crc_data].value | — | false |" in md
+    assert "| global ms_crc_data | (default) | false |" in md

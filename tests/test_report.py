@@ -116,3 +116,33 @@ def test_html_renders_in_chromium(invoke, two_runs, tmp_path):
     ink = (pixels.mean(axis=2) < 0.9).mean()
     colour = (np.ptp(pixels, axis=2) > 0.2).mean()  # the chart bars
     assert ink > 0.02 and colour > 0.005, (ink, colour)
+
+
+@pytest.mark.parametrize("name", ["randread_qd8", "sync_fdatasync", "numjobs4"])
+def test_percentile_chart_labels_the_decades_only(invoke, db, name):
+    """Real fio percentiles: within one decade (randread_qd8: 0.16-2.8 ms) and across two."""
+    from cephbench.report import charts
+
+    from .conftest import FIO_DATA
+
+    invoke("import", str(FIO_DATA / f"{name}.json"), "--label", name)
+    with Store(db) as s:
+        cmp = compare([s.get_run(1)])
+    assert cmp.workloads()
+    for workload, op in cmp.workloads():
+        with charts.style():
+            fig = charts.percentile_chart(cmp, workload, op)
+            fig.canvas.draw()
+        ax = fig.axes[0]
+        lo, hi = ax.get_ylim()
+        shown = [(v, t.get_text()) for v, t in zip(ax.get_yticks(), ax.get_yticklabels(), strict=True)
+                 if lo <= v <= hi]
+        assert len(shown) >= 2, (workload, lo, hi)
+        assert all(float(np.log10(v)).is_integer() and text == f"{v:g}" for v, text in shown), shown
+        minor = [(v, t.get_text()) for v, t in zip(ax.get_yticks(minor=True),
+                                                   ax.get_yticklabels(minor=True), strict=True)
+                 if lo <= v <= hi]
+        assert minor and all(text == "" for _, text in minor), minor
+        ys = np.concatenate([line.get_ydata() for line in ax.get_lines()])
+        assert lo <= ys.min() and ys.max() <= hi
+        charts.plt.close(fig)

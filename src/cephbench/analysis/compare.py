@@ -147,6 +147,14 @@ def compare(runs: Sequence[Run], alpha: float = stats.ALPHA,
                       tuple(env_diff(runs, clusters)), alpha, dict(clusters or {}))
 
 
+def baseline_note(cmp: Comparison) -> str:
+    """The footnote saying what a percent difference is relative to. The baseline's name is a
+    free-form label (``baseline``, ``#3``, ``tuned again``), so it is quoted as a name and never
+    put into the sentence as a word of it."""
+    return ("Percent difference = (run − baseline) / baseline; the baseline is the first column, "
+            f"“{cmp.baseline.name}”.")
+
+
 def regressions(cmp: Comparison, threshold_pct: float) -> list[tuple[Row, Column]]:
     """Cells worse than the baseline by more than ``threshold_pct`` and not shown to be noise.
 

@@ -17,8 +17,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from cephbench.analysis.compare import METRICS, Comparison, Row
 
@@ -132,16 +133,27 @@ def percentile_chart(cmp: Comparison, workload: str, op: str) -> Figure | None:
     top = max(_nines(p) for _, _, ps, _ in curves for p in ps)
     ticks = [p for p in NINES if _nines(p) <= top + 0.01]
     ax.set_xticks([_nines(p) for p in ticks], [f"{p:g}" for p in ticks])
-    ax.set_yscale("log")
-    plain = FuncFormatter(lambda v, _pos: f"{v:g}")
-    ax.yaxis.set_major_formatter(plain)
-    ax.yaxis.set_minor_formatter(plain)
-    ax.tick_params(axis="y", which="minor", labelsize=6)
+    decades_y(ax)
     ax.set_xlabel("percentile (%)")
     ax.set_ylabel("latency (ms, log scale)")
     ax.set_title(f"{workload} ({op}): latency percentiles")
     ax.legend(fontsize=7)
     return fig
+
+
+def decades_y(ax: Axes) -> None:
+    """A log y axis labelled at the decades only (0.1, 1, 10), as plain numbers, with unlabelled
+    ticks between: labels on the 2..9 ticks overlap where a decade is short. The axis spans at
+    least two decades (widened to the enclosing ones), so it always has two labels to read by.
+    Call once every line is in."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.yaxis.set_minor_locator(LogLocator(base=10, subs=tuple(range(2, 10))))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    lo, hi = ax.get_ylim()
+    if lo > 0 and math.floor(math.log10(hi)) - math.ceil(math.log10(lo)) < 1:
+        ax.set_ylim(10 ** math.floor(math.log10(lo)), 10 ** math.ceil(math.log10(hi)))
 
 
 def svg(fig: Figure) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cephbench.analysis.compare import Cell, Comparison, Diff, Metric, Row
+from cephbench.analysis.compare import Cell, Comparison, Diff, Metric, Row, baseline_note
 from cephbench.analysis.envdiff import cluster_of, flatten, format_value
 from cephbench.analysis.stats import UNSTABLE_CV
 from cephbench.model import Run
@@ -32,8 +32,7 @@ def legend(cmp: Comparison, flags: Sequence[str] = ()) -> list[str]:
     """What the marks in the tables mean."""
     notes = []
     if len(cmp.columns) > 1:
-        notes.append("Percent difference = (run − baseline) / baseline, baseline "
-                     f"{cmp.baseline.name}.")
+        notes.append(baseline_note(cmp))
         if cmp.tested:
             n = sum(d.p is not None for r in cmp.rows for d in r.diffs.values())
             notes.append(f"{NOT_SIGNIFICANT} not significant (Welch's t-test, Benjamini–Hochberg "
@@ -67,7 +66,7 @@ def env_table(cmp: Comparison) -> Table | None:
         return None
     runs = [r for c in cmp.columns for r in c.runs]
     headers = ("Setting", *(run_header(r) for r in runs))
-    rows = tuple((d.path, *(format_value(d.values.get(r.id)) for r in runs)) for d in cmp.env)
+    rows = tuple((d.path, *(d.text(r.id) for r in runs)) for d in cmp.env)
     return Table(headers, rows, title="Environment differences", align=("l",) * len(headers))
 
 
