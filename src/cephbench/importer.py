@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from . import import_tools
 from .drivers.fio.parse import extract_all, parse_document
-from .drivers.fio.text import parse_text
+from .drivers.fio.text import parse_text_all
 from .errors import ParseError, UsageError
 from .found import Found, merge
 from .model import Failure, Run
@@ -31,8 +31,7 @@ def _fio_json(text: str) -> list[Found]:
 
 
 def _fio_text(text: str) -> list[Found]:
-    doc = parse_text(text)
-    return [Found("fio-text", doc.version, tuple(doc.jobs), text)]
+    return [Found("fio-text", doc.version, tuple(doc.jobs), text) for doc in parse_text_all(text)]
 
 
 PARSERS: dict[str, Callable[[str], list[Found]]] = {
