@@ -24,16 +24,16 @@ from .parse import HEADLINE_PERCENTILES, OPS, JobOutcome
 HEADER = re.compile(r"^(?P<name>\S[^:]*?): \(groupid=(?P<group>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>\d+)(?P<rest>.*)$")
 DEFINITION = re.compile(r"^(?P<name>\S[^:]*?): \(g=\d+\): rw=(?P<rw>\w+), bs=(?P<bs>.*?), ioengine=[^,]+, iodepth=(?P<iodepth>\d+)")
 V3_DIRECTION = re.compile(
-    r"^(?P<op>read|write|trim)\s*: IOPS=(?P<iops>[\d.]+[kMG]?), BW=(?P<bw>[\d.]+[KMGTP]?i?B/s)"
-    r"(?: \((?P<bw2>[\d.]+[KMGTP]?i?B/s)\))?\((?P<io>[\d.]+[KMGTP]?i?B)/(?P<runt>\d+)msec\)")
+    r"^(?P<op>read|write|trim)\s*: IOPS=(?P<iops>[\d.]+[kMG]?), BW=(?P<bw>[\d.]+[kKMGTP]?i?B/s)"
+    r"(?: \((?P<bw2>[\d.]+[kKMGTP]?i?B/s)\))?\((?P<io>[\d.]+[kKMGTP]?i?B)/(?P<runt>\d+)msec\)")
 V2_DIRECTION = re.compile(
-    r"^(?P<op>read|write|trim)\s*: io=(?P<io>[\d.]+[KMGTP]?B), bw=(?P<bw>[\d.]+[KMGTP]?B/s), "
+    r"^(?P<op>read|write|trim)\s*: io=(?P<io>[\d.]+[kKMGTP]?B), bw=(?P<bw>[\d.]+[kKMGTP]?B/s), "
     r"iops=(?P<iops>[\d.]+[kKM]?), runt=\s*(?P<runt>\d+)msec")
 STAT = re.compile(r"^(?P<kind>slat|clat|lat)\s*\((?P<unit>nsec|usec|msec)\)\s*: min=\s*(?P<min>[\d.]+[kKMG]?), "
                   r"max=\s*(?P<max>[\d.]+[kKMG]?), avg=\s*(?P<avg>[\d.]+[kKMG]?)")
 PERCENTILE_HEAD = re.compile(r"^(?P<kind>clat|lat) percentiles \((?P<unit>nsec|usec|msec)\):")
 PERCENTILE = re.compile(r"(\d+(?:\.\d+)?)th=\[\s*(\d+)\]")
-ISSUED_V3 = re.compile(r"^issued rwts: total=(\d+),(\d+),(\d+)")
+ISSUED_V3 = re.compile(r"^issued rwts?: total=(\d+),(\d+),(\d+)")
 ISSUED_V2 = re.compile(r"^issued\s*: total=r=(\d+)/w=(\d+)/d=(\d+)")
 VERSION = re.compile(r"^fio-(\d+\.\d+\S*)$")
 GLUED = re.compile(r"(\[eta [^\]\n]*\])(?=[^\s\[])")  # a progress line with no newline after it
@@ -157,8 +157,8 @@ def _count(text: str) -> float:
 
 def _bytes(text: str, v2: bool) -> float:
     """``285MiB`` or ``299MB`` (or fio 2.x ``2560.8KB``, where KB means KiB) in bytes."""
-    m = re.match(r"([\d.]+)([KMGTP]?)(i?)B", text)
-    value, prefix, binary = float(m.group(1)), m.group(2), m.group(3)
+    m = re.match(r"([\d.]+)([kKMGTP]?)(i?)B", text)
+    value, prefix, binary = float(m.group(1)), m.group(2).upper(), m.group(3)
     power = " KMGTP".index(prefix) if prefix else 0
     return value * (1024 if binary or v2 else 1000) ** power
 
