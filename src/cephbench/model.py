@@ -79,6 +79,9 @@ class Result:
             d["metrics"] = dict(self.metrics)
         else:
             del d["metrics"]
+        for kind in ("clat_mean_us", "slat_mean_us"):  # likewise: only where a tool recorded them
+            if d[kind] is None:
+                del d[kind]
         return d
 
 
