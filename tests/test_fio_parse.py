@@ -9,6 +9,7 @@ import pytest
 
 from cephbench.errors import ParseError
 from cephbench.tools.fio import extract, parse
+from cephbench.tools.fio.parse import extract_all
 from tests.conftest import FIO_DATA
 
 OUTPUTS = sorted(p for p in FIO_DATA.glob("*.json") if not p.name.endswith(".expected.json"))
@@ -132,3 +133,43 @@ def test_plain_json_without_bins():
 def test_no_document_is_a_parse_error(text):
     with pytest.raises(ParseError):
         parse(text)
+
+
+def _doc_text(name: str) -> str:
+    return json.dumps(extract((FIO_DATA / name).read_text()).data, indent=2)
+
+
+def test_every_complete_document_found_in_pasted_text():
+    """ssh warnings and fio's stderr before it, the same document twice, a second run, a
+    document inside a source-code string: every complete document, each once."""
+    one, two = _doc_text("randread_qd8.json"), _doc_text("randrw_70.json")
+    pasted = ("Warning: Permanently added 'node1' (ED25519) to the list of known hosts.\n"
+              "fio: terminating on signal 2\n$ fio --output-format=json job.fio\n" + one
+              + "\nuser@host:~$ " + one + "\n" + 'EXPECTED = """' + two + '"""\n')
+    docs = [d.data["jobs"][0]["jobname"] for d in extract_all(pasted)]
+    assert docs == ["randread_qd8", extract((FIO_DATA / "randrw_70.json").read_text()).data["jobs"][0]["jobname"]]
+    assert "fio: terminating on signal 2" in extract_all(pasted)[0].messages
+
+
+def test_mean_kept_without_percentiles():
+    """clat_percentiles=0 / an empty percentile_list: the means stay, percentiles are null."""
+    doc = extract((FIO_DATA / "randread_qd8.json").read_text()).data
+    for job in doc["jobs"]:
+        for op in ("read", "write", "trim"):
+            for kind in ("lat_ns", "clat_ns"):
+                job[op][kind].pop("percentile", None)
+    (full,) = _parse(FIO_DATA / "randread_qd8.json")
+    (bare,) = parse(json.dumps(doc))
+    a, b = full.results[0], bare.results[0]
+    assert b.lat_mean_us == a.lat_mean_us and b.clat_mean_us == a.clat_mean_us
+    assert b.lat_p99_us is None and b.percentiles == () and "no_latency" not in b.flags
+
+
+def test_mean_is_total_latency_and_percentiles_keep_their_kind():
+    (job,) = _parse(FIO_DATA / "seqwrite_clat.json")
+    r = job.results[0]
+    doc = extract((FIO_DATA / "seqwrite_clat.json").read_text()).data["jobs"][0]["write"]
+    assert r.lat_mean_us == doc["lat_ns"]["mean"] / 1000
+    assert r.clat_mean_us == doc["clat_ns"]["mean"] / 1000
+    assert r.slat_mean_us == doc["slat_ns"]["mean"] / 1000
+    assert r.lat_kind == "clat" and r.lat_p99_us == doc["clat_ns"]["percentile"]["99.000000"] / 1000

@@ -111,3 +111,26 @@ def test_fuzz_truncated_or_damaged(text, data):
 def test_fuzz_arbitrary_text(text):
     with contextlib.suppress(ParseError):
         parse_text(text)
+
+
+VPS = DATA / "fio" / "3.1" / "vps_libaio_4k.md"
+
+
+def test_progress_line_glued_to_the_job_header_keeps_the_job():
+    from cephbench.tools.fio.text import parse_text_all
+
+    text = VPS.read_text()
+    glued = text.replace("[eta 00m:00s]\nmyjob: (groupid", "[eta 00m:00s]myjob: (groupid")
+    assert glued != text
+    figures = [[r.to_json() for o in d.jobs for r in o.results] for d in parse_text_all(text)]
+    assert [[r.to_json() for o in d.jobs for r in o.results] for d in parse_text_all(glued)] == figures
+    assert len(figures) == 10
+
+
+def test_several_runs_in_one_paste_stay_apart():
+    from cephbench.tools.fio.text import parse_text_all
+
+    text = VPS.read_text().replace("```", "")
+    docs = parse_text_all("\n".join(line.lstrip() for line in text.splitlines()))
+    assert [d.version for d in docs] == ["fio-3.1"] * 10
+    assert [d.jobs[0].results[0].op for d in docs] == ["write", "read"] * 5

@@ -52,3 +52,42 @@ def test_real_output_with_a_field_replaced(sample, data, value):
     doc = json.loads(sample[start:])
     doc = replace_somewhere(doc, data, value, depth=6)
     _parses_or_refuses(json.dumps(doc))
+
+
+CORPUS = [p for p in sorted((FIO_DATA.parent).glob("*/*"))
+          if p.is_file() and (p.suffix in (".md", ".txt") or p.name.endswith(".json"))
+          and not p.name.endswith((".expected.json", ".source.md"))]
+CORPUS_TEXTS = [p.read_text() for p in CORPUS]
+
+
+def _imports_or_refuses(text: str) -> None:
+    """The importer on mutated published outputs: results, or one clear line; never a traceback."""
+    from cephbench.errors import UsageError
+    from cephbench.importing.importer import read
+
+    try:
+        found = read("fuzzed.txt", text)
+    except (ParseError, UsageError) as e:
+        assert "\n" not in e.message and e.message.startswith("fuzzed.txt: ")
+        return
+    for f in found:
+        for o in f.outcomes:
+            assert all(r.op in ("read", "write", "trim") for r in o.results)
+            assert all(r.iops is None or r.iops >= 0 for r in o.results)
+
+
+@FUZZ
+@given(st.sampled_from(CORPUS_TEXTS), st.data())
+def test_published_outputs_mutated(sample, data):
+    """Cut, duplicated, de-indented or noise-spliced copies of the published corpus."""
+    cut = data.draw(st.integers(0, len(sample)))
+    at = data.draw(st.integers(0, cut))
+    noise = data.draw(st.sampled_from(["", "\n", "fio: terminating on signal 2\n", "$ ", "}", "{",
+                                       "Warning: Permanently added 'h' (ED25519) to known hosts.\n",
+                                       "k", "M", "[eta 00m:00s]"]))
+    text = sample[:at] + noise + sample[at:cut]
+    if data.draw(st.booleans()):
+        text = "\n".join(line.lstrip() for line in text.splitlines())
+    if data.draw(st.booleans()):
+        text = text + "\n" + text
+    _imports_or_refuses(text)

@@ -46,17 +46,25 @@ class Result:
     total_ios: int | None = None
     """Operations completed."""
     lat_mean_us: float | None = None
-    """Mean latency, microseconds (``lat_kind`` says total or completion latency)."""
+    """Mean latency, microseconds: fio's total latency (``lat``, submission to completion),
+    what users quote as "Avg Latency"; the completion latency mean (flag ``clat_mean``) only
+    where fio recorded no total latency."""
+    clat_mean_us: float | None = None
+    """fio's completion latency (``clat``) mean, microseconds, where recorded."""
+    slat_mean_us: float | None = None
+    """fio's submission latency (``slat``) mean, microseconds, where recorded."""
     lat_p50_us: float | None = None
     lat_p90_us: float | None = None
     lat_p99_us: float | None = None
     lat_p999_us: float | None = None
     lat_max_us: float | None = None
     lat_kind: Literal["lat", "clat"] | None = None
-    """``lat``: total latency (submission to completion); ``clat``: completion latency only,
-    when that is all fio recorded. ``None`` when no latency was recorded (gtod_reduce...)."""
+    """The kind of latency the percentiles (``lat_p*_us``, ``percentiles``) are of, as fio
+    recorded them: ``clat`` (completion latency, fio's default) or ``lat`` (total latency,
+    fio >= 3.9 with ``lat_percentiles=1``). Without percentiles, the kind of the mean.
+    ``None`` when no latency was recorded (gtod_reduce...)."""
     percentiles: tuple[tuple[float, float], ...] = ()
-    """Every latency percentile fio reported: (percent, microseconds) pairs."""
+    """Every latency percentile fio reported: (percent, microseconds) pairs, of ``lat_kind``."""
     error: int = 0
     """fio's own ``error`` (an errno) for the job; 0 when it succeeded."""
     flags: tuple[str, ...] = ()
@@ -73,6 +81,9 @@ class Result:
             d["metrics"] = dict(self.metrics)
         else:
             del d["metrics"]
+        for kind in ("clat_mean_us", "slat_mean_us"):  # likewise: only where a tool recorded them
+            if d[kind] is None:
+                del d[kind]
         return d
 
 

@@ -19,7 +19,7 @@ from cephbench.importing.found import Found, merge
 from cephbench.model import Failure, Run, WorkloadOutcome, now
 from cephbench.store import Store
 from cephbench.tools.fio.parse import extract_all, parse_document
-from cephbench.tools.fio.text import parse_text
+from cephbench.tools.fio.text import parse_text_all
 
 FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
 
@@ -31,8 +31,7 @@ def _fio_json(text: str) -> list[Found]:
 
 
 def _fio_text(text: str) -> list[Found]:
-    doc = parse_text(text)
-    return [Found("fio-text", doc.version, tuple(doc.jobs), text)]
+    return [Found("fio-text", doc.version, tuple(doc.jobs), text) for doc in parse_text_all(text)]
 
 
 PARSERS: dict[str, Callable[[str], list[Found]]] = {

@@ -7,12 +7,18 @@ from collections import Counter
 from cephbench.model import Run
 from cephbench.report.table import Table, fmt_ms, fmt_number
 
+KINDS_DIFFER = "p99_clat"
+"""Not a stored flag: marks a row whose average and percentile are of different kinds."""
 HEADERS = ("Workload", "IOPS", "Bandwidth (MiB/s)", "Avg Latency (ms)", "99th Percentile Latency (ms)")
 FLAG_TEXT = {
     "no_latency": "no latency recorded (gtod_reduce or latency disabled)",
     "percentiles_unmerged": "percentiles of several jobs could not be merged (plain json output)",
     "not_steady": "never reached steady state (fio's steadystate criterion) before its runtime cap",
     "ci_not_reached": "repeats stopped at the cap before the 95 % CI reached the target",
+    "clat_mean": "Avg Latency is fio's completion latency (clat): total latency was not recorded",
+    KINDS_DIFFER: "Avg Latency is fio's total latency (lat); the 99th percentile is of completion "
+                  "latency (clat), the only percentiles fio recorded (lat_percentiles=1 records "
+                  "total-latency ones, fio >= 3.9)",
 }
 
 
@@ -25,7 +31,7 @@ def run_table(run: Run) -> Table:
     rows, flags_seen = [], []
     for r in run.results:
         name = f"{r.workload} ({r.op})" if (r.workload, r.repeat) in mixed else r.workload
-        marks = "".join(_mark(f, flags_seen) for f in r.flags)
+        marks = "".join(_mark(f, flags_seen) for f in (*r.flags, *_kinds_differ(r)))
         cells = [name + marks]
         if repeats:
             cells.append(str(r.repeat + 1))
@@ -37,9 +43,6 @@ def run_table(run: Run) -> Table:
         ]
         rows.append(tuple(cells))
     notes = [f"[{i + 1}] {FLAG_TEXT.get(f, f)}" for i, f in enumerate(flags_seen)]
-    kinds = {r.lat_kind for r in run.results if r.lat_kind}
-    if kinds == {"clat"}:
-        notes.append("Latency is fio's completion latency (clat): total latency was not recorded.")
     notes += schedule_notes(run)
     for f in run.failures:
         notes.append(f"FAILED {f.workload} (repeat {f.repeat + 1}): {f.error}")
@@ -64,6 +67,13 @@ def schedule_notes(run: Run) -> list[str]:
         notes.append(f"Steady state ({steady['criterion']} over {steady['duration']:g} s): reached by "
                      f"{len(reached)} of {len({r.workload for r in results})} workload(s).")
     return notes
+
+
+def _kinds_differ(r) -> tuple[str, ...]:
+    """The mark of a row whose mean is total latency and whose p99 is completion latency."""
+    differ = (r.lat_kind == "clat" and "clat_mean" not in r.flags
+              and r.lat_mean_us is not None and r.lat_p99_us is not None)
+    return (KINDS_DIFFER,) if differ else ()
 
 
 def _mark(flag: str, seen: list[str]) -> str:

@@ -24,7 +24,7 @@ from cephbench.store.schema import migrate
 RESULT_COLUMNS = (
     "op", "rw", "bs", "iodepth", "numjobs", "rwmixread", "runtime_s", "iops", "bw_bytes_per_s", "io_bytes",
     "total_ios", "lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us",
-    "lat_max_us", "lat_kind", "percentiles", "error", "flags", "metrics",
+    "lat_max_us", "lat_kind", "percentiles", "error", "flags", "metrics", "clat_mean_us", "slat_mean_us",
 )
 
 

@@ -22,6 +22,8 @@ OPS = ("read", "write", "trim")
 ALL_CLIENTS = "All clients"
 HEADLINE_PERCENTILES = {50.0: "lat_p50_us", 90.0: "lat_p90_us", 99.0: "lat_p99_us", 99.9: "lat_p999_us"}
 _ERR_LINE = re.compile(r"^fio: pid=\d+, err=(\d+)/.*$", re.MULTILINE)
+_DOC_START = re.compile(r'(?:^|(?<=\n))[ \t]*\{|\{(?=\s*"fio version")')
+NS_PER_US = {"ns": 1000.0, "us": 1.0}
 
 
 @dataclass(frozen=True)
@@ -62,13 +64,17 @@ def extract(text: str) -> FioDocument:
 
 
 def extract_all(text: str) -> list[FioDocument]:
-    """Every fio JSON document in ``text``, with the ``fio: ...`` lines around them.
+    """Every complete fio JSON document in ``text``, with the ``fio: ...`` lines around them.
 
+    Pasted output has other text around the document: prompts, the command line, ``ssh``
+    warnings, fio's stderr, the same document twice, a document inside a source-code string.
+    A document starts at a ``{`` that opens a line or is followed by ``"fio version"``; an
+    exact repeat of a document already found is the same run pasted again and kept once.
     Lines fio's client/server mode prefixes with ``<host>`` are dropped first: they can land
     in the middle of a document.
     """
     text = "\n".join(ln for ln in text.splitlines() if not ln.startswith("<"))
-    starts = ([0] if text.startswith("{") else []) + [m.end() - 1 for m in re.finditer(r"\n\{", text)]
+    starts = sorted({m.start() for m in _DOC_START.finditer(text)})
     decoder, documents, spans = json.JSONDecoder(), [], []
     for start in starts:
         if spans and start < spans[-1][1]:
@@ -78,16 +84,17 @@ def extract_all(text: str) -> list[FioDocument]:
         except (json.JSONDecodeError, RecursionError):
             continue
         if isinstance(data, dict) and ("jobs" in data or "client_stats" in data):
-            documents.append(data)
             spans.append((start, end))
+            if data not in documents:
+                documents.append(data)
     if not documents:
-        raise ParseError("no fio JSON document found in the output")
+        raise ParseError("no complete fio JSON document found in the output")
     outside, last = [], 0
     for start, end in spans:
         outside.append(text[last:start])
         last = end
     outside.append(text[last:])
-    messages = tuple(ln for ln in "".join(outside).splitlines() if ln.startswith("fio: "))
+    messages = tuple(ln.strip() for ln in "".join(outside).splitlines() if ln.strip().startswith("fio: "))
     return [FioDocument(d, messages) for d in documents]
 
 
@@ -146,16 +153,19 @@ def _error_message(errno: int, lines: list[str]) -> str:
 
 
 def _direction(name, clones, op, options, repeat, error) -> Result | None:
-    stats = [c[op] for c in clones if op in c]
-    total_ios = sum(s.get("total_ios", 0) for s in stats)
-    if total_ios == 0:
+    stats = [c[op] for c in clones if isinstance(c.get(op), dict)]
+    if not any(_did_io(s) for s in stats):
         return None
-    lat = _latency([s.get("lat_ns", {}) for s in stats], [s.get("clat_ns", {}) for s in stats])
-    flags = () if lat["lat_kind"] else ("no_latency",)
-    if lat["lat_kind"] and len(stats) > 1 and not lat["percentiles"]:
-        flags = ("percentiles_unmerged",)
+    lat = _latency(stats)
+    flags = () if lat["lat_mean_us"] is not None else ("no_latency",)
+    if lat["lat_mean_us"] is not None and lat["mean_kind"] == "clat":
+        flags = ("clat_mean",)
+    if lat.pop("unmerged"):
+        flags += ("percentiles_unmerged",)
+    del lat["mean_kind"]
     rw = options.get("rw", options.get("readwrite", "read"))
     ss_flags, ss_metrics = steady_state(clones)
+    total_ios = [s.get("total_ios") for s in stats]
     return Result(
         workload=name,
         repeat=repeat,
@@ -166,15 +176,33 @@ def _direction(name, clones, op, options, repeat, error) -> Result | None:
         numjobs=int(options.get("numjobs", 1)) if len(clones) == 1 else len(clones),
         rwmixread=_rwmixread(rw, options),
         runtime_s=max(s.get("runtime", 0) for s in stats) / 1000.0,
-        iops=sum(s.get("iops", 0.0) for s in stats),
-        bw_bytes_per_s=float(sum(s.get("bw_bytes", 0) for s in stats)),
-        io_bytes=sum(s.get("io_bytes", 0) for s in stats),
-        total_ios=total_ios,
+        iops=float(sum(s.get("iops", 0.0) for s in stats)),
+        bw_bytes_per_s=float(sum(_bw_bytes(s) for s in stats)),
+        io_bytes=sum(_io_bytes(s) for s in stats),
+        total_ios=None if None in total_ios else sum(total_ios),
         error=error,
         flags=flags + ss_flags,
         metrics=ss_metrics,
         **lat,
     )
+
+
+def _did_io(s: dict) -> bool:
+    """fio reports every direction; one that did nothing has no I/Os (fio 2.1 has no
+    ``total_ios``: its ``io_bytes`` says)."""
+    if "total_ios" in s:
+        return s["total_ios"] > 0
+    return s.get("io_bytes", 0) > 0
+
+
+def _bw_bytes(s: dict) -> float:
+    """``bw_bytes`` (fio >= 3.6); before it only ``bw``, in KiB/s."""
+    return s["bw_bytes"] if "bw_bytes" in s else s.get("bw", 0) * 1024
+
+
+def _io_bytes(s: dict) -> int:
+    """fio 3.x prints ``io_bytes`` and ``io_kbytes``; fio 2.x only ``io_bytes``, in KiB."""
+    return int(s.get("io_bytes", 0)) if "io_kbytes" in s else int(s.get("io_bytes", 0)) * 1024
 
 
 def _rwmixread(rw: str, options: dict[str, str]) -> int | None:
@@ -195,31 +223,77 @@ def _block_size(bs: str | None, op: str) -> int:
     return parse_size(chosen.split("-")[0])
 
 
-def _latency(lats: list[dict], clats: list[dict]) -> dict:
-    """Total latency where fio recorded its percentiles, else completion latency, else none."""
-    for kind, stats in (("lat", lats), ("clat", clats)):
-        n = sum(s.get("N", 0) for s in stats)
-        if n and all("percentile" in s for s in stats):
-            return _summarise(kind, stats, n)
-    none = dict.fromkeys(["lat_mean_us", "lat_max_us", *HEADLINE_PERCENTILES.values()])
-    return {**none, "lat_kind": None, "percentiles": ()}
+def _stat(s: dict, kind: str) -> tuple[dict, float] | None:
+    """fio's ``<kind>_ns`` (nanoseconds, fio 3.x) or ``<kind>`` (microseconds, fio 2.x), with
+    its scale to µs; None when fio did not record it (absent, gtod_reduce, disable_lat...)."""
+    for key, scale in ((f"{kind}_ns", 1000.0), (kind, 1.0)):
+        stat = s.get(key)
+        if isinstance(stat, dict):
+            recorded = stat.get("N", 0) > 0 if "N" in stat else any(
+                stat.get(k, 0) for k in ("min", "max", "mean"))
+            return (stat, scale) if recorded else None
+    return None
 
 
-def _summarise(kind: str, stats: list[dict], n: int) -> dict:
-    mean_ns = sum(s["mean"] * s["N"] for s in stats) / n
-    out = {"lat_kind": kind, "lat_mean_us": mean_ns / 1000, "lat_max_us": max(s["max"] for s in stats) / 1000}
-    if len(stats) == 1:
-        points = sorted((float(p), v / 1000) for p, v in stats[0]["percentile"].items())
-    elif all("bins" in s for s in stats):
-        points = _percentiles_from_bins(
-            _merge_bins(s["bins"] for s in stats), [float(p) for p in stats[0]["percentile"]]
-        )
-    else:  # plain json of several clones: percentiles cannot be merged exactly
-        points = []
-    table = dict(points)
-    out.update({field: table.get(p) for p, field in HEADLINE_PERCENTILES.items()})
-    out["percentiles"] = tuple(points)
+def _weights(stats: list[dict], found: list[tuple[dict, float]]) -> list[float]:
+    """Samples behind each clone's mean: fio's N, else (fio 2.x) its I/Os."""
+    return [f[0].get("N", s.get("total_ios", 1)) or 1 for s, f in zip(stats, found, strict=True)]
+
+
+def _mean(stats: list[dict], kind: str) -> tuple[float, float] | None:
+    """(mean, max) in µs of one kind over the clones; None unless every clone recorded it."""
+    found = [_stat(s, kind) for s in stats]
+    if not found or any(f is None for f in found):
+        return None
+    weights = _weights(stats, found)
+    mean = sum(f[0]["mean"] / f[1] * w for f, w in zip(found, weights, strict=True)) / sum(weights)
+    return mean, max(f[0]["max"] / f[1] for f in found)
+
+
+def _latency(stats: list[dict]) -> dict:
+    """Means of total (lat), completion (clat) and submission (slat) latency as recorded, and
+    the percentiles fio recorded, of the kind it recorded them for: ``lat_kind``."""
+    total, clat, slat = (_mean(stats, k) for k in ("lat", "clat", "slat"))
+    headline = total or clat
+    out = {
+        "lat_mean_us": headline[0] if headline else None,
+        "lat_max_us": headline[1] if headline else None,
+        "clat_mean_us": clat[0] if clat else None,
+        "slat_mean_us": slat[0] if slat else None,
+        "mean_kind": "lat" if total else "clat" if clat else None,
+        "lat_kind": "lat" if total else "clat" if clat else None,
+        "percentiles": (),
+        "unmerged": False,
+        **dict.fromkeys(HEADLINE_PERCENTILES.values()),
+    }
+    for kind in ("lat", "clat"):
+        found = [_stat(s, kind) for s in stats]
+        if any(f is None or not isinstance(f[0].get("percentile"), dict) for f in found):
+            continue
+        points = _points(found)
+        if points is None:
+            out.update(lat_kind=kind, unmerged=True)
+            break
+        table = dict(points)
+        out.update({field: table.get(p) for p, field in HEADLINE_PERCENTILES.items()})
+        out.update(lat_kind=kind, percentiles=tuple(points))
+        break
     return out
+
+
+def _points(found: list[tuple[dict, float]]) -> list[tuple[float, float]] | None:
+    """The percentiles of one clone as recorded, or of several merged exactly (json+ bins);
+    None when several clones' percentiles cannot be merged (plain json)."""
+    if len(found) == 1:
+        stat, scale = found[0]
+        # fio 2.x pads its list with "0.00": 0 entries
+        return sorted((float(p), v / scale) for p, v in stat["percentile"].items() if float(p) > 0)
+    if all(isinstance(f[0].get("bins"), dict) for f in found):
+        scale = found[0][1]
+        percents = [float(p) for p in found[0][0]["percentile"] if float(p) > 0]
+        return [(p, v * 1000 / scale) for p, v in
+                _percentiles_from_bins(_merge_bins(f[0]["bins"] for f in found), percents)]
+    return None
 
 
 def _merge_bins(bins: Iterable[dict[str, int]]) -> list[tuple[int, int]]:

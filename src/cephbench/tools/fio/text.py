@@ -5,8 +5,11 @@ leading spaces eaten by blog engines, CRLF, trailers present or not. Lines are t
 read by their content, never by their indentation. Figures are taken exactly as fio printed
 them: ``IOPS=32.3k`` is 32300, ``BW=285MiB/s`` is 285 * 2**20 bytes/s (the binary figure,
 exact to fio's precision, where both are printed), latencies in the unit of their line.
-In fio 2.x, ``KB`` means KiB. Latency follows the JSON parser's rule: total latency where its
-percentiles were printed, else completion latency; none (null) when fio printed none.
+In fio 2.x, ``KB`` means KiB. Latency follows the JSON parser's rule: the mean is fio's total
+latency (the ``lat (...)`` line) wherever printed, else the completion latency's; the
+percentiles are those printed, of the kind printed (``lat_kind``); none (null) when fio
+printed none. Several runs pasted one after another (a new ``fio-X.Y`` line, or a new job
+definition after a finished run) are separate documents.
 """
 
 from __future__ import annotations
@@ -21,18 +24,19 @@ from cephbench.tools.fio.parse import HEADLINE_PERCENTILES, OPS, JobOutcome
 HEADER = re.compile(r"^(?P<name>\S[^:]*?): \(groupid=(?P<group>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>\d+)(?P<rest>.*)$")
 DEFINITION = re.compile(r"^(?P<name>\S[^:]*?): \(g=\d+\): rw=(?P<rw>\w+), bs=(?P<bs>.*?), ioengine=[^,]+, iodepth=(?P<iodepth>\d+)")
 V3_DIRECTION = re.compile(
-    r"^(?P<op>read|write|trim)\s*: IOPS=(?P<iops>[\d.]+[kMG]?), BW=(?P<bw>[\d.]+[KMGTP]?i?B/s)"
-    r"(?: \((?P<bw2>[\d.]+[KMGTP]?i?B/s)\))?\((?P<io>[\d.]+[KMGTP]?i?B)/(?P<runt>\d+)msec\)")
+    r"^(?P<op>read|write|trim)\s*: IOPS=(?P<iops>[\d.]+[kMG]?), BW=(?P<bw>[\d.]+[kKMGTP]?i?B/s)"
+    r"(?: \((?P<bw2>[\d.]+[kKMGTP]?i?B/s)\))?\((?P<io>[\d.]+[kKMGTP]?i?B)/(?P<runt>\d+)msec\)")
 V2_DIRECTION = re.compile(
-    r"^(?P<op>read|write|trim)\s*: io=(?P<io>[\d.]+[KMGTP]?B), bw=(?P<bw>[\d.]+[KMGTP]?B/s), "
+    r"^(?P<op>read|write|trim)\s*: io=(?P<io>[\d.]+[kKMGTP]?B), bw=(?P<bw>[\d.]+[kKMGTP]?B/s), "
     r"iops=(?P<iops>[\d.]+[kKM]?), runt=\s*(?P<runt>\d+)msec")
-STAT = re.compile(r"^(?P<kind>clat|lat)\s*\((?P<unit>nsec|usec|msec)\)\s*: min=\s*(?P<min>[\d.]+[kKM]?), "
-                  r"max=\s*(?P<max>[\d.]+[kKM]?), avg=\s*(?P<avg>[\d.]+[kKM]?)")
+STAT = re.compile(r"^(?P<kind>slat|clat|lat)\s*\((?P<unit>nsec|usec|msec)\)\s*: min=\s*(?P<min>[\d.]+[kKMG]?), "
+                  r"max=\s*(?P<max>[\d.]+[kKMG]?), avg=\s*(?P<avg>[\d.]+[kKMG]?)")
 PERCENTILE_HEAD = re.compile(r"^(?P<kind>clat|lat) percentiles \((?P<unit>nsec|usec|msec)\):")
 PERCENTILE = re.compile(r"(\d+(?:\.\d+)?)th=\[\s*(\d+)\]")
-ISSUED_V3 = re.compile(r"^issued rwts: total=(\d+),(\d+),(\d+)")
+ISSUED_V3 = re.compile(r"^issued rwts?: total=(\d+),(\d+),(\d+)")
 ISSUED_V2 = re.compile(r"^issued\s*: total=r=(\d+)/w=(\d+)/d=(\d+)")
 VERSION = re.compile(r"^fio-(\d+\.\d+\S*)$")
+GLUED = re.compile(r"(\[eta [^\]\n]*\])(?=[^\s\[])")  # a progress line with no newline after it
 TO_US = {"nsec": 1e-3, "usec": 1.0, "msec": 1e3}
 COUNT_SUFFIX = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 
@@ -68,7 +72,8 @@ class TextDocument:
 def normalise(text: str) -> list[str]:
     """Lines without CR, fences or indentation."""
     lines = []
-    for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+    text = GLUED.sub("\\1\n", text.replace("\r\n", "\n").replace("\r", "\n"))
+    for raw in text.split("\n"):
         line = raw.strip()
         if line.startswith("```") or line.startswith("~~~"):
             continue
@@ -77,7 +82,28 @@ def normalise(text: str) -> list[str]:
 
 
 def parse_text(text: str, repeat: int = 0) -> TextDocument:
-    lines = normalise(text)
+    """The one fio run in ``text``; see :func:`parse_text_all` for several."""
+    return _parse_lines(normalise(text), repeat)
+
+
+def parse_text_all(text: str, repeat: int = 0) -> list[TextDocument]:
+    """Every fio run in ``text``: runs pasted one after another are told apart by a new
+    ``fio-X.Y`` line or a new job definition after a finished run's results."""
+    runs: list[list[str]] = [[]]
+    results = False
+    for line in normalise(text):
+        if results and (VERSION.match(line) or DEFINITION.match(line)):
+            runs.append([])
+            results = False
+        runs[-1].append(line)
+        results = results or bool(HEADER.match(line))
+    docs = [_parse_lines(lines, repeat) for lines in runs if any(HEADER.match(ln) for ln in lines)]
+    if not docs:
+        return [_parse_lines([], repeat)]  # raises: no job results
+    return docs
+
+
+def _parse_lines(lines: list[str], repeat: int) -> TextDocument:
     version, v2 = None, False
     definitions: dict[str, dict] = {}
     jobs: list[_Job] = []
@@ -131,8 +157,8 @@ def _count(text: str) -> float:
 
 def _bytes(text: str, v2: bool) -> float:
     """``285MiB`` or ``299MB`` (or fio 2.x ``2560.8KB``, where KB means KiB) in bytes."""
-    m = re.match(r"([\d.]+)([KMGTP]?)(i?)B", text)
-    value, prefix, binary = float(m.group(1)), m.group(2), m.group(3)
+    m = re.match(r"([\d.]+)([kKMGTP]?)(i?)B", text)
+    value, prefix, binary = float(m.group(1)), m.group(2).upper(), m.group(3)
     power = " KMGTP".index(prefix) if prefix else 0
     return value * (1024 if binary or v2 else 1000) ** power
 
@@ -179,9 +205,11 @@ def _outcomes(jobs: list[_Job], definitions: dict[str, dict], repeat: int, v2: b
 
 def _result(name, op, dirs: list[_Direction], definition, clones, repeat, v2) -> Result:
     lat = _latency(dirs)
-    flags = () if lat["lat_kind"] else ("no_latency",)
-    if lat["lat_kind"] and len(dirs) > 1:
-        flags = ("percentiles_unmerged",)
+    flags = () if lat["lat_mean_us"] is not None else ("no_latency",)
+    if lat.pop("mean_kind") == "clat":
+        flags = ("clat_mean",)
+    if lat["lat_kind"] and len(dirs) > 1 and not lat["percentiles"] and any(d.percentiles for d in dirs):
+        flags += ("percentiles_unmerged",)
     numjobs = clones[0].jobs if len(clones) == 1 else len(clones)
     total = sum(d.issued for d in dirs) if all(d.issued is not None for d in dirs) else None
     return Result(
@@ -193,23 +221,35 @@ def _result(name, op, dirs: list[_Direction], definition, clones, repeat, v2) ->
     )
 
 
+def _mean(dirs: list[_Direction], kind: str) -> tuple[float, float] | None:
+    """(mean, max) µs of one kind over the clones (weighted by their I/Os), if all printed it."""
+    if not all(kind in d.stats for d in dirs):
+        return None
+    weights = [d.issued or 1 for d in dirs]
+    mean = sum(d.stats[kind][0] * w for d, w in zip(dirs, weights, strict=True)) / sum(weights)
+    return mean, max(d.stats[kind][1] for d in dirs)
+
+
 def _latency(dirs: list[_Direction]) -> dict:
-    """Same rule as the JSON parser: total latency where its percentiles exist, else completion."""
-    none = {"lat_kind": None, "lat_mean_us": None, "lat_max_us": None, "percentiles": (),
-            **dict.fromkeys(HEADLINE_PERCENTILES.values())}
+    """Same rule as the JSON parser: the mean of total latency where printed, else of
+    completion latency; the percentiles printed, of their kind."""
+    total, clat, slat = (_mean(dirs, k) for k in ("lat", "clat", "slat"))
+    headline = total or clat
+    out = {"lat_mean_us": headline[0] if headline else None,
+           "lat_max_us": headline[1] if headline else None,
+           "clat_mean_us": clat[0] if clat else None, "slat_mean_us": slat[0] if slat else None,
+           "mean_kind": "lat" if total else "clat" if clat else None,
+           "lat_kind": "lat" if total else "clat" if clat else None, "percentiles": (),
+           **dict.fromkeys(HEADLINE_PERCENTILES.values())}
     for kind in ("lat", "clat"):
-        if all(kind in d.percentiles for d in dirs) or (kind == "clat" and all(kind in d.stats for d in dirs)):
-            if not all(kind in d.stats for d in dirs):
-                continue
-            weights = [d.issued or 1 for d in dirs]
-            mean = sum(d.stats[kind][0] * w for d, w in zip(dirs, weights, strict=True)) / sum(weights)
-            out = {**none, "lat_kind": kind, "lat_mean_us": mean, "lat_max_us": max(d.stats[kind][1] for d in dirs)}
-            if len(dirs) == 1 and kind in dirs[0].percentiles:
+        if all(kind in d.percentiles for d in dirs):
+            out["lat_kind"] = kind
+            if len(dirs) == 1:
                 points = tuple(sorted(dirs[0].percentiles[kind]))
                 table = dict(points)
                 out.update({f: table.get(p) for p, f in HEADLINE_PERCENTILES.items()}, percentiles=points)
-            return out
-    return none
+            break
+    return out
 
 
 def _block_size(bs: str | None, op: str, v2: bool) -> int | None:
