@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -78,11 +80,40 @@ def lab_skip_reason() -> str | None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test gets its tier: ``lab`` (a real Ceph lab), ``fio`` (real fio, iperf3, loop
+    devices: anything the machine runs for it), or ``pure`` (Python alone: `make test-fast`)."""
     reason = lab_skip_reason()
-    if reason:
-        for item in items:
-            if "lab" in item.keywords:
+    for item in items:
+        if "lab" in item.keywords:
+            if reason:
                 item.add_marker(pytest.mark.skip(reason=reason))
+        elif _runs_tools(item):
+            item.add_marker(pytest.mark.fio)
+        else:
+            item.add_marker(pytest.mark.pure)
+
+
+def _runs_tools(item: pytest.Item) -> bool:
+    tools = ("fio", "chromium", "iperf3")
+    return ("fio" in item.keywords or "root" in item.keywords
+            or any(tool in str(m.kwargs.get("reason", "")) for m in item.iter_markers("skipif")
+                   for tool in tools))
+
+
+@pytest.fixture(autouse=True)
+def _pure_tests_start_no_tool(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test in the pure tier that starts a tool is misfiled: it fails, naming the fix."""
+    if request.node.get_closest_marker("pure") is None:
+        return
+
+    popen = subprocess.Popen.__init__
+
+    def python_only(self, argv, *args, **kwargs):
+        if list(argv)[:1] != [sys.executable]:
+            raise AssertionError(f"a pure test started {list(argv)[:3]}: mark it fio (or lab)")
+        popen(self, argv, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", python_only)
 
 
 @pytest.fixture(scope="session")

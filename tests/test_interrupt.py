@@ -6,8 +6,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,8 +14,8 @@ from cephbench.planning.plan import Overrides, make_plan
 from cephbench.tools.fio import parse
 from cephbench.tools.fio.steps import _finished
 from tests.conftest import FIO_DATA, needs_fio
-
-CEPHBENCH = [sys.executable, "-c", "from cephbench.cli import main; main()"]
+from tests.helpers import CEPHBENCH, alive, chain_events, children, descendants, wait_for
+from tests.helpers import cephbench_cli as _show
 
 
 def test_only_groups_that_ran_to_their_end_are_kept():
@@ -25,37 +23,6 @@ def test_only_groups_that_ran_to_their_end_are_kept():
     jobs = parse((FIO_DATA / "groups4_interrupted.json").read_text())
     plan = make_plan(str(FIO_DATA / "groups4.fio"), Overrides())
     assert [j.name for j in _finished(jobs, plan.jobfile)] == ["seq_wr", "seq_rd"]
-
-
-def _children(pid: int) -> list[int]:
-    kids = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            kids.append(int(stat.parent.name))
-    return kids
-
-
-def _wait_for(predicate, what: str, limit: float = 60.0):
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    pytest.fail(f"gave up waiting for {what}")
-
-
-def _descendants(pid: int) -> list[int]:
-    found, todo = [], [pid]
-    while todo:
-        kids = _children(todo.pop())
-        found += kids
-        todo += kids
-    return found
 
 
 def _start(db: Path, bench_dir: Path) -> subprocess.Popen:
@@ -68,29 +35,19 @@ def _start(db: Path, bench_dir: Path) -> subprocess.Popen:
     )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def _show(db: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*CEPHBENCH, *args], env={**os.environ, "CEPHBENCH_DB": str(db)},
-                          capture_output=True, text=True)
 
 
 @needs_fio
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupt_keeps_finished_workloads_and_cleans_up(db, bench_dir, sig):
     proc = _start(db, bench_dir)
-    (fio_pid, *_) = _wait_for(lambda: _children(proc.pid), "fio to start")
-    time.sleep(3)  # seq_wr (2 s) is done, seq_rd is running
+    (fio_pid, *_) = wait_for(lambda: children(proc.pid), "fio to start")
+    wait_for(lambda: 0 in chain_events(bench_dir.parent / "tmp"), "seq_wr to finish")
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "finished workload(s) kept" in err and "Traceback" not in err
-    assert not _alive(fio_pid)
+    assert not alive(fio_pid)
     assert list(bench_dir.iterdir()) == []
     assert list((bench_dir.parent / "tmp").iterdir()) == []  # the run's work directory too
     run = json.loads(_show(db, "show", "last", "--format", "json").stdout)
@@ -103,14 +60,14 @@ def test_interrupt_keeps_finished_workloads_and_cleans_up(db, bench_dir, sig):
 @needs_fio
 def test_sigkill_stops_fio_and_the_next_command_says_so(db, bench_dir):
     proc = _start(db, bench_dir)
-    _wait_for(lambda: _children(proc.pid), "fio to start")
-    _wait_for(lambda: list(bench_dir.iterdir()), "fio to create its data file")
-    time.sleep(1)  # the chained jobs are forked and waiting at their gates
-    fio_processes = _descendants(proc.pid)
-    assert len(fio_processes) >= 3
+    wait_for(lambda: children(proc.pid), "fio to start")
+    wait_for(lambda: list(bench_dir.iterdir()), "fio to create its data file")
+    # the chained jobs are forked and waiting at their gates: fio and its four job processes
+    fio_processes = wait_for(lambda: (d if len(d := descendants(proc.pid)) >= 5 else None),
+                             "fio's job processes to start")
     proc.kill()
     proc.communicate(timeout=30)
-    _wait_for(lambda: not any(_alive(p) for p in fio_processes), "every fio process to stop")
+    wait_for(lambda: not any(alive(p) for p in fio_processes), "every fio process to stop")
     listing = _show(db, "runs", "--format", "json")
     assert "was interrupted" in listing.stderr and "cephbench cleanup" in listing.stderr
     assert json.loads(listing.stdout)[0]["status"] == "aborted"

@@ -6,13 +6,13 @@ import json
 import os
 import signal
 import subprocess
-import time
 
 import pytest
 
 from cephbench.store import Store
 from tests.conftest import needs_fio
-from tests.test_interrupt import CEPHBENCH, _children, _show, _wait_for
+from tests.helpers import CEPHBENCH, chain_events, children, wait_for
+from tests.helpers import cephbench_cli as _show
 
 pytestmark = needs_fio
 SHORT = ("--runtime", "1", "--size", "16m", "--no-logs")
@@ -37,8 +37,8 @@ def test_an_interrupted_sweep_resumes_with_only_the_missing_points(invoke, invok
         [*CEPHBENCH, "run", "matrix", "--target", f"file:{bench_dir}", "--iodepth", "1,2,4,8", *SHORT],
         env={**os.environ, "CEPHBENCH_DB": str(db), "TMPDIR": str(tmp)}, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
-    _wait_for(lambda: _children(proc.pid), "fio to start")
-    time.sleep(2.5)  # 1 s points, in one fio process: about two done
+    wait_for(lambda: children(proc.pid), "fio to start")
+    wait_for(lambda: len(chain_events(tmp)) >= 2, "two of the four points to finish")
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

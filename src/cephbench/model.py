@@ -12,6 +12,40 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 Op = Literal["read", "write", "trim"]
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A validity flag on a result: a reason to trust its figures less, said in words."""
+
+    text: str
+    health: bool = False
+    """Set from the cluster's health during the run (not from the tool's output)."""
+
+
+FLAGS: dict[str, Flag] = {
+    # what the tool recorded, or could not
+    "no_latency": Flag("no latency recorded (gtod_reduce or latency disabled)"),
+    "clat_mean": Flag("Avg Latency is fio's completion latency (clat): total latency was not recorded"),
+    "percentiles_unmerged": Flag("percentiles of several jobs could not be merged (plain json output)"),
+    "iops_derived": Flag("IOPS not printed: derived from the operations made and the time run"),
+    # how the run went
+    "not_steady": Flag("never reached steady state (fio's steadystate criterion) before its runtime cap"),
+    "ci_not_reached": Flag("repeats stopped at the cap before the 95 % CI reached the target"),
+    # the cluster during the run
+    "osd_down": Flag("an OSD was down during the run", health=True),
+    "degraded": Flag("PGs were degraded/undersized during the run", health=True),
+    "recovery": Flag("PGs were recovering during the run", health=True),
+    "backfill": Flag("PGs were backfilling during the run", health=True),
+    "scrub": Flag("a scrub ran during the run", health=True),
+    "pgs_inactive": Flag("PGs were not active (peering, stale, down) during the run", health=True),
+    "health_err": Flag("the cluster was in HEALTH_ERR during the run", health=True),
+}
+"""Every flag cephbench sets, with its text: tables, reports and import warnings say it."""
+
+
+def flag_text(flag: str) -> str:
+    return FLAGS[flag].text if flag in FLAGS else flag
 RunStatus = Literal["running", "complete", "failed", "aborted"]
 
 

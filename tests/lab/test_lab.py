@@ -14,18 +14,15 @@ import pytest
 from cephbench.lab import LabError, ceph_json, ensure_pool, remove_pool
 from cephbench.lab.ceph import not_ready
 from cephbench.system.process import run
+from tests import helpers
 from tests.lab.helpers import invoke, status_json
 
 pytestmark = pytest.mark.lab
 CEPHBENCH = Path(sys.executable).parent / "cephbench"
 
 
-def wait_for(predicate, timeout: float, what: str, poll: float = 0.3):
-    deadline = time.monotonic() + timeout
-    while not (value := predicate()):
-        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
-        time.sleep(poll)
-    return value
+def wait_for(predicate, timeout: float, what: str):
+    return helpers.wait_for(predicate, what, timeout, poll=0.3)
 
 
 def test_up_reaches_health_ok_with_clean_pgs(lab):
@@ -94,7 +91,7 @@ def test_pools_on_demand_and_only_ours_removed(lab):
         ceph_json(lab, "osd", "pool", "rm", "foreign", "foreign", "--yes-i-really-really-mean-it")
 
 
-RUNTIME, KILL_AT = 14, 3
+RUNTIME = 14
 
 
 def osd_entry(lab, osd: int) -> dict:
@@ -124,7 +121,8 @@ def test_osd_killed_during_rbd_write_then_restarted(lab, tmp_path):
     with ThreadPoolExecutor(1) as pool:
         job = pool.submit(run, fio, env=lab.env, timeout=RUNTIME + 60)
         started = time.monotonic()
-        time.sleep(KILL_AT)
+        wait_for(lambda: "rbd_data." in run(["rados", "-p", "cb-kill", "ls"], env=lab.env, timeout=30).stdout,
+                 60, "fio's first writes to reach the OSDs")
         os.kill(victim["pid"], signal.SIGKILL)
         wait_for(lambda: not osd_entry(lab, 2)["up"], 30, "osd.2 to be marked down")
         assert time.monotonic() - started < RUNTIME - 4, "too slow to see the OSD down"

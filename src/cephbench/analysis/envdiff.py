@@ -82,15 +82,6 @@ def cluster_context(fingerprint: dict[str, Any], pool: str | None) -> dict[str, 
     return facts
 
 
-def cluster_of(run: Run) -> dict[str, Any] | None:
-    """The run's Ceph cluster fingerprint, when one was recorded."""
-    for key in CLUSTER_KEYS:
-        value = run.environment.get(key)
-        if isinstance(value, dict) and value:
-            return value
-    return None
-
-
 def is_config_dump(value: Any) -> bool:
     """Whether ``value`` has the shape of ``ceph config dump --format json``."""
     return (isinstance(value, list | tuple) and bool(value)

@@ -26,15 +26,6 @@ PG_FLAGS = {
     "peering": "pgs_inactive", "activating": "pgs_inactive", "down": "pgs_inactive",
     "incomplete": "pgs_inactive", "stale": "pgs_inactive", "unknown": "pgs_inactive",
 }
-FLAG_TEXT = {
-    "osd_down": "an OSD was down during the run",
-    "degraded": "PGs were degraded/undersized during the run",
-    "recovery": "PGs were recovering during the run",
-    "backfill": "PGs were backfilling during the run",
-    "scrub": "a scrub ran during the run",
-    "pgs_inactive": "PGs were not active (peering, stale, down) during the run",
-    "health_err": "the cluster was in HEALTH_ERR during the run",
-}
 
 
 def _osdmap(status: dict) -> dict:

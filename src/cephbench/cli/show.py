@@ -14,7 +14,7 @@ from cephbench import tools
 from cephbench.ceph.fingerprint import summarize
 from cephbench.cli.common import console_err, db_option, emit_table, format_option, print_json
 from cephbench.errors import StoreError
-from cephbench.model import Run
+from cephbench.model import FLAGS, Run, flag_text
 from cephbench.report.cluster import cluster_table
 from cephbench.store import Store
 
@@ -78,10 +78,8 @@ def _notes(run: Run, store: Store) -> list[str]:
             size = next((a.split("=", 1)[1] for a in o["argv"] if a.startswith("--size=")), "?")
             notes.append(f"Prefill: the new RBD image was written once ({size}, sequential 4M) "
                          f"in {o['seconds']:.1f} s before the workloads.")
-    from cephbench.ceph.health import FLAG_TEXT
-
-    flags = sorted({f for r in run.results for f in r.flags if f in FLAG_TEXT})  # health flags only
+    flags = sorted({f for r in run.results for f in r.flags if f in FLAGS and FLAGS[f].health})
     if flags:
-        notes.append("Health during the run: " + "; ".join(FLAG_TEXT.get(f, f) for f in flags)
+        notes.append("Health during the run: " + "; ".join(flag_text(f) for f in flags)
                      + ". Flagged results are less trustworthy.")
     return notes

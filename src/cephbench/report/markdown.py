@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cephbench.analysis.compare import Cell, Comparison, Diff, Metric, Row, baseline_note
-from cephbench.analysis.envdiff import cluster_of, flatten, format_value
+from cephbench.analysis.envdiff import flatten, format_value
 from cephbench.analysis.stats import UNSTABLE_CV
 from cephbench.model import Run
-from cephbench.report.run_table import FLAG_TEXT
+from cephbench.report.run_table import note_text
 from cephbench.report.table import MISSING, Table, to_markdown
 
 NOT_SIGNIFICANT = "~"
@@ -44,7 +44,7 @@ def legend(cmp: Comparison, flags: Sequence[str] = ()) -> list[str]:
     if cmp.warnings:
         notes.append(f"! the repeats vary by more than {UNSTABLE_CV * 100:g} % (coefficient of "
                      "variation): unstable, see the warnings.")
-    notes += [f"[{i + 1}] {FLAG_TEXT.get(f, f)}" for i, f in enumerate(flags)]
+    notes += [f"[{i + 1}] {note_text(f)}" for i, f in enumerate(flags)]
     return notes
 
 
@@ -71,9 +71,7 @@ def env_table(cmp: Comparison) -> Table | None:
 
 
 def cluster_table(run: Run, cluster: dict | None = None) -> Table | None:
-    """The run's Ceph cluster facts (or an environment fingerprint) as a two-column table;
-    None for a run on no cluster."""
-    cluster = cluster or cluster_of(run)
+    """The run's Ceph cluster facts as a two-column table; None for a run on no cluster."""
     if not cluster:
         return None
     rows = tuple((k, format_value(v)) for k, v in flatten(cluster).items())

@@ -30,7 +30,7 @@ from cephbench.report.markdown import (
     metric_tables,
     run_header,
 )
-from cephbench.report.run_table import FLAG_TEXT, schedule_notes
+from cephbench.report.run_table import note_text, schedule_notes
 from cephbench.report.sections import ChartSink, sweep_section, timeseries_section
 from cephbench.report.sweep_points import pivot, swept_workloads
 from cephbench.report.table import Table, to_markdown
@@ -65,7 +65,7 @@ def validity(cmp: Comparison) -> list[str]:
     for col in cmp.columns:
         for run in col.runs:
             seen = dict.fromkeys((r.workload, r.op, f) for r in run.results for f in r.flags)
-            out += [f"{run_header(run)}: {w} ({op}): {FLAG_TEXT.get(f, f)}" for w, op, f in seen]
+            out += [f"{run_header(run)}: {w} ({op}): {note_text(f)}" for w, op, f in seen]
     return out
 
 

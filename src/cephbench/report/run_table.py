@@ -4,22 +4,20 @@ from __future__ import annotations
 
 from collections import Counter
 
-from cephbench.model import Run
+from cephbench.model import Run, flag_text
 from cephbench.report.table import Table, fmt_ms, fmt_number
 
 KINDS_DIFFER = "p99_clat"
 """Not a stored flag: marks a row whose average and percentile are of different kinds."""
 HEADERS = ("Workload", "IOPS", "Bandwidth (MiB/s)", "Avg Latency (ms)", "99th Percentile Latency (ms)")
-FLAG_TEXT = {
-    "no_latency": "no latency recorded (gtod_reduce or latency disabled)",
-    "percentiles_unmerged": "percentiles of several jobs could not be merged (plain json output)",
-    "not_steady": "never reached steady state (fio's steadystate criterion) before its runtime cap",
-    "ci_not_reached": "repeats stopped at the cap before the 95 % CI reached the target",
-    "clat_mean": "Avg Latency is fio's completion latency (clat): total latency was not recorded",
-    KINDS_DIFFER: "Avg Latency is fio's total latency (lat); the 99th percentile is of completion "
-                  "latency (clat), the only percentiles fio recorded (lat_percentiles=1 records "
-                  "total-latency ones, fio >= 3.9)",
-}
+KINDS_DIFFER_TEXT = ("Avg Latency is fio's total latency (lat); the 99th percentile is of completion "
+                     "latency (clat), the only percentiles fio recorded (lat_percentiles=1 records "
+                     "total-latency ones, fio >= 3.9)")
+
+
+def note_text(flag: str) -> str:
+    """A table footnote: a flag's text, or the marker of differing latency kinds."""
+    return KINDS_DIFFER_TEXT if flag == KINDS_DIFFER else flag_text(flag)
 
 
 def run_table(run: Run) -> Table:
@@ -42,7 +40,7 @@ def run_table(run: Run) -> Table:
             fmt_ms(r.lat_p99_us),
         ]
         rows.append(tuple(cells))
-    notes = [f"[{i + 1}] {FLAG_TEXT.get(f, f)}" for i, f in enumerate(flags_seen)]
+    notes = [f"[{i + 1}] {note_text(f)}" for i, f in enumerate(flags_seen)]
     notes += schedule_notes(run)
     for f in run.failures:
         notes.append(f"FAILED {f.workload} (repeat {f.repeat + 1}): {f.error}")

@@ -117,8 +117,8 @@ class Tool(ABC):
 
     def check_target(self, plan: Any, target: Target) -> None:
         if target.kind not in self.target_kinds:
-            kinds = " or ".join(f"{k}:..." for k in self.target_kinds)
-            raise UsageError(f"the {plan.suite} suite runs on {kinds}, not on {target.spec}",
+            kinds = " or ".join(f"{k}:" for k in self.target_kinds)
+            raise UsageError(f"the {plan.suite} suite runs on a Ceph cluster ({kinds}), not on {target.spec}",
                              hint=f"--target {plan.default_target}")
 
     def environment(self, plan: Any, target: Target) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """Suites: named lists of fio workloads, kept as YAML data and validated here.
 
-A suite renders to one fio job file in which every workload is its own stonewall group, so
-one fio process runs the whole suite (fio starts once, not once per workload) while each
-workload is still reported, stored and shown on its own.
+A suite renders to one fio job file, a job per workload; the runner chains them (each waits
+at a gate until the previous one has finished: tools/fio/chain.py), so one fio process runs
+the whole suite (fio starts once, not once per workload) while each workload is still
+reported, stored and shown on its own.
 """
 
 from __future__ import annotations
