@@ -11,7 +11,7 @@ DEB_PKGS := fio iperf3 ceph-mon ceph-osd ceph-mgr ceph-common uuid-runtime util-
             iproute2 e2fsprogs fdisk python3-venv chromium
 DEMO_DIR := demo-output
 
-.PHONY: install deps venv test lint demo clean
+.PHONY: install deps venv test test-fast lint typecheck demo clean
 
 install: deps venv
 
@@ -33,13 +33,20 @@ $(BIN)/cephbench: pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	@touch $@
 
-test: install
-	$(BIN)/ruff check src tests bench
+# Everything: lint, format, types, then every test tier (pure, fio, lab).
+test: install lint typecheck
 	$(BIN)/pytest
+
+# The pure tier alone (no fio, no lab, no root): a minute at most.
+test-fast: venv
+	$(BIN)/pytest -m pure -n 2 -q
 
 lint: venv
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
+
+typecheck: venv
+	$(BIN)/mypy
 
 # The main job: a throwaway Ceph lab, the quick suite on a fresh RBD image in it, a Markdown
 # report. The lab is taken down however the run ends.

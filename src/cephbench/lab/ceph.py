@@ -1,11 +1,14 @@
-"""Running the ``ceph`` CLI against a lab, and reading what it answers (pure parsers)."""
+"""Running the ``ceph`` CLI against a lab, and reading what it answers (pure parsers).
+
+The lab talks to its cluster through its own environment (it runs before any Connection
+exists: bootstrap, keys fed on stdin); everything else uses ceph/commands.py."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from cephbench.errors import ParseError, ToolFailed
+from cephbench.ceph.commands import parse_json
+from cephbench.errors import ToolFailed
 from cephbench.lab.info import LabInfo
 from cephbench.system.process import ProcessResult, run
 
@@ -22,14 +25,6 @@ def ceph(info: LabInfo, *args: str, timeout: float = 30, stdin: str | None = Non
 def ceph_json(info: LabInfo, *args: str, timeout: float = 30) -> Any:
     """``ceph ARGS -f json`` against the lab, parsed."""
     return parse_json(args, ceph(info, *args, "-f", "json", timeout=timeout).stdout)
-
-
-def parse_json(args: tuple[str, ...], out: str) -> Any:
-    """What ``ceph ARGS -f json`` printed, parsed (None for nothing); ParseError otherwise."""
-    try:
-        return json.loads(out) if out.strip() else None
-    except json.JSONDecodeError as e:
-        raise ParseError(f"ceph {' '.join(args)} printed no JSON: {out[:200]!r}") from e
 
 
 def _osdmap(status: dict) -> dict:
