@@ -206,7 +206,8 @@ def test_bundles_refuse_bad_combinations(args, message):
 
 def test_run_help_shows_the_options_in_sections(invoke):
     out = invoke("run", "--help").output
-    titles = ["Run:", "Workload overrides:", "Sweeps (one value replaces the suite's, a list sweeps):",
+    titles = ["Run:", "Workload overrides:",
+              "Sweeps (one value replaces the suite's, a list sweeps):",
               "Steady state:", "Adaptive repeats:", "Time series:", "Devices and page cache:",
               "Ceph connection:", "Ceph pools and images:", "Ceph health:", "rados bench:",
               "Other options:"]

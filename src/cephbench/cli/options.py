@@ -70,7 +70,8 @@ class Bundle:
             return f(*args, **{self.key: self.build(**values)}, **kwargs)
 
         for decls, attrs in reversed(self.options):
-            wrapper = click.option(*decls, cls=SectionOption, section=self.section, **attrs)(wrapper)
+            add = click.option(*decls, cls=SectionOption, section=self.section, **attrs)
+            wrapper = add(wrapper)
         names.extend(p.name for p in wrapper.__click_params__[-len(self.options):])
         return wrapper
 
@@ -79,7 +80,8 @@ run_basics = Bundle("Run", [
     opt("--target", "-t", "target", metavar="KIND:LOCATION",
         help="Where the I/O goes: file:DIR_OR_NEW_FILE, device:/dev/X, rbd:POOL/IMAGE, rbd:lab "
              "(a fresh pool and image in the lab; the default while a lab is running), "
-             "rados:POOL or rados:lab (the rados suite), ceph:cluster (the osd and network suites)."),
+             "rados:POOL or rados:lab (the rados suite), "
+             "ceph:cluster (the osd and network suites)."),
     opt("--label", "-l", help="A name for this run in tables and comparisons."),
     opt("--repeat", "-r", type=click.IntRange(1, 1000), default=1, show_default=True,
         help="Run the whole suite N times; each repeat is stored separately."),

@@ -95,9 +95,10 @@ def start(store: Store, request: RunRequest, resume: int | None = None) -> RunOu
     if not axes.bs and r.rados_bench.object_size:
         axes = replace(axes, bs=Axes.parse(bs=r.rados_bench.object_size).bs)
     one = axes.single
-    overrides = Overrides(runtime=r.overrides.runtime, size=r.overrides.size, iodepth=one.get("iodepth"),
-                          numjobs=one.get("numjobs"), bs=one.get("bs"), rw=one.get("rw"),
-                          rwmixread=one.get("rwmixread"), ramp_time=r.overrides.ramp_time)
+    overrides = Overrides(runtime=r.overrides.runtime, size=r.overrides.size,
+                          iodepth=one.get("iodepth"), numjobs=one.get("numjobs"), bs=one.get("bs"),
+                          rw=one.get("rw"), rwmixread=one.get("rwmixread"),
+                          ramp_time=r.overrides.ramp_time)
     tool_options = {"concurrent": r.rados_bench.concurrent_ios, "run_name": r.rados_bench.run_name}
     plan = make_plan(r.suite, overrides, {k: v for k, v in tool_options.items() if v is not None},
                      axes=axes, steady=r.steady)
@@ -107,9 +108,11 @@ def start(store: Store, request: RunRequest, resume: int | None = None) -> RunOu
     if isinstance(target, CephTarget):
         c = r.ceph
         conn = resolve(c.conf, c.client_id, c.keyring, c.cluster, c.connect_timeout)
-        target.configure(CephOptions(conn, r.pool.size, r.pool.pg_num, prefill=r.pool.prefill and plan.reads))
+        target.configure(CephOptions(conn, r.pool.size, r.pool.pg_num,
+                                     prefill=r.pool.prefill and plan.reads))
     elif r.ceph.given:
-        raise UsageError(f"--conf, --id, --keyring and --cluster are for Ceph targets, not {target.kind}:")
+        raise UsageError("--conf, --id, --keyring and --cluster are for Ceph targets, "
+                         f"not {target.kind}:")
     health = HealthOptions(allow_unhealthy=r.health.allow_unhealthy, quiesce=r.health.quiesce,
                            interval=r.health.interval)
     options = RunOptions(health, r.device.drop_caches, target_ci=r.adaptive.target_ci,

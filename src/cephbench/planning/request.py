@@ -267,7 +267,8 @@ def from_legacy(old: dict[str, Any], suite: str) -> RunRequest:
     unknown = sorted(set(old) - LEGACY_KEYS)
     if unknown:
         raise UsageError(f"the stored run request has options this cephbench does not know: "
-                         f"{', '.join(unknown)}", hint="resume it with the cephbench that started it")
+                         f"{', '.join(unknown)}",
+                         hint="resume it with the cephbench that started it")
 
     def get(key: str, default: Any = None) -> Any:
         value = old.get(key)
@@ -284,7 +285,8 @@ def from_legacy(old: dict[str, Any], suite: str) -> RunRequest:
         capture=CaptureOptions(logs=not get("no_logs", False), per_io_log=get("per_io_log", False)),
         ceph=CephConnectionOptions(get("conf"), get("client_id"), get("keyring"), get("cluster"),
                                    get("connect_timeout", DEFAULT_TIMEOUT)),
-        pool=PoolOptions(get("pool_size"), get("pg_num", DEFAULT_PG_NUM), not get("no_prefill", False)),
+        pool=PoolOptions(get("pool_size"), get("pg_num", DEFAULT_PG_NUM),
+                         not get("no_prefill", False)),
         health=HealthRequest(get("allow_unhealthy", False), get("quiesce", False),
                              get("health_interval", DEFAULT_INTERVAL)),
         device=DeviceOptions(get("destroy_data"), get("drop_caches", False)),
