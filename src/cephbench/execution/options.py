@@ -4,9 +4,9 @@ repeats, time-series capture, and the request the run was started with."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from cephbench.ceph.session import HealthOptions
+from cephbench.planning.request import RunRequest
 
 
 @dataclass(frozen=True)
@@ -21,5 +21,5 @@ class RunOptions:
     """Capture fio's bandwidth, IOPS and latency logs of every workload as time series."""
     per_io_logs: bool = False
     """Log every I/O's latency (exact per-interval percentiles) instead of interval averages."""
-    request: dict[str, Any] = field(default_factory=dict)
-    """The run request (versioned JSON), stored so ``--resume`` can run the rest of the run."""
+    request: RunRequest | None = None
+    """The run request, stored as its versioned JSON so ``--resume`` can run the rest."""

@@ -155,8 +155,8 @@ def _params(plan, tool: Tool, target: Target, repeats: int, options: RunOptions)
         params["steady_state"] = vars(plan.steady)
     if options.target_ci is not None and tool.resumable:
         params.update(target_ci=options.target_ci, max_time=options.max_time)
-    if options.request:
-        params["request"] = options.request
+    if options.request is not None:
+        params["request"] = options.request.to_json()
     if target.cluster is not None:
         params.update(health=vars(options.health), connection=target.cluster.to_json())
     if getattr(plan, "options", None) is not None:

@@ -1,0 +1,295 @@
+"""What ``cephbench run`` was asked to do, as typed values, and the versioned JSON it is
+stored as (``params["request"]``) so ``--resume`` can run the rest of a run later.
+
+The request is the command line's options grouped as they are shown in ``run --help``
+(overrides, sweep axes, steady state, adaptive repeats, capture, Ceph connection, pools,
+health, devices, rados bench), each validated once when it is built. It records what the
+user asked, not what it resolved to: fio values keep the user's spelling (``2m``, ``4k``),
+and a missing ``--target`` stays missing (resolved again when the run starts).
+
+This module owns the stored format, ``cephbench.run-request/N``: renaming a flag changes
+the command line only. A request stored by cephbench before the format existed (the raw
+keyword arguments of the click command, keyed by option names) is migrated when read; a
+request from a newer cephbench (a later version) is refused with a clear message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from cephbench.ceph.connection import DEFAULT_TIMEOUT
+from cephbench.ceph.health import DEFAULT_INTERVAL
+from cephbench.errors import UsageError
+from cephbench.planning.plan import SteadyState
+from cephbench.planning.sweep import AXES, Axes
+from cephbench.system.units import parse_seconds
+
+SCHEMA_NAME = "cephbench.run-request"
+VERSION = 1
+SCHEMA = f"{SCHEMA_NAME}/{VERSION}"
+DEFAULT_MAX_REPEATS = 10
+DEFAULT_PG_NUM = 32
+
+
+@dataclass(frozen=True)
+class OverrideOptions:
+    """Values that replace every workload's own (fio's spelling, validated by the plan)."""
+
+    runtime: str | None = None
+    size: str | None = None
+    ramp_time: str | None = None
+
+
+@dataclass(frozen=True)
+class AdaptiveOptions:
+    """Repeat each workload until its 95 % CI half-width is within ``target_ci`` of the
+    mean (a fraction), ``max_repeats`` times at most, no new repeat after ``max_time`` s."""
+
+    target_ci: float | None = None
+    max_repeats: int = DEFAULT_MAX_REPEATS
+    max_time: float | None = None
+
+    @classmethod
+    def parse(cls, target_ci: str | None, max_repeats: int = DEFAULT_MAX_REPEATS,
+              max_time: str | None = None) -> AdaptiveOptions:
+        """From ``--target-ci 2%``, ``--max-repeats`` and ``--max-time 30m``."""
+        if target_ci is None:
+            if max_time:
+                raise UsageError("--max-time goes with --target-ci",
+                                 hint="e.g. --target-ci 2% --max-time 30m")
+            return cls(None, max_repeats, None)
+        try:
+            pct = float(target_ci.strip().removesuffix("%"))
+        except ValueError:
+            pct = -1.0
+        if not 0 < pct <= 1000:
+            raise UsageError(f"--target-ci {target_ci}: a percentage above 0, e.g. 2%")
+        return cls(pct / 100, max_repeats, parse_seconds(max_time) if max_time else None)
+
+
+@dataclass(frozen=True)
+class CaptureOptions:
+    """fio's per-interval logs as time series; ``per_io_log``: every I/O's latency."""
+
+    logs: bool = True
+    per_io_log: bool = False
+
+
+@dataclass(frozen=True)
+class CephConnectionOptions:
+    """How to reach the cluster; unset values come from the lab or /etc/ceph."""
+
+    conf: str | None = None
+    client_id: str | None = None
+    keyring: str | None = None
+    cluster: str | None = None
+    connect_timeout: float = DEFAULT_TIMEOUT
+
+    @property
+    def given(self) -> bool:
+        """Whether any connection detail was given (only Ceph targets take them)."""
+        return any((self.conf, self.client_id, self.keyring, self.cluster))
+
+
+@dataclass(frozen=True)
+class PoolOptions:
+    """Pools and images cephbench creates on a Ceph target."""
+
+    size: int | None = None
+    pg_num: int = DEFAULT_PG_NUM
+    prefill: bool = True
+
+
+@dataclass(frozen=True)
+class HealthRequest:
+    """The health rules on a Ceph cluster during the run."""
+
+    allow_unhealthy: bool = False
+    quiesce: bool = False
+    interval: float = DEFAULT_INTERVAL
+
+
+@dataclass(frozen=True)
+class DeviceOptions:
+    """What may be overwritten, and the page cache before each workload."""
+
+    destroy_data: str | None = None
+    drop_caches: bool = False
+
+
+@dataclass(frozen=True)
+class RadosBenchOptions:
+    """rados bench's own options (``object_size`` is a block size when ``--bs`` is not given)."""
+
+    concurrent_ios: int | None = None
+    object_size: str | None = None
+    run_name: str | None = None
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything ``cephbench run SUITE`` was asked to do."""
+
+    suite: str
+    target: str | None = None
+    """``KIND:LOCATION`` as given; None: the suite's default or the running lab."""
+    label: str | None = None
+    repeat: int = 1
+    overrides: OverrideOptions = field(default_factory=OverrideOptions)
+    axes: Axes = field(default_factory=Axes)
+    steady: SteadyState | None = None
+    adaptive: AdaptiveOptions = field(default_factory=AdaptiveOptions)
+    capture: CaptureOptions = field(default_factory=CaptureOptions)
+    ceph: CephConnectionOptions = field(default_factory=CephConnectionOptions)
+    pool: PoolOptions = field(default_factory=PoolOptions)
+    health: HealthRequest = field(default_factory=HealthRequest)
+    device: DeviceOptions = field(default_factory=DeviceOptions)
+    rados_bench: RadosBenchOptions = field(default_factory=RadosBenchOptions)
+
+    @property
+    def repeats(self) -> int:
+        """How often each workload runs at most: ``--max-repeats`` with ``--target-ci``."""
+        return self.adaptive.max_repeats if self.adaptive.target_ci is not None else self.repeat
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored form: ``{"schema": "cephbench.run-request/1", ...}``."""
+        return {
+            "schema": SCHEMA, "suite": self.suite, "target": self.target, "label": self.label,
+            "repeat": self.repeat, "overrides": _plain(self.overrides),
+            "axes": {a: list(getattr(self.axes, a)) for a in AXES},
+            "steady_state": _plain(self.steady) if self.steady is not None else None,
+            "adaptive": _plain(self.adaptive), "capture": _plain(self.capture),
+            "ceph": _plain(self.ceph), "pool": _plain(self.pool), "health": _plain(self.health),
+            "device": _plain(self.device), "rados_bench": _plain(self.rados_bench),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, suite: str | None = None) -> RunRequest:
+        """A stored request of any version this cephbench knows, migrated to the current one.
+
+        ``suite`` is the run's suite: requests stored before the versioned format did not
+        record it. A request of an unknown or newer version raises UsageError.
+        """
+        if not isinstance(data, dict):
+            raise UsageError("the stored run request is not a JSON object")
+        if "schema" not in data:
+            if suite is None:
+                raise UsageError("a run request stored by an older cephbench needs its run's suite")
+            return from_legacy(data, suite)
+        version = _version(data["schema"])
+        try:
+            return _from_v1(data)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise UsageError(f"the stored run request ({SCHEMA_NAME}/{version}) is malformed: "
+                             f"{type(e).__name__}: {e}") from None
+
+
+def _plain(obj: Any) -> dict[str, Any]:
+    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+
+
+def _version(schema: Any) -> int:
+    """The version of a ``cephbench.run-request/N`` schema this cephbench can read."""
+    name, _, number = str(schema).rpartition("/")
+    if name != SCHEMA_NAME or not number.isdigit():
+        raise UsageError(f"the stored run request is a {schema!r} document, not {SCHEMA_NAME}/N")
+    if int(number) > VERSION:
+        raise UsageError(f"the run was stored by a newer cephbench ({schema}); this one reads "
+                         f"{SCHEMA_NAME} up to version {VERSION}",
+                         hint="resume it with the cephbench version that started it, or newer")
+    if int(number) < 1:
+        raise UsageError(f"the stored run request has an unknown version: {schema}")
+    return int(number)
+
+
+def _part(cls: type, data: dict[str, Any], key: str) -> Any:
+    """A part of the request; keys it does not know are ignored, missing ones default."""
+    values = data.get(key) or {}
+    names = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in values.items() if k in names})
+
+
+def _from_v1(data: dict[str, Any]) -> RunRequest:
+    axes = data.get("axes") or {}
+    steady = data.get("steady_state")
+    return RunRequest(
+        suite=str(data["suite"]), target=data.get("target"), label=data.get("label"),
+        repeat=int(data.get("repeat", 1)),
+        overrides=_part(OverrideOptions, data, "overrides"),
+        axes=Axes(**{a: tuple(axes[a]) for a in AXES if axes.get(a)}),
+        steady=SteadyState(**steady) if steady else None,
+        adaptive=_part(AdaptiveOptions, data, "adaptive"),
+        capture=_part(CaptureOptions, data, "capture"),
+        ceph=_part(CephConnectionOptions, data, "ceph"),
+        pool=_part(PoolOptions, data, "pool"),
+        health=_part(HealthRequest, data, "health"),
+        device=_part(DeviceOptions, data, "device"),
+        rados_bench=_part(RadosBenchOptions, data, "rados_bench"),
+    )
+
+
+def steady_state(criterion: str | None, window: str | None = None, ramp: str | None = None,
+                 max_runtime: str | None = None) -> SteadyState | None:
+    """From ``--steady-state``, ``--steady-window``, ``--steady-ramp`` and ``--max-runtime``."""
+    if criterion:
+        return SteadyState.parse(criterion, window, ramp, max_runtime)
+    if max_runtime or window or ramp:
+        raise UsageError("--max-runtime, --steady-window and --steady-ramp go with --steady-state",
+                         hint="for a fixed duration use --runtime")
+    return None
+
+
+def axes(rw: str | None = None, rwmixread: str | None = None, bs: str | None = None,
+         iodepth: str | None = None, numjobs: str | None = None) -> Axes:
+    """From the comma lists of ``--rw``, ``--rwmixread``, ``--bs``, ``--iodepth``, ``--numjobs``."""
+    return Axes.parse(rw=rw, rwmixread=rwmixread, bs=bs, iodepth=iodepth, numjobs=numjobs)
+
+
+LEGACY_KEYS = frozenset({
+    "target_spec", "label", "repeat", "runtime", "size", "iodepth", "numjobs", "bs", "rw",
+    "rwmixread", "ramp_time", "steady_state", "steady_window", "steady_ramp", "max_runtime",
+    "target_ci", "max_repeats", "max_time", "no_logs", "per_io_log", "destroy_data", "conf",
+    "client_id", "keyring", "cluster", "connect_timeout", "pool_size", "pg_num", "no_prefill",
+    "allow_unhealthy", "quiesce", "health_interval", "drop_caches", "concurrent_ios",
+    "object_size", "run_name",
+})
+"""The keys ``cephbench run`` stored (its click keyword arguments) before the versioned
+request, from the first run with ``--resume`` on; ``per_io_log`` came later and may be missing."""
+
+
+def from_legacy(old: dict[str, Any], suite: str) -> RunRequest:
+    """A request stored as the raw click keyword arguments, as the typed request.
+
+    Old names are mapped here once and for all (``target_spec`` -> ``target``, ``no_logs``
+    -> ``capture.logs``...); the values go through the same validation as the options'.
+    """
+    unknown = sorted(set(old) - LEGACY_KEYS)
+    if unknown:
+        raise UsageError(f"the stored run request has options this cephbench does not know: "
+                         f"{', '.join(unknown)}",
+                         hint="resume it with the cephbench that started it")
+
+    def get(key: str, default: Any = None) -> Any:
+        value = old.get(key)
+        return default if value is None else value
+
+    return RunRequest(
+        suite=suite, target=get("target_spec"), label=get("label"), repeat=get("repeat", 1),
+        overrides=OverrideOptions(get("runtime"), get("size"), get("ramp_time")),
+        axes=axes(get("rw"), get("rwmixread"), get("bs"), get("iodepth"), get("numjobs")),
+        steady=steady_state(get("steady_state"), get("steady_window"), get("steady_ramp"),
+                            get("max_runtime")),
+        adaptive=AdaptiveOptions.parse(get("target_ci"), get("max_repeats", DEFAULT_MAX_REPEATS),
+                                       get("max_time")),
+        capture=CaptureOptions(logs=not get("no_logs", False), per_io_log=get("per_io_log", False)),
+        ceph=CephConnectionOptions(get("conf"), get("client_id"), get("keyring"), get("cluster"),
+                                   get("connect_timeout", DEFAULT_TIMEOUT)),
+        pool=PoolOptions(get("pool_size"), get("pg_num", DEFAULT_PG_NUM),
+                         not get("no_prefill", False)),
+        health=HealthRequest(get("allow_unhealthy", False), get("quiesce", False),
+                             get("health_interval", DEFAULT_INTERVAL)),
+        device=DeviceOptions(get("destroy_data"), get("drop_caches", False)),
+        rados_bench=RadosBenchOptions(get("concurrent_ios"), get("object_size"), get("run_name")),
+    )
+
