@@ -20,9 +20,9 @@ from typing import Any
 
 from cephbench.model import Run
 
-IGNORED = frozenset({"target.path", "params.request.label"})
+IGNORED = frozenset({"target.path", "params.request.label", "params.request.schema"})
 """Paths that differ on every run by construction (the data file is named after the run; the
-label is the column's name already)."""
+label is the column's name already; the request's format version is not a setting)."""
 CLUSTER_KEYS = ("cluster", "ceph")
 """Environment keys a Ceph cluster fingerprint may be recorded under."""
 LIST_KEYS = ("id", "name", "key", "osd")
