@@ -11,6 +11,7 @@ import pytest
 
 from cephbench import importer
 from cephbench.drivers import iperf3_text, rados_bench_paste
+from cephbench.errors import ParseError
 
 from .conftest import DATA
 from .data.make_expected_tools import expected_import, fixtures, golden, goldens, is_corpus
@@ -236,3 +237,27 @@ def test_text_and_json_of_a_test_name_the_workload_alike():
     json_names = {o.name for name in ("tcp-P4.client.json", "tcp-R.client.json", "tcp.server.json")
                   for f in importer.read(name, (IPERF / name).read_text()) for o in f.outcomes}
     assert text_names == json_names == {"127.0.0.1->127.0.0.1"}
+
+
+# --- published outputs: cut-off runs, command lines above the output ---------------------
+
+
+def test_a_run_cut_off_before_its_summary_is_skipped_and_named():
+    (p,) = importer.plan("x", (RADOS / "16-dev" / "zoned-storage.txt").read_text(), None)
+    assert [o.name for o in p.found.outcomes] == ["write", "rand"]
+    assert p.found.skipped == ("a rados bench output cut off at second 10, before its summary",)
+    assert any("skipped: a rados bench output cut off" in line for line in importer.report("x", [p]))
+
+
+def test_only_a_cut_off_run_is_an_error_that_says_why():
+    text = (RADOS / "16-dev" / "zoned-storage.txt").read_text()
+    cut = text[text.rindex("$ sudo ./bin/rados bench"):]
+    with pytest.raises(ParseError, match="cut off at second 10"):
+        importer.plan("x", "```\n" + cut + "\n```\n", None)
+
+
+def test_the_command_line_in_a_block_above_gives_mode_and_says_so():
+    runs = importer.plan("x", (RADOS / "13-dev" / "messenger-comparison.md").read_text(), None)
+    assert [[(r.rw, r.iodepth) for r in p.as_run().results] for p in runs] == [
+        [("write", 16)], [("write", 16), ("seq", None)], [("seq", None), ("rand", None)], [("rand", None)]]
+    assert all("command line taken from above the output" in w for p in runs for w in p.warnings)
