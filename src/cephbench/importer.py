@@ -9,6 +9,7 @@ with its name and why. Parsers are registered by name, so ``--as NAME`` can forc
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -134,8 +135,27 @@ WARN_FLAGS = {"no_latency": "latency not recorded",
               "iops_derived": "IOPS not printed: derived from the figures that were (flag iops_derived)"}
 
 
+INT_MAX = (1 << 63) - 1
+
+
+def _check_range(name: str, found: list[Found]) -> None:
+    """ParseError for a figure the store cannot hold (an integer beyond 64 bits, an infinite
+    float): a damaged output, refused before anything is stored."""
+    for f in found:
+        for o in f.outcomes:
+            for r in o.results:
+                for key, value in r.to_json().items():
+                    values = value.values() if isinstance(value, dict) else [value]
+                    bad = next((v for v in values if isinstance(v, int | float) and not isinstance(v, bool)
+                                and (abs(v) > INT_MAX if isinstance(v, int) else not math.isfinite(v))), None)
+                    if bad is not None:
+                        raise ParseError(f"{name}: {o.name}: {key} {bad!r:.40} is not a figure the output can "
+                                         "have printed (damaged?)", hint="check the input and import it again")
+
+
 def plan(name: str, text: str, label: str | None, force: str | None = None) -> list[Planned]:
     found = read(name, text, force)
+    _check_range(name, found)
     out = []
     for i, f in enumerate(found):
         warnings = f.warnings + tuple(
