@@ -9,13 +9,15 @@ import re
 
 import pytest
 
+from cephbench.errors import ParseError
 from cephbench.importing import importer
 from cephbench.tools.iperf3 import paste as iperf3_text
 from cephbench.tools.rados_bench import paste as rados_bench_paste
 from tests.conftest import DATA
-from tests.data.make_expected_tools import expected_import, fixtures, golden
+from tests.data.make_expected_tools import expected_import, fixtures, golden, goldens, is_corpus
 
 FIXTURES = fixtures()
+GOLDENS = goldens()
 IPERF = DATA / "iperf3" / "3.12"
 RADOS = DATA / "rados-bench"
 PASTE_TAIL = "\n[root@node1 ~]# exit\nlogout\nConnection to node1 closed.\n"
@@ -27,9 +29,10 @@ def _id(path):
 
 def test_every_fixture_has_its_own_golden():
     assert len({golden(p) for p in FIXTURES}) == len(FIXTURES) > 20
+    assert all(golden(p).exists() for p in FIXTURES)
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=_id)
+@pytest.mark.parametrize("path", GOLDENS, ids=_id)
 def test_matches_expected(path):
     assert expected_import(path) == json.loads(golden(path).read_text())
 
@@ -67,7 +70,10 @@ TOOL_OF_DIR = {"rados-bench": "rados-bench", "ceph": "osd-bench", "iperf3": "ipe
 @pytest.mark.parametrize("path", FIXTURES, ids=_id)
 def test_detected_as_its_tool(path):
     blocks = [b for b in importer.blocks(path.read_text()) if importer.detect(b)]
-    assert blocks and {importer.detect(b) for b in blocks} == {TOOL_OF_DIR[path.parent.parent.name]}
+    tools = {TOOL_OF_DIR[path.parent.parent.name]}
+    if is_corpus(path):  # a published post may hold outputs of several tools: its golden says which
+        tools = {run["parser"] for run in json.loads(golden(path).read_text()).get("runs", [])} or tools
+    assert blocks and {importer.detect(b) for b in blocks} == tools
 
 
 FIO_OUTPUTS = sorted(p for p in (DATA / "fio").glob("*/*") if p.suffix in (".json", ".txt")
@@ -231,3 +237,27 @@ def test_text_and_json_of_a_test_name_the_workload_alike():
     json_names = {o.name for name in ("tcp-P4.client.json", "tcp-R.client.json", "tcp.server.json")
                   for f in importer.read(name, (IPERF / name).read_text()) for o in f.outcomes}
     assert text_names == json_names == {"127.0.0.1->127.0.0.1"}
+
+
+# --- published outputs: cut-off runs, command lines above the output ---------------------
+
+
+def test_a_run_cut_off_before_its_summary_is_skipped_and_named():
+    (p,) = importer.plan("x", (RADOS / "16-dev" / "zoned-storage.txt").read_text(), None)
+    assert [o.name for o in p.found.outcomes] == ["write", "rand"]
+    assert p.found.skipped == ("a rados bench output cut off at second 10, before its summary",)
+    assert any("skipped: a rados bench output cut off" in line for line in importer.report("x", [p]))
+
+
+def test_only_a_cut_off_run_is_an_error_that_says_why():
+    text = (RADOS / "16-dev" / "zoned-storage.txt").read_text()
+    cut = text[text.rindex("$ sudo ./bin/rados bench"):]
+    with pytest.raises(ParseError, match="cut off at second 10"):
+        importer.plan("x", "```\n" + cut + "\n```\n", None)
+
+
+def test_the_command_line_in_a_block_above_gives_mode_and_says_so():
+    runs = importer.plan("x", (RADOS / "13-dev" / "messenger-comparison.md").read_text(), None)
+    assert [[(r.rw, r.iodepth) for r in p.as_run().results] for p in runs] == [
+        [("write", 16)], [("write", 16), ("seq", None)], [("seq", None), ("rand", None)], [("rand", None)]]
+    assert all("command line taken from above the output" in w for p in runs for w in p.warnings)

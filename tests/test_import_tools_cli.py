@@ -77,3 +77,17 @@ def test_a_file_with_nothing_recognisable_names_every_format(invoke, tmp_path):
     assert result.exit_code != 0 and "Traceback" not in result.output
     for name in ("rados bench", "ceph tell osd bench", "iperf3", "--as"):
         assert name in result.output
+
+
+def test_the_report_names_every_tool_of_a_post_with_two(invoke, invoke_json):
+    post = RADOS / "0.47.2" / "openstack-post-excerpt.md"
+    result = invoke("import", str(post))
+    assert f"{post}: rados-bench, version 0.47.2: 1 run, workloads write" in result.output
+    assert f"{post}: osd-bench, version not shown: 1 run, workloads osd.0, osd.1, osd.2" in result.output
+    assert [r["environment"]["import"]["parser"] for r in
+            (invoke_json("show", str(r["id"])) for r in invoke_json("runs"))] == ["rados-bench", "osd-bench"]
+
+
+def test_the_report_says_what_was_skipped(invoke):
+    result = invoke("import", str(RADOS / "16-dev" / "zoned-storage.txt"), "--dry-run")
+    assert "skipped: a rados bench output cut off at second 10, before its summary" in result.output

@@ -18,10 +18,23 @@ DRIVER_LEVEL = [HERE / "rados-bench" / "16.2.15" / f"{mode}.txt" for mode in rad
 
 
 def fixtures() -> list[Path]:
-    """Every fixture the import goldens cover (source notes and goldens excluded)."""
+    """Every rados bench, osd bench and iperf3 output under tests/data (source notes and
+    goldens excluded): our recordings and reconstructions, and the corpus of published ones."""
     found = [*HERE.glob("rados-bench/*/*"), *HERE.glob("ceph/*/osd-bench*"), *HERE.glob("iperf3/*/*")]
     return sorted(p for p in found if p.suffix in (".txt", ".md", ".json") and p not in DRIVER_LEVEL
                   and not p.name.endswith((".expected.json", ".source.md")))
+
+
+def is_corpus(path: Path) -> bool:
+    """A published output of the corpus: its golden is make_expected_corpus.py's (an object,
+    independent of the importer), not this script's."""
+    gold = golden(path)
+    return gold.exists() and isinstance(json.loads(gold.read_text()), dict)
+
+
+def goldens() -> list[Path]:
+    """The fixtures whose golden this script writes (the corpus has its own)."""
+    return [p for p in fixtures() if not is_corpus(p)]
 
 
 def expected_import(path: Path) -> list[dict]:
@@ -44,7 +57,7 @@ def golden(path: Path) -> Path:
 
 
 def main() -> None:
-    for path in fixtures():
+    for path in goldens():
         golden(path).write_text(json.dumps(expected_import(path), indent=1) + "\n")
     for path in DRIVER_LEVEL:
         golden(path).write_text(json.dumps(expected_driver(path), indent=1) + "\n")

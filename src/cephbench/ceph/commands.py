@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from cephbench.ceph.connection import Connection
-from cephbench.errors import CephbenchError, ParseError, ToolFailed
+from cephbench.ceph.output import parse_json
+from cephbench.errors import CephbenchError, ToolFailed
 from cephbench.system.process import ProcessResult, ProcessTimeout, run, which
 
 
@@ -43,11 +43,3 @@ def unreachable(conn: Connection, timeout: float) -> CephbenchError:
         f"cannot reach the Ceph cluster of {where} as client.{conn.id} within {timeout:g} s",
         hint="is it running, and are --conf/--id/--keyring right? (cephbench lab status for the lab)",
     )
-
-
-def parse_json(args: tuple[str, ...], out: str) -> Any:
-    """What ``ceph ARGS -f json`` printed, parsed (None for nothing); ParseError otherwise."""
-    try:
-        return json.loads(out) if out.strip() else None
-    except json.JSONDecodeError as e:
-        raise ParseError(f"ceph {' '.join(args)} printed no JSON: {out[:200]!r}") from e

@@ -35,9 +35,8 @@ def import_(inputs: tuple[str, ...], label: str | None, force: str | None, dry_r
     for name, planned in planned_per_input:
         ids = [None] * len(planned) if dry_run else importer.save(store, planned)
         runs += [p.as_run(i) for p, i in zip(planned, ids, strict=True)]
-        for p in planned:
-            for warning in p.warnings:
-                console_err.print(f"[yellow]warning:[/] {p.source}: {warning}")
+        for line in importer.report(name, planned):
+            console_err.print(line, markup=False, highlight=False, soft_wrap=True)
         if not dry_run:
             console_err.print(f"{name}: stored as run {', '.join(map(str, ids))}")
     if fmt == "json":

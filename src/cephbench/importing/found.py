@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cephbench.model import Result
 from cephbench.tools.fio.parse import JobOutcome
@@ -30,9 +30,12 @@ class Found:
     text: str
     warnings: tuple[str, ...] = ()
     """What the parser could not read as printed (a figure derived, a mode unknown, ...)."""
+    skipped: tuple[str, ...] = ()
+    """Outputs of this tool seen in the text but not imported, and why (cut off, ...)."""
 
 
-def runs(parser: str, version: str | None, workloads: list[Workload], text: str) -> list[Found]:
+def runs(parser: str, version: str | None, workloads: list[Workload], text: str,
+         skipped: tuple[str, ...] = ()) -> list[Found]:
     """Workloads in the order found, as runs: a name seen again starts a new run.
 
     ``compare`` matches workloads by name across runs, and ``cephbench run rados`` stores
@@ -45,8 +48,11 @@ def runs(parser: str, version: str | None, workloads: list[Workload], text: str)
         if any(seen.name == w.name for seen in out[-1]):
             out.append([])
         out[-1].append(w)
-    return [Found(parser, version, tuple(group), text,
-                  tuple(f"{w.name}: {msg}" for w in group for msg in w.warnings)) for group in out if group]
+    found = [Found(parser, version, tuple(group), text,
+                   tuple(f"{w.name}: {msg}" for w in group for msg in w.warnings)) for group in out if group]
+    if found and skipped:
+        found[-1] = replace(found[-1], skipped=skipped)
+    return found
 
 
 def merge(found: list[Found], parsers: frozenset[str]) -> list[Found]:
@@ -58,7 +64,8 @@ def merge(found: list[Found], parsers: frozenset[str]) -> list[Found]:
         if (prev and prev.parser == f.parser and f.parser in parsers
                 and not {o.name for o in prev.outcomes} & {o.name for o in f.outcomes}):
             out[-1] = Found(f.parser, prev.tool_version or f.tool_version, prev.outcomes + f.outcomes,
-                            prev.text + "\n" + f.text, prev.warnings + f.warnings)
+                            prev.text + "\n" + f.text, prev.warnings + f.warnings,
+                            prev.skipped + f.skipped)
         else:
             out.append(f)
     return out

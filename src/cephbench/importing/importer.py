@@ -9,9 +9,10 @@ with its name and why. Parsers are registered by name, so ``--as NAME`` can forc
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cephbench.errors import ParseError, UsageError
 from cephbench.importing import tools as import_tools
@@ -20,6 +21,7 @@ from cephbench.model import Failure, Run, WorkloadOutcome, now
 from cephbench.store import Store
 from cephbench.tools.fio.parse import extract_all, parse_document
 from cephbench.tools.fio.text import parse_text_all
+from cephbench.tools.rados_bench import paste as rados_bench_paste
 
 FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
 
@@ -58,27 +60,49 @@ def detect(text: str) -> str | None:
 
 def blocks(text: str) -> list[str]:
     """The fenced blocks of Markdown-like text, or the whole text when it has none."""
+    return [block for block, _ in sections(text)]
+
+
+def sections(text: str) -> list[tuple[str, str]]:
+    """Each fenced block (or the whole text when it has none) and the text above it since the
+    previous block (prose, or the command line a write-up shows before its output)."""
     text = text.replace("\r\n", "\n")
-    fenced = [m.group(2) for m in FENCE.finditer(text)]
-    return fenced or [text]
+    out, end = [], 0
+    for m in FENCE.finditer(text):
+        out.append((m.group(2), text[end:m.start()]))
+        end = m.end()
+    return out or [(text, "")]
 
 
 def read(name: str, text: str, force: str | None = None) -> list[Found]:
-    """Everything recognisable in one input; ParseError (naming it) when there is nothing."""
+    """Everything recognisable in one input; ParseError (naming it) when there is nothing.
+
+    Each fenced block is read by the parser of what it holds, so a post with fio and rados
+    bench outputs gives runs of both. Outputs seen but not imported (a rados bench run cut off
+    before its summary) are named in the runs' ``skipped``."""
     if force is not None and force not in PARSERS:
         raise UsageError(f"no parser named {force}", hint=f"choose one of: {', '.join(PARSERS)}")
     found: list[Found] = []
-    for block in blocks(text):
+    skipped: list[str] = []
+    above = ""  # the text above each block that is no tool's output: prose, command lines
+    for block, before in sections(text):
+        above += before
         kind = force or detect(block)
         if kind is None:
+            skipped += rados_bench_paste.truncated(block) if "bench" in block else []
+            above += block
             continue
         try:
-            found += PARSERS[kind](block)
+            found += import_tools.rados_bench(block, above) if kind == "rados-bench" \
+                else PARSERS[kind](block)
         except ParseError as e:
             raise ParseError(f"{name}: {e.message} (read as {kind})") from None
     if not found:
-        raise ParseError(f"{name}: no {FORMATS} output recognised",
+        why = f" ({'; '.join(skipped)})" if skipped else ""
+        raise ParseError(f"{name}: no {FORMATS} output recognised{why}",
                          hint=f"pass --as {'|'.join(PARSERS)} to say what it is")
+    if skipped:
+        found[-1] = replace(found[-1], skipped=found[-1].skipped + tuple(skipped))
     return merge(found, frozenset(PARSERS) - set(TOOLS))
 
 
@@ -110,8 +134,27 @@ WARN_FLAGS = {"no_latency": "latency not recorded",
               "iops_derived": "IOPS not printed: derived from the figures that were (flag iops_derived)"}
 
 
+INT_MAX = (1 << 63) - 1
+
+
+def _check_range(name: str, found: list[Found]) -> None:
+    """ParseError for a figure the store cannot hold (an integer beyond 64 bits, an infinite
+    float): a damaged output, refused before anything is stored."""
+    for f in found:
+        for o in f.outcomes:
+            for r in o.results:
+                for key, value in r.to_json().items():
+                    values = value.values() if isinstance(value, dict) else [value]
+                    bad = next((v for v in values if isinstance(v, int | float) and not isinstance(v, bool)
+                                and (abs(v) > INT_MAX if isinstance(v, int) else not math.isfinite(v))), None)
+                    if bad is not None:
+                        raise ParseError(f"{name}: {o.name}: {key} {bad!r:.40} is not a figure the output can "
+                                         "have printed (damaged?)", hint="check the input and import it again")
+
+
 def plan(name: str, text: str, label: str | None, force: str | None = None) -> list[Planned]:
     found = read(name, text, force)
+    _check_range(name, found)
     out = []
     for i, f in enumerate(found):
         warnings = f.warnings + tuple(
@@ -120,6 +163,25 @@ def plan(name: str, text: str, label: str | None, force: str | None = None) -> l
         source = name if len(found) == 1 else f"{name}#{i + 1}"
         out.append(Planned(label, source, f, warnings))
     return out
+
+
+def report(name: str, planned: list[Planned]) -> list[str]:
+    """What ``import`` found in one input, one line each: per tool its version, runs and
+    workloads; then every warning and every output skipped, and why."""
+    tools: dict[str, list[Planned]] = {}
+    for p in planned:
+        tools.setdefault(p.found.parser, []).append(p)
+    lines = []
+    for parser, runs in tools.items():
+        versions = sorted({p.found.tool_version for p in runs if p.found.tool_version})
+        names = list(dict.fromkeys(o.name for p in runs for o in p.found.outcomes))
+        shown = ", ".join(names[:8]) + (f", ... ({len(names)} in all)" if len(names) > 8 else "")
+        lines.append(f"{name}: {parser}, version {', '.join(versions) or 'not shown'}: "
+                     f"{len(runs)} run{'s' * (len(runs) != 1)}, workloads {shown}")
+    for p in planned:
+        lines += [f"{p.source}: warning: {w}" for w in p.warnings]
+        lines += [f"{p.source}: skipped: {s}" for s in p.found.skipped]
+    return lines
 
 
 def save(store: Store, planned: list[Planned]) -> list[int]:

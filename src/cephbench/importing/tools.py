@@ -18,12 +18,15 @@ from cephbench.tools.osd_bench import paste as osd_bench_text
 from cephbench.tools.rados_bench import paste as rados_bench_paste
 
 
-def rados_bench(text: str) -> list[Found]:
+def rados_bench(text: str, before: str = "") -> list[Found]:
+    """Every complete rados bench output; those cut off before their summary are skipped and
+    named. ``before``: the text above the block (its last command line may be the output's)."""
     workloads = [
         Workload(p.output.mode, (p.result(),), warnings=p.warnings)
-        for p in rados_bench_paste.parse_pasted(text)
+        for p in rados_bench_paste.parse_pasted(text, before)
     ]
-    return runs("rados-bench", _ceph_version(text), workloads, text)
+    skipped = tuple(rados_bench_paste.truncated(text))
+    return runs("rados-bench", _ceph_version(text) or _ceph_version(before), workloads, text, skipped)
 
 
 def osd_bench(text: str) -> list[Found]:

@@ -1,13 +1,13 @@
 """Running the ``ceph`` CLI against a lab, and reading what it answers (pure parsers).
 
 The lab talks to its cluster through its own environment (it runs before any Connection
-exists: bootstrap, keys fed on stdin); everything else uses ceph/commands.py."""
+exists: bootstrap, keys fed on stdin); everything else uses ceph/commands.py. Both read JSON with ceph/output.py."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from cephbench.ceph.commands import parse_json
+from cephbench.ceph.output import parse_json
 from cephbench.errors import ToolFailed
 from cephbench.lab.info import LabInfo
 from cephbench.system.process import ProcessResult, run

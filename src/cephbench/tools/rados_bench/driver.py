@@ -73,6 +73,14 @@ def summary_line(line: str) -> tuple[str, float] | None:
     return (name, value) if math.isfinite(value) else None
 
 
+def row(line: str) -> int | None:
+    """The second of a per-second table row (``  10  16  396  381  152.356 ...``), else None."""
+    if len(line) > 300:
+        return None
+    m = _ROW.match(_TIMESTAMP.sub("", line))
+    return int(m[1]) if m else None
+
+
 def parse(text: str, mode: str) -> BenchOutput:
     """Summary and per-second rows of one run's stdout; ParseError when there is no summary."""
     summary: dict[str, float] = {}

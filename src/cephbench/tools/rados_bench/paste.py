@@ -7,6 +7,11 @@ the next output's preamble. The mode comes from the command line when it was pas
 (``rados bench -p rbd 60 write``, ``rados -p x bench 10 rand -t 16``), else from the output
 itself: ``Maintaining N concurrent writes`` or ``Total writes made`` is a write; a read
 without its command line is ``read``, since nothing in the output tells seq from rand.
+Write-ups often put the command in its own block above the output (``before``): the last
+command line there is used, with a warning saying so.
+
+An output cut off before its summary (a per-second table that stops) is never imported: its
+figures are incomplete. ``truncated`` names each one so the importer can say it skipped it.
 """
 
 from __future__ import annotations
@@ -40,6 +45,11 @@ class Pasted:
 
 def split(text: str) -> list[str]:
     """The text of each output: its preamble, per-second table and summary."""
+    return _split(text)[0]
+
+
+def _split(text: str) -> tuple[list[str], str]:
+    """Each output's text, and what follows the last summary."""
     parts, current, in_summary = [], [], False
     for line in text.splitlines():
         is_summary = rados_bench.summary_line(line) is not None
@@ -50,7 +60,33 @@ def split(text: str) -> list[str]:
         in_summary = in_summary or is_summary
     if in_summary:
         parts.append("\n".join(current))
-    return parts
+        current = []
+    return parts, "\n".join(current)
+
+
+def _tables(text: str) -> list[int]:
+    """The last second of each per-second table in ``text`` (a table starts again at second 0
+    or 1, or when the second goes back)."""
+    tables: list[int] = []
+    last = None
+    for line in text.splitlines():
+        row = rados_bench.row(line)
+        if row is None:
+            continue
+        if last is None or row <= last or row == 0:
+            tables.append(row)
+        else:
+            tables[-1] = row
+        last = row
+    return tables
+
+
+def truncated(text: str) -> list[str]:
+    """One line for each output in ``text`` cut off before its summary (a per-second table
+    with no summary after it): those are skipped, never half-imported."""
+    parts, tail = _split(text)
+    cut = [s for part in parts for s in _tables(part)[:-1]] + _tables(tail)
+    return [f"a rados bench output cut off at second {s}, before its summary" for s in cut]
 
 
 def _commands(part: str) -> list[tuple[str, str]]:
@@ -66,8 +102,8 @@ def _commands(part: str) -> list[tuple[str, str]]:
     return out
 
 
-def _mode(part: str, kind: str | None) -> tuple[str, list[str]]:
-    commands = [mode for _, mode in _commands(part)]
+def _mode(part: str, kind: str | None, lines: list[tuple[str, str]]) -> tuple[str, list[str]]:
+    commands = [mode for _, mode in lines]
     if commands and (commands[-1] == "write") == (kind == "write"):
         return commands[-1], []
     warnings = [f"the command line says {commands[-1]} but the output is a {kind}: read as {kind}"] \
@@ -77,23 +113,31 @@ def _mode(part: str, kind: str | None) -> tuple[str, list[str]]:
     return "read", [*warnings, "no command line: seq or rand is unknown, stored as rw \"read\""]
 
 
-def _concurrent(part: str) -> int | None:
-    commands = _commands(part)
+def _concurrent(part: str, commands: list[tuple[str, str]]) -> int | None:
     found = (CONCURRENT.search(commands[-1][0]) if commands else None) or MAINTAINING.search(part)
     return int(found["n"]) if found else None
 
 
-def parse_pasted(text: str) -> list[Pasted]:
-    """Every rados bench output in ``text``, in order; ParseError when there is none."""
+def parse_pasted(text: str, before: str = "") -> list[Pasted]:
+    """Every rados bench output in ``text``, in order; ParseError when there is none.
+
+    ``before``: the text above the block ``text`` came from (prose, a fenced command line);
+    its last command line stands for the first output's, when that has none of its own."""
     out = []
+    above = _commands(before)[-1:]
     for part in split(text):
         keys = {found[0] for found in map(rados_bench.summary_line, part.splitlines()) if found}
         if not keys & {"total_time", "ops"}:
             continue  # figures quoted in prose, or a summary cut above its first lines: no output
         bench = rados_bench.parse(part, "output")
-        mode, warnings = _mode(part, bench.kind)
+        commands, note = _commands(part), []
+        if not commands and above:
+            commands = above
+            note = [f"command line taken from above the output: {above[0][0].strip()[:120]}"]
+        mode, warnings = _mode(part, bench.kind, commands)
         bench = replace(bench, mode=mode)
-        out.append(Pasted(bench, _concurrent(part), tuple(warnings)))
+        out.append(Pasted(bench, _concurrent(part, commands), tuple(note + warnings)))
+        above = []
     if not out:
         raise ParseError("no rados bench summary (Total time run:, Total writes/reads made:) found")
     return out

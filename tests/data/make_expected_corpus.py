@@ -1,0 +1,103 @@
+"""Write ``<name>.expected.json`` for the corpus of outputs others published (entries with a
+``<name>.source.md``), independently of cephbench's parsers.
+
+- JSON outputs (iperf3 ``-J``): the figures are read from the document with plain dict
+  look-ups here (``end.sum_received`` / ``end.sum_sent``), not with cephbench's parser.
+- Text outputs: the figures below were transcribed by hand from what each output prints,
+  then put in the units the store uses: rados bench's and Ceph's MB/KB are MiB/KiB,
+  iperf3's MBytes are MiB and its Mbits 10^6 bits, seconds of latency become µs.
+
+The corpus test (tests/test_corpus.py) imports every entry through ``cephbench import`` and
+compares each listed field: to 1e-6 relative for figures, exactly for the rest.
+"""
+
+import json
+from pathlib import Path
+
+HERE = Path(__file__).parent
+MIB, KIB, OBJ = 1 << 20, 1 << 10, 4194304
+
+
+def rados(workload, rw, runtime, ops, bw_mb, lat_s, max_s, *, iops=None, depth=None):
+    r = {"workload": workload, "op": "write" if rw == "write" else "read", "rw": rw, "bs": OBJ,
+         "iodepth": depth, "runtime_s": runtime, "total_ios": ops, "io_bytes": ops * OBJ,
+         "bw_bytes_per_s": bw_mb * MIB, "lat_mean_us": lat_s * 1e6, "lat_max_us": max_s * 1e6}
+    r["iops"], r["flags"] = (iops, []) if iops is not None else (ops / runtime, ["iops_derived"])
+    return r
+
+
+def osd_text(name, seconds, rate, unit):
+    return {"workload": name, "op": "write", "bs": 4 * MIB, "io_bytes": 1024 * MIB, "runtime_s": seconds,
+            "bw_bytes_per_s": rate * unit, "iops": 256 / seconds, "flags": ["iops_derived"]}
+
+
+def iperf_text(name, seconds, xfer_mib, recv_mbit, sent_mbit, retr):
+    return {"workload": name, "runtime_s": seconds, "io_bytes": int(xfer_mib * MIB),
+            "bw_bytes_per_s": recv_mbit * 1e6 / 8,
+            "metrics": {"bits_per_second": recv_mbit * 1e6, "sent_bits_per_second": sent_mbit * 1e6,
+                        "retransmits": retr}}
+
+
+TRANSCRIBED = {
+    "rados-bench/16-dev/zoned-storage": {
+        "runs": [{"parser": "rados-bench", "workloads": ["write", "rand"]}], "skipped": 1,
+        "results": [rados("write", "write", 10.3305, 396, 153.333, 0.411226, 1.00844, iops=38, depth=16),
+                    rados("rand", "rand", 10.272, 646, 251.558, 0.249385, 0.888654, iops=62)]},
+    "rados-bench/13-dev/messenger-comparison": {
+        "runs": [{"parser": "rados-bench", "workloads": w} for w in
+                 (["write"], ["write", "seq"], ["seq", "rand"], ["rand"])],
+        "results": [rados("write", "write", 15.760662, 44, 11.167, 4.7571, 5.76314, iops=2, depth=16),
+                    rados("write", "write", 15.758034, 44, 11.1689, 4.75525, 5.84311, iops=2, depth=16),
+                    rados("seq", "seq", 15.784622, 44, 11.1501, 5.13116, 9.99615, iops=2),
+                    rados("seq", "seq", 15.749513, 44, 11.1749, 5.10079, 9.98908, iops=2),
+                    rados("rand", "rand", 16.058322, 45, 11.2091, 4.78828, 6.065, iops=2),
+                    rados("rand", "rand", 16.061321, 45, 11.207, 4.77359, 6.06723, iops=2)]},
+    "rados-bench/0.47.2/openstack-post-excerpt": {
+        "runs": [{"parser": "rados-bench", "tool_version": "0.47.2", "workloads": ["write"]},
+                 {"parser": "osd-bench", "workloads": ["osd.0", "osd.1", "osd.2"]}],
+        "results": [rados("write", "write", 101.114344, 1341, 53.049, 1.20432, 2.68683, depth=16),
+                    osd_text("osd.0", 4.575725, 223, MIB), osd_text("osd.1", 22.559266, 46480, KIB),
+                    osd_text("osd.2", 20.011638, 52398, KIB)]},
+    "iperf3/3.17/bandwitch-reverse-then-forward": {
+        "runs": [{"parser": "iperf3", "workloads": ["140.112.30.186->10.0.2.15",
+                                                    "10.0.2.15->140.112.30.186"]}],
+        "results": [iperf_text("140.112.30.186->10.0.2.15", 5.0, 240, 403, 404, 1769),
+                    iperf_text("10.0.2.15->140.112.30.186", 5.01, 130, 218, 219, 0)]},
+}
+
+
+def iperf3_json(path: Path) -> dict:
+    """From the document itself: what was received, what was sent, the sender's Retr."""
+    doc = json.loads(path.read_text())
+    start, end = doc["start"], doc["end"]
+    conn = start["connected"][0]
+    reverse = bool(start["test_start"].get("reverse"))
+    a, b = conn["local_host"], conn["remote_host"]
+    name = f"{b}->{a}" if reverse else f"{a}->{b}"  # a client's output: data went local -> remote
+    got, sent = end["sum_received"], end["sum_sent"]
+    return {"runs": [{"parser": "iperf3", "tool_version": start["version"], "workloads": [name]}],
+            "results": [{"workload": name, "rw": start["test_start"]["protocol"].lower(),
+                         "runtime_s": got["seconds"], "io_bytes": got["bytes"],
+                         "bw_bytes_per_s": got["bits_per_second"] / 8,
+                         "metrics": {"bits_per_second": got["bits_per_second"],
+                                     "sent_bits_per_second": sent["bits_per_second"],
+                                     "retransmits": sent["retransmits"]}}]}
+
+
+COMPUTED = {"iperf3/3.17/bandwitch-client": ("bandwitch-client.json", iperf3_json)}
+
+
+def main() -> None:
+    for key, expected in TRANSCRIBED.items():
+        (HERE / f"{key}.expected.json").write_text(
+            json.dumps({"_figures": "transcribed from the output (make_expected_corpus.py)", **expected},
+                       indent=1) + "\n")
+    for key, (name, compute) in COMPUTED.items():
+        path = HERE / key.rsplit("/", 1)[0] / name
+        (HERE / f"{key}.expected.json").write_text(
+            json.dumps({"_figures": "computed from the JSON by make_expected_corpus.py", **compute(path)},
+                       indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
