@@ -30,5 +30,5 @@ def test_run_drops_before_every_workload(invoke, invoke_json, bench_dir, db):
     assert run["status"] == "complete" and run["params"]["drop_caches"] is True
     with Store(db) as store:
         assert len(store.outputs(run["id"])) == 4  # one fio process per workload, to drop in between
-        drops = [p for s in store.series(run["id"]) if s["name"] == "drop_caches" for p in s["points"]]
+        drops = [v for s in store.series(run["id"], "drop_caches") for v in s.values]
     assert len(drops) == 4

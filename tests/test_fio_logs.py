@@ -182,8 +182,8 @@ def test_series_round_trip_through_the_store(tmp_path):
     series = logs.collect(folder, workload="mixed", repeat=2, **expected["collect"])
     with Store(tmp_path / "results.db") as store:
         run_id = store.start_run(label=None, suite="s", target="file:/x", environment={}, params={})
-        store.add_timeseries(run_id, series)
-        back = store.timeseries(run_id)
+        store.add_series(run_id, series)
+        back = store.series(run_id)
     assert len(back) == len(series)
     for a, b in zip(series, back, strict=True):
         assert (a.repeat, a.workload, a.op, a.metric) == (b.repeat, b.workload, b.op, b.metric)

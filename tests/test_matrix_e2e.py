@@ -123,7 +123,7 @@ def test_every_workload_gets_its_time_series(invoke, db, bench_dir):
     invoke("run", "matrix", "--target", f"file:{bench_dir}", "--iodepth", "1,4", "--runtime", "2", "--size", "16m")
     invoke("run", "matrix", "--target", f"file:{bench_dir}", "--runtime", "2", "--size", "16m", "--per-io-log")
     with Store(db) as s:
-        averaged, per_io = (s.timeseries(s.resolve(ref)) for ref in (1, 2))
+        averaged, per_io = (s.series(s.resolve(ref)) for ref in (1, 2))
         (run,) = [s.get_run(1)]
     got = {(x.workload, x.op, x.metric): x for x in averaged}
     assert set(got) == {(w, "read", m) for w in ("randread-4k-qd1-nj1", "randread-4k-qd4-nj1")

@@ -40,7 +40,7 @@ def test_rados_suite_on_a_fresh_pool(invoke, invoke_json, in_lab, db):
     assert pool not in ceph_json(in_lab, "osd", "pool", "ls")
     with Store(db) as s:
         assert s.open_resources() == []
-        assert {x["name"] for x in s.series(run["id"])} >= {"health", "bw_bytes_per_s"}
+        assert {x.metric for x in s.series(run["id"])} >= {"health", "bw_bytes_per_s", "lat_mean_us"}
         fp, stored_pool = s.fingerprint(run["id"])
         assert stored_pool == run["cluster"]["pool"]["name"] and set(fp) >= {"versions", "osd_metadata", "config", "df"}
     table = invoke("show", "last", "--cluster", "--format", "md").stdout

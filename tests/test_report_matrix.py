@@ -302,7 +302,7 @@ def store_matrix(db: Path, label: str, factor: float, series: bool) -> int:
             s.record_batch(run_id, rep, None, [WorkloadOutcome(w, (r,)) for w, rp, r in rows if rp == rep])
         if series:
             names = list(dict.fromkeys(w for w, _, _ in rows))
-            s.add_timeseries(run_id, [x for i, w in enumerate(names) for x in steady_then_stall(
+            s.add_series(run_id, [x for i, w in enumerate(names) for x in steady_then_stall(
                 workload=w, stall=i == 5, op="read" if w.startswith("randread") else "write")])
         s.finish_run(run_id, "complete")
     return run_id

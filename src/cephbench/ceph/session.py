@@ -13,7 +13,7 @@ from cephbench.ceph.commands import ceph_json
 from cephbench.ceph.connection import Connection
 from cephbench.ceph.quiesce import quiesced
 from cephbench.errors import CephbenchError
-from cephbench.model import Result, WorkloadOutcome
+from cephbench.model import Result, Series, WorkloadOutcome
 from cephbench.store import ResourceLog, Store
 
 
@@ -80,5 +80,6 @@ def ceph_run(store: Store, run_id: int, conn: Connection, resources: ResourceLog
             with sampler:
                 yield CephRun(sampler, flags)
         finally:
-            points = [[round(s.t - started, 3), {"flags": sorted(s.flags), **s.summary}] for s in sampler.samples]
-            store.add_series(run_id, 0, "", "health", points)
+            t_s = [round(s.t - started, 3) for s in sampler.samples]
+            samples = [{"flags": sorted(s.flags), **s.summary} for s in sampler.samples]
+            store.add_series(run_id, [Series(0, "", "", "health", t_s, samples)])

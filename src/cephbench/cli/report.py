@@ -31,6 +31,6 @@ def report(run_refs: tuple[str, ...], output: Path, store: Store) -> None:
         raise UsageError(f"the directory {output.parent} does not exist", hint="create it, or write elsewhere")
     runs = [store.get_run(ref) for ref in run_refs]
     provenance = {run.id: store.outputs(run.id) for run in runs}
-    series = {run.id: store.timeseries(run.id) for run in runs}
+    series = {run.id: [s for s in store.series(run.id) if s.workload] for run in runs}  # not health
     written = write_report(compare(runs, clusters=load_clusters(store, runs)), provenance, output, series)
     click.echo(str(written[0]))

@@ -62,9 +62,8 @@ def _ceph_extras(run: Run, store: Store) -> dict[str, Any]:
     fp = store.fingerprint(run.id)
     if fp is not None:
         out["cluster"] = summarize(*fp)
-    health = [s for s in store.series(run.id) if s["name"] == "health"]
-    if health:
-        out["health_samples"] = health[0]["points"]
+    for h in store.series(run.id, "health")[:1]:
+        out["health_samples"] = [[t, v] for t, v in zip(h.t_s, h.values, strict=True)]
     prefill = [o for o in store.outputs(run.id) if o["tool"] == PREFILL_TOOL]
     if prefill:
         out["prefill"] = {"argv": prefill[0]["argv"], "seconds": prefill[0]["seconds"]}

@@ -24,6 +24,7 @@ from cephbench.ceph import caches
 from cephbench.ceph.session import CephRun, ceph_run, preflight
 from cephbench.errors import CephbenchError, Interrupted, UsageError
 from cephbench.execution.options import RunOptions
+from cephbench.model import Series
 from cephbench.planning.schedule import Schedule
 from cephbench.store import ResourceLog, Store
 from cephbench.system import environment
@@ -140,10 +141,9 @@ def _store(store: Store, run_id: int, step: Step, outcomes: list) -> None:
         return
     with store.transaction():
         store.record_batch(run_id, step.repeat, step.raw, outcomes)
-        if step.series:
-            store.add_timeseries(run_id, step.series)
-        for workload, name, points in step.points:
-            store.add_series(run_id, step.repeat, workload, name, points)
+        points = [Series(step.repeat, w, "", m, [p[0] for p in pts], [p[1] for p in pts])
+                  for w, m, pts in step.points]
+        store.add_series(run_id, [*step.series, *points])
 
 
 def _params(plan, tool: Tool, target: Target, repeats: int, options: RunOptions) -> dict:
@@ -168,11 +168,8 @@ def _params(plan, tool: Tool, target: Target, repeats: int, options: RunOptions)
 
 def _dropper(store: Store, run_id: int) -> Callable[[], None]:
     """Drop the page cache before each workload; each drop kept as a series point."""
-    points: list[list] = []
-
     def before_each() -> None:
-        points.append([time.time(), caches.drop()])
-        store.add_series(run_id, 0, "", "drop_caches", points[-1:])
+        store.add_series(run_id, [Series(0, "", "", "drop_caches", [time.time()], [caches.drop()])])
 
     return before_each
 

@@ -37,7 +37,7 @@ from cephbench.report.table import Table, to_markdown
 
 TEMPLATES = Path(__file__).parent / "templates"
 SeriesByRun = dict[int, Sequence[Series]]
-"""Run id -> ``Store.timeseries(run_id)``."""
+"""Run id -> the run's workload series (``Store.series``)."""
 
 
 def summary(cmp: Comparison) -> list[str]:

@@ -52,7 +52,7 @@ def sweep_section(sweep: Sweep, chart: ChartSink) -> dict | None:
 
 def timeseries_section(cmp: Comparison, series: dict[int, Sequence[Series]], chart: ChartSink) -> dict | None:
     """Charts (title, embedded) of the workloads' time series and a note on any left out;
-    None when no run has a series. ``series``: run id -> ``Store.timeseries(run_id)``."""
+    None when no run has a series. ``series``: run id -> its workloads' ``Store.series``."""
     runs = [(col.name, i, series.get(run.id, ())) for i, col in enumerate(cmp.columns) for run in col.runs]
     chosen, note = select(timelines(runs))
     if not chosen:

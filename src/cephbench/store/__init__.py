@@ -83,7 +83,11 @@ class Store:
         try:
             migrate(self.conn, str(self.path))
         except sqlite3.DatabaseError as e:
+            self.conn.close()
             raise StoreError(f"{self.path} is not a cephbench result store: {e}") from e
+        except BaseException:
+            self.conn.close()
+            raise
 
     def close(self) -> None:
         self.conn.close()
@@ -94,11 +98,9 @@ class Store:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _tx(self):
-        return _Transaction(self.conn)
-
-    def transaction(self):
-        """Group several writes: all of them are stored, or none."""
+    def transaction(self) -> _Transaction:
+        """Group several writes: all of them are stored, or none. Re-entrant: inside another
+        transaction, part of it."""
         return _Transaction(self.conn)
 
     # -- writing -----------------------------------------------------------------------
@@ -106,7 +108,7 @@ class Store:
         self, *, label: str | None, suite: str, target: str,
         environment: dict[str, Any], params: dict[str, Any], started_at: str | None = None,
     ) -> int:
-        with self._tx():
+        with self.transaction():
             cur = self.conn.execute(
                 "INSERT INTO runs (label, suite, target, status, started_at, host, pid,"
                 " environment, params) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?)",
@@ -120,7 +122,7 @@ class Store:
         outcomes: Iterable[WorkloadOutcome],
     ) -> None:
         """Store one tool invocation and every workload it produced, all or nothing."""
-        with self._tx():
+        with self.transaction():
             output_id = None
             if output is not None:
                 output_id = self.conn.execute(
@@ -152,7 +154,7 @@ class Store:
                     )
 
     def finish_run(self, run_id: int, status: RunStatus, error: str | None = None) -> None:
-        with self._tx():
+        with self.transaction():
             self.conn.execute(
                 "UPDATE runs SET status = ?, ended_at = ?, error = ? WHERE id = ?",
                 (status, now(), error, run_id),
@@ -161,7 +163,7 @@ class Store:
     def reopen_run(self, run_id: int, environment: dict[str, Any]) -> None:
         """A stored run continues (``--resume``): running again, from this process; the
         environment it resumed in is kept beside the original."""
-        with self._tx():
+        with self.transaction():
             row = self.conn.execute("SELECT environment FROM runs WHERE id = ?", (run_id,)).fetchone()
             env = json.loads(row["environment"])
             env.setdefault("resumed", []).append(environment)
@@ -174,7 +176,7 @@ class Store:
     def finish_schedule(self, run_id: int, summary: dict[str, dict], not_reached: Sequence[str]) -> None:
         """Adaptive repeats: each workload's repeats and CI kept in the run's params, and the
         results of those that did not reach the target flagged ``ci_not_reached``."""
-        with self._tx():
+        with self.transaction():
             row = self.conn.execute("SELECT params FROM runs WHERE id = ?", (run_id,)).fetchone()
             params = {**json.loads(row["params"]), "adaptive": summary}
             self.conn.execute("UPDATE runs SET params = ? WHERE id = ?", (json.dumps(params), run_id))
@@ -190,7 +192,7 @@ class Store:
 
     def add_resource(self, run_id: int | None, kind: str, name: str, detail: dict | None = None) -> int:
         """Record something about to be created, before creating it."""
-        with self._tx():
+        with self.transaction():
             cur = self.conn.execute(
                 "INSERT INTO resources (run_id, kind, name, detail, created_at) VALUES (?,?,?,?,?)",
                 (run_id, kind, name, json.dumps(detail or {}), now()),
@@ -198,7 +200,7 @@ class Store:
         return int(cur.lastrowid)
 
     def resource_removed(self, resource_id: int) -> None:
-        with self._tx():
+        with self.transaction():
             self.conn.execute("UPDATE resources SET removed_at = ? WHERE id = ?", (now(), resource_id))
 
     def open_resources(self) -> list[Resource]:
@@ -228,26 +230,19 @@ class Store:
 
     def save_fingerprint(self, run_id: int, data: dict[str, Any], pool: str | None = None) -> None:
         """The cluster a run measured (Ceph's own JSON), once per run."""
-        with self._tx():
+        with self.transaction():
             self.conn.execute(
                 "INSERT OR REPLACE INTO cluster_fingerprints (run_id, collected_at, pool, data_z)"
                 " VALUES (?,?,?,?)", (run_id, now(), pool, zlib.compress(json.dumps(data).encode())),
             )
 
-    def add_series(self, run_id: int, repeat: int, workload: str, name: str,
-                   points: Sequence[Sequence[Any]]) -> None:
-        """A time series of a run: ``points`` are [seconds, value] pairs."""
-        with self._tx():
-            self.conn.execute(
-                "INSERT INTO series (run_id, repeat, workload, name, points) VALUES (?,?,?,?,?)",
-                (run_id, repeat, workload, name, json.dumps([list(p) for p in points])),
-            )
-
-    def add_timeseries(self, run_id: int, series: Iterable[Series]) -> None:
-        """Time series of a run's workloads, each stored as one compressed row."""
+    def add_series(self, run_id: int, series: Iterable[Series]) -> None:
+        """Time series of a run, each stored as one compressed row: a workload's metric over
+        time (numbers), or samples of the whole run (workload '', values JSON objects: health,
+        drop_caches)."""
         from cephbench.store import timeseries
 
-        with self._tx():
+        with self.transaction():
             timeseries.insert(self.conn, run_id, series)
 
     # -- reading -----------------------------------------------------------------------
@@ -300,18 +295,13 @@ class Store:
         ).fetchone()
         return None if row is None else (json.loads(zlib.decompress(row["data_z"])), row["pool"])
 
-    def series(self, run_id: int) -> list[dict[str, Any]]:
-        """Every time series of a run: repeat, workload, name, points."""
-        rows = self.conn.execute("SELECT * FROM series WHERE run_id = ? ORDER BY id", (run_id,))
-        return [{"repeat": r["repeat"], "workload": r["workload"], "name": r["name"],
-                 "points": json.loads(r["points"])} for r in rows]
-
-    def timeseries(self, run_id: int) -> list[Series]:
-        """Every time series of a run's workloads: fio's logs, and rados bench's per-second
-        table (kept as JSON points by the Ceph drivers)."""
+    def series(self, run_id: int, metric: str | None = None) -> list[Series]:
+        """The time series of a run (only ``metric``'s when given), in the order stored.
+        Numbers come back as numpy float64 arrays; a series of records (health samples, cache
+        drops) as tuples of the times and JSON values written, without importing numpy."""
         from cephbench.store import timeseries
 
-        return timeseries.select(self.conn, run_id, self.series(run_id))
+        return timeseries.select(self.conn, run_id, metric)
 
     def outputs(self, run_id: int) -> list[dict[str, Any]]:
         """The raw tool outputs of a run, decompressed."""

@@ -55,6 +55,6 @@ def rados_steps(ctx: RunContext, repeat: int) -> Iterator[Step]:
                 continue
             points = [] if not out.series else [
                 (mode, "bw_bytes_per_s", [[p[0], p[1]] for p in out.series]),
-                (mode, "lat_avg_us", [[p[0], p[2] * 1e6] for p in out.series])]
+                (mode, "lat_mean_us", [[p[0], p[2] * 1e6] for p in out.series])]
             result_row = rados_bench.to_result(out, repeat, concurrent)
             yield Step(repeat, raw, [WorkloadOutcome(mode, (result_row,))], [(t0, t1)], points=points)
