@@ -26,8 +26,8 @@ from tests.corpus import entries  # noqa: E402
 from tests.data.make_expected_tools import fixtures  # noqa: E402
 from tests.mutate import mutate  # noqa: E402
 
-from cephbench.importing import importer  # noqa: E402
 from cephbench.errors import CephbenchError  # noqa: E402
+from cephbench.importing import importer  # noqa: E402
 from cephbench.store import Store  # noqa: E402
 
 
