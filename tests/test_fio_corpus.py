@@ -33,8 +33,8 @@ def _source(note: Path) -> Path:
 def _imported(path: Path) -> list[dict]:
     return [
         {"tool_version": f.tool_version,
-         "workloads": [{"name": o.name, "failure": o.failure,
-                        "results": [] if o.failure else
+         "workloads": [{"name": o.name, "failure": o.error,
+                        "results": [] if o.error else
                         [{k: getattr(r, k) for k in FIELDS} for r in o.results]}
                        for o in f.outcomes]}
         for f in read(path.name, path.read_text())

@@ -10,12 +10,14 @@ from hypothesis import strategies as st
 
 from cephbench.errors import ParseError
 from cephbench.importing import importer
-from cephbench.importing import tools as import_tools
 from cephbench.tools.iperf3 import driver as iperf3
+from cephbench.tools.iperf3 import importing as iperf3_import
 from cephbench.tools.iperf3 import paste as iperf3_text
 from cephbench.tools.osd_bench import driver as osd_bench
+from cephbench.tools.osd_bench import importing as osd_import
 from cephbench.tools.osd_bench import paste as osd_bench_text
 from cephbench.tools.rados_bench import driver as rados_bench
+from cephbench.tools.rados_bench import importing as rados_import
 from cephbench.tools.rados_bench import paste as rados_bench_paste
 from tests.data.make_expected_tools import fixtures
 from tests.fuzzing import replace_somewhere
@@ -32,9 +34,9 @@ PARSERS = {
     "osd_bench_text": osd_bench_text.parse_all,
     "iperf3_text": iperf3_text.parse_text,
     "iperf3.documents": lambda t: [iperf3.from_json(d, "x") for d in iperf3.documents(t)],
-    "import rados-bench": import_tools.rados_bench,
-    "import osd-bench": import_tools.osd_bench,
-    "import iperf3": import_tools.iperf3_output,
+    "import rados-bench": rados_import.from_text,
+    "import osd-bench": osd_import.from_text,
+    "import iperf3": iperf3_import.from_text,
     "importer": lambda t: importer.plan("fuzz", t, None),
 }
 

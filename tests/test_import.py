@@ -20,7 +20,8 @@ def test_json_and_text_files_become_runs(invoke, invoke_json):
     assert [r["workload"] for r in first["results"]] == ["seq_wr", "seq_rd", "rand_rd", "rand_wr"]
     assert first["environment"]["import"]["parser"] == "fio-json"
     assert second["environment"]["import"] == {
-        "source": str(SAMPLE_2X), "parser": "fio-text", "tool_version": "fio-2.1.11", "warnings": []}
+        "source": str(SAMPLE_2X), "parser": "fio-text", "tool": "fio", "tool_version": "fio-2.1.11",
+        "warnings": []}
     assert second["results"][0]["iops"] == 640.0
 
 
@@ -95,6 +96,6 @@ def test_two_clients_sum_to_fios_all_clients_figure(invoke, invoke_json):
 
 def test_no_latency_is_null_with_a_warning(invoke, invoke_json):
     result = invoke("import", str(FIO_DATA / "gtod_reduce.txt"))
-    assert "latency not recorded" in result.output
+    assert "no latency recorded" in result.output
     (r,) = invoke_json("show", "last")["results"]
     assert r["lat_mean_us"] is None and r["lat_p99_us"] is None

@@ -38,7 +38,7 @@ def test_matches_expected(path):
 
 
 def _figures(text: str) -> list:
-    return [[(o.name, o.failure, [r.to_json() for r in o.results]) for o in p.found.outcomes]
+    return [[(o.name, o.error, [r.to_json() for r in o.results]) for o in p.found.outcomes]
             for p in importer.plan("x", text, None)]
 
 

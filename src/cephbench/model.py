@@ -177,9 +177,11 @@ class Run:
         run stored before tools were recorded) told by its suite."""
         if self.params.get("tool"):
             return self.params["tool"]
-        parser = self.environment.get("import", {}).get("parser")
-        if parser:
-            return "fio" if parser.startswith("fio") else parser
+        imported = self.environment.get("import", {})
+        if imported.get("tool"):
+            return imported["tool"]
+        if imported.get("parser"):  # an import stored before the tool was recorded
+            return "fio" if imported["parser"].startswith("fio") else imported["parser"]
         return LEGACY_SUITE_TOOLS.get(self.suite, "fio")
 
     @property
@@ -221,11 +223,14 @@ class RawOutput:
 
 @dataclass(frozen=True)
 class WorkloadOutcome:
-    """A workload of one repeat: its figures, or the reason it has none."""
+    """A workload of one repeat, as a tool reported it (run or imported): its figures, or the
+    reason it has none, and what could not be read as printed."""
 
     name: str
     results: tuple[Result, ...] = ()
     error: str | None = None
+    warnings: tuple[str, ...] = ()
+    """What could not be read as printed (a mode unknown, a side not in the output, ...)."""
 
 
 def now() -> str:

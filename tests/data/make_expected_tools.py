@@ -40,7 +40,7 @@ def goldens() -> list[Path]:
 def expected_import(path: Path) -> list[dict]:
     return [
         {"parser": p.found.parser, "tool_version": p.found.tool_version, "warnings": list(p.warnings),
-         "workloads": [{"name": o.name, "failure": o.failure, "results": [r.to_json() for r in o.results]}
+         "workloads": [{"name": o.name, "failure": o.error, "results": [r.to_json() for r in o.results]}
                        for o in p.found.outcomes]}
         for p in importer.plan(path.name, path.read_text(), None)
     ]

@@ -2,22 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
-from cephbench.model import Result
-from cephbench.tools.fio.parse import JobOutcome
-
-
-@dataclass(frozen=True)
-class Workload:
-    """A workload of a tool other than fio (a rados bench mode, ``osd.N``, an iperf3 pair):
-    its results, or why it has none. Shaped like fio's JobOutcome where the importer looks."""
-
-    name: str
-    results: tuple[Result, ...] = ()
-    failure: str | None = None
-    warnings: tuple[str, ...] = ()
-    """What could not be read as printed (a mode unknown, a side not in the output, ...)."""
+from cephbench.model import WorkloadOutcome
 
 
 @dataclass(frozen=True)
@@ -26,7 +14,7 @@ class Found:
 
     parser: str
     tool_version: str | None
-    outcomes: tuple[JobOutcome | Workload, ...]
+    outcomes: tuple[WorkloadOutcome, ...]
     text: str
     warnings: tuple[str, ...] = ()
     """What the parser could not read as printed (a figure derived, a mode unknown, ...)."""
@@ -34,7 +22,7 @@ class Found:
     """Outputs of this tool seen in the text but not imported, and why (cut off, ...)."""
 
 
-def runs(parser: str, version: str | None, workloads: list[Workload], text: str,
+def runs(parser: str, version: str | None, workloads: list[WorkloadOutcome], text: str,
          skipped: tuple[str, ...] = ()) -> list[Found]:
     """Workloads in the order found, as runs: a name seen again starts a new run.
 
@@ -43,7 +31,7 @@ def runs(parser: str, version: str | None, workloads: list[Workload], text: str,
     seq and rand is therefore one run, comparable with those; the same mode again is a
     second attempt, so a second run.
     """
-    out: list[list[Workload]] = [[]]
+    out: list[list[WorkloadOutcome]] = [[]]
     for w in workloads:
         if any(seen.name == w.name for seen in out[-1]):
             out.append([])
@@ -69,3 +57,12 @@ def merge(found: list[Found], parsers: frozenset[str]) -> list[Found]:
         else:
             out.append(f)
     return out
+
+
+CEPH_VERSION = re.compile(r"\bceph version (?P<v>\d+\.\d+\S*)")
+
+
+def ceph_version(text: str) -> str | None:
+    """The Ceph version when a paste shows it (``ceph -v``), else None: Ceph's tools print none."""
+    m = CEPH_VERSION.search(text)
+    return m["v"] if m else None

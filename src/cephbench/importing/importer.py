@@ -14,43 +14,29 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from cephbench import tools
 from cephbench.errors import ParseError, UsageError
-from cephbench.importing import tools as import_tools
 from cephbench.importing.found import Found, merge
-from cephbench.model import Failure, Run, WorkloadOutcome, now
+from cephbench.model import Failure, Run, flag_text, now
 from cephbench.store import Store
-from cephbench.tools.fio.parse import extract_all, parse_document
-from cephbench.tools.fio.text import parse_text_all
-from cephbench.tools.rados_bench import paste as rados_bench_paste
+from cephbench.tools.base import Importer
+from cephbench.tools.rados_bench.importing import cut_off
 
 FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
 
 
-def _fio_json(text: str) -> list[Found]:
-    return [
-        Found("fio-json", doc.version, tuple(parse_document(doc)), text) for doc in extract_all(text)
-    ]
+def _registry() -> list[tuple[str, Importer]]:
+    """(tool, importer) of every tool, fio first: its outputs are the most common, and
+    nothing of the others' is in them."""
+    return [(tool.name, imp) for tool in map(tools.get, tools.names()) for imp in tool.importers()]
 
 
-def _fio_text(text: str) -> list[Found]:
-    return [Found("fio-text", doc.version, tuple(doc.jobs), text) for doc in parse_text_all(text)]
-
-
-PARSERS: dict[str, Callable[[str], list[Found]]] = {
-    "fio-json": _fio_json, "fio-text": _fio_text, "rados-bench": import_tools.rados_bench,
-    "osd-bench": import_tools.osd_bench, "iperf3": import_tools.iperf3_output,
-}
-# fio first: its outputs are the most common, and nothing of the others' is in them.
-DETECT: list[tuple[str, Callable[[str], bool]]] = [
-    ("fio-json", lambda t: '"fio version"' in t and ('"jobs"' in t or '"client_stats"' in t)),
-    ("fio-text", lambda t: "(groupid=" in t and ("IOPS=" in t or "iops=" in t)),
-    ("rados-bench", lambda t: "Total writes made" in t or "Total reads made" in t),
-    ("osd-bench", lambda t: '"bytes_written"' in t or "bench: wrote " in t),
-    ("iperf3", import_tools.looks_like_iperf3),
-]
-TOOLS = {"fio-json": "fio", "fio-text": "fio"}
-"""The tool name kept in a run's environment, where it is not the parser's name (``cephbench
-run`` keeps ``rados-bench``, ``osd-bench``, ``iperf3`` and ``fio``)."""
+IMPORTERS: dict[str, Importer] = {imp.name: imp for _, imp in _registry()}
+"""Parsers by name: ``--as NAME`` forces one."""
+TOOL_OF: dict[str, str] = {imp.name: tool for tool, imp in _registry()}
+"""The tool whose output each parser reads (kept in the run's environment)."""
+PARSERS = list(IMPORTERS)
+DETECT: list[tuple[str, Callable[[str], bool]]] = [(imp.name, imp.detect) for imp in IMPORTERS.values()]
 FORMATS = "fio (JSON or normal), rados bench, ceph tell osd bench or iperf3"
 
 
@@ -89,12 +75,11 @@ def read(name: str, text: str, force: str | None = None) -> list[Found]:
         above += before
         kind = force or detect(block)
         if kind is None:
-            skipped += rados_bench_paste.truncated(block) if "bench" in block else []
+            skipped += cut_off(block)
             above += block
             continue
         try:
-            found += import_tools.rados_bench(block, above) if kind == "rados-bench" \
-                else PARSERS[kind](block)
+            found += IMPORTERS[kind].parse(block, above)
         except ParseError as e:
             raise ParseError(f"{name}: {e.message} (read as {kind})") from None
     if not found:
@@ -103,7 +88,7 @@ def read(name: str, text: str, force: str | None = None) -> list[Found]:
                          hint=f"pass --as {'|'.join(PARSERS)} to say what it is")
     if skipped:
         found[-1] = replace(found[-1], skipped=found[-1].skipped + tuple(skipped))
-    return merge(found, frozenset(PARSERS) - set(TOOLS))
+    return merge(found, frozenset(n for n, tool in TOOL_OF.items() if tool != "fio"))
 
 
 @dataclass(frozen=True)
@@ -116,22 +101,22 @@ class Planned:
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
     def as_run(self, run_id: int | None = None) -> Run:
-        results = tuple(r for o in self.found.outcomes if not o.failure for r in o.results)
-        failures = tuple(Failure(o.name, 0, o.failure) for o in self.found.outcomes if o.failure)
+        results = tuple(r for o in self.found.outcomes if not o.error for r in o.results)
+        failures = tuple(Failure(o.name, 0, o.error) for o in self.found.outcomes if o.error)
         return Run(id=run_id, label=self.label, suite="import", target=self.source, status="complete",
                    started_at=now(), environment=self.environment, params={}, results=results,
                    failures=failures)
 
     @property
     def environment(self) -> dict:
-        return {"import": {"source": self.source, "parser": self.found.parser,
+        tool = TOOL_OF[self.found.parser]
+        return {"import": {"source": self.source, "parser": self.found.parser, "tool": tool,
                            "tool_version": self.found.tool_version, "warnings": list(self.warnings)},
-                "tools": {TOOLS.get(self.found.parser, self.found.parser): self.found.tool_version}
-                if self.found.tool_version else {}}
+                "tools": {tool: self.found.tool_version} if self.found.tool_version else {}}
 
 
-WARN_FLAGS = {"no_latency": "latency not recorded",
-              "iops_derived": "IOPS not printed: derived from the figures that were (flag iops_derived)"}
+WARN_FLAGS = ("no_latency", "iops_derived", "clat_mean")
+"""Flags an import warns about, in the flag's own words."""
 
 
 INT_MAX = (1 << 63) - 1
@@ -158,7 +143,7 @@ def plan(name: str, text: str, label: str | None, force: str | None = None) -> l
     out = []
     for i, f in enumerate(found):
         warnings = f.warnings + tuple(
-            f"{o.name} {r.op}: {WARN_FLAGS[flag]}" for o in f.outcomes for r in o.results
+            f"{o.name} {r.op}: {flag_text(flag)} (flag {flag})" for o in f.outcomes for r in o.results
             for flag in r.flags if flag in WARN_FLAGS)
         source = name if len(found) == 1 else f"{name}#{i + 1}"
         out.append(Planned(label, source, f, warnings))
@@ -191,9 +176,7 @@ def save(store: Store, planned: list[Planned]) -> list[int]:
         for p in planned:
             run_id = store.start_run(label=p.label, suite="import", target=p.source,
                                      environment=p.environment, params={"imported": True})
-            outcomes = [WorkloadOutcome(o.name, error=o.failure) if o.failure
-                        else WorkloadOutcome(o.name, results=o.results) for o in p.found.outcomes]
-            store.record_batch(run_id, 0, None, outcomes)
+            store.record_batch(run_id, 0, None, list(p.found.outcomes))
             store.finish_run(run_id, "complete")
             ids.append(run_id)
     return ids

@@ -22,6 +22,7 @@ from cephbench.model import RawOutput, WorkloadOutcome, now
 if TYPE_CHECKING:
     from cephbench.ceph.connection import Connection
     from cephbench.execution.options import RunOptions
+    from cephbench.importing.found import Found
     from cephbench.model import Run, Series
     from cephbench.planning.schedule import Schedule
     from cephbench.report.table import Table
@@ -60,6 +61,18 @@ class Step:
     """(workload, name, [[seconds, value], ...]): a tool's own per-second table."""
     interrupted: bool = False
     """Ctrl-C or SIGTERM stopped the tool: the runner stores this step, then stops the run."""
+
+
+@dataclass(frozen=True)
+class Importer:
+    """How ``cephbench import`` recognises and reads one kind of a tool's pasted output."""
+
+    name: str
+    """The parser's name (``--as NAME``), e.g. fio-json, fio-text, rados-bench."""
+    detect: Callable[[str], bool]
+    """Whether a block of text holds this kind of output (cheap: a few substrings)."""
+    parse: Callable[[str, str], list[Found]]
+    """(block, the text above it) -> the runs found; ParseError when the block is not one."""
 
 
 class Progress(Protocol):
@@ -128,6 +141,10 @@ class Tool(ABC):
     @abstractmethod
     def steps(self, ctx: RunContext) -> Iterator[Step]:
         """Run the plan, repeat by repeat; yield each invocation's step as it finishes."""
+
+    def importers(self) -> list[Importer]:
+        """The parsers of this tool's outputs as people paste them, in detection order."""
+        return []
 
     def table(self, run: Run) -> Table:
         """The table ``show`` prints for a run of this tool."""

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cephbench.errors import ParseError, UsageError
-from cephbench.model import Result
+from cephbench.model import Result, WorkloadOutcome
 from cephbench.system.units import parse_size
 from cephbench.tools.fio.steady import steady_state
 
@@ -44,6 +44,11 @@ class JobOutcome:
         if not self.results:  # fio reports no error (a failed exec_prerun, say), yet did no I/O
             return "fio did no I/O for this workload; see its raw output"
         return None
+
+    def outcome(self) -> WorkloadOutcome:
+        """The job as the store keeps it: its figures, or why it has none."""
+        failure = self.failure
+        return WorkloadOutcome(self.name, () if failure else self.results, failure)
 
 
 @dataclass(frozen=True)

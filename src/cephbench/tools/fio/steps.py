@@ -113,15 +113,7 @@ def _outcomes(result: ProcessResult, repeat: int, batch: Batch, interrupted: boo
         return [WorkloadOutcome(j.name, error=message) for j in batch.jobfile.jobs]
     if interrupted:
         jobs = _finished(jobs, batch.jobfile)
-    return [_outcome(j) for j in jobs]
-
-
-def _outcome(job: fio.JobOutcome) -> WorkloadOutcome:
-    if job.error:
-        return WorkloadOutcome(job.name, error=f"fio error: {job.message}")
-    if not job.results:  # fio says nothing failed (a failed exec_prerun, say), yet no I/O was done
-        return WorkloadOutcome(job.name, error="fio did no I/O for this workload; see its raw output")
-    return WorkloadOutcome(job.name, results=job.results)
+    return [j.outcome() for j in jobs]
 
 
 def _finished(jobs: list[fio.JobOutcome], jobfile: JobFile) -> list[fio.JobOutcome]:

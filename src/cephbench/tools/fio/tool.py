@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from cephbench.errors import UsageError
-from cephbench.tools.base import RunContext, Step, Tool
+from cephbench.tools.base import Importer, RunContext, Step, Tool
 
 
 class Fio(Tool):
@@ -30,3 +30,9 @@ class Fio(Tool):
         from cephbench.tools.fio.steps import fio_steps
 
         return fio_steps(ctx)
+
+    def importers(self) -> list[Importer]:
+        from cephbench.tools.fio import importing
+
+        return [Importer("fio-json", importing.looks_like_json, importing.from_json),
+                Importer("fio-text", importing.looks_like_text, importing.from_text)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from cephbench.tools.base import RunContext, Step, Tool, ToolSuite
+from cephbench.tools.base import Importer, RunContext, Step, Tool, ToolSuite
 
 if TYPE_CHECKING:
     from cephbench.model import Run
@@ -20,6 +20,11 @@ class Iperf3(Tool):
         "network",
         "iperf3 between every ordered pair of the cluster's hosts (in the lab: its namespaces), 10 s each",
         "ceph:cluster", 10.0),)
+
+    def importers(self) -> list[Importer]:
+        from cephbench.tools.iperf3 import importing
+
+        return [Importer("iperf3", importing.looks_like, importing.from_text)]
 
     def steps(self, ctx: RunContext) -> Iterator[Step]:
         from cephbench.tools.iperf3.steps import network_steps

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from cephbench.tools.base import RunContext, Step, Tool, ToolSuite
+from cephbench.tools.base import Importer, RunContext, Step, Tool, ToolSuite
 
 if TYPE_CHECKING:
     from cephbench.model import Run
@@ -26,6 +26,11 @@ class OsdBench(Tool):
         from cephbench.tools.osd_bench.steps import osd_details
 
         return {"osds": osd_details(target.cluster)}
+
+    def importers(self) -> list[Importer]:
+        from cephbench.tools.osd_bench import importing
+
+        return [Importer("osd-bench", importing.looks_like, importing.from_text)]
 
     def steps(self, ctx: RunContext) -> Iterator[Step]:
         from cephbench.tools.osd_bench.steps import osd_steps

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cephbench.tools.base import RunContext, Step, Tool, ToolSuite
+from cephbench.tools.base import Importer, RunContext, Step, Tool, ToolSuite
 
 
 class RadosBench(Tool):
@@ -17,6 +17,11 @@ class RadosBench(Tool):
         "rados bench write (objects kept), then seq and rand reads of them, then cleanup; "
         "4 MiB objects, 16 concurrent ops, 60 s each",
         "rados:lab", 60.0, ("write", "seq", "rand")),)
+
+    def importers(self) -> list[Importer]:
+        from cephbench.tools.rados_bench import importing
+
+        return [Importer("rados-bench", importing.looks_like, importing.from_text)]
 
     def steps(self, ctx: RunContext) -> Iterator[Step]:
         from cephbench.tools.rados_bench.steps import rados_steps

@@ -1,0 +1,54 @@
+"""iperf3 outputs as people paste them: ``-J`` JSON from either side, or the normal output's
+sender/receiver lines; a side the output does not show is null, never 0."""
+
+from __future__ import annotations
+
+import re
+
+from cephbench.importing.found import Found, runs
+from cephbench.model import Result, WorkloadOutcome
+from cephbench.tools.iperf3 import driver as iperf3
+from cephbench.tools.iperf3 import paste as iperf3_text
+
+
+def from_text(text: str, before: str = "") -> list[Found]:
+    """Its ``-J`` JSON documents when the text holds any, else its human output."""
+    docs = iperf3.documents(text)
+    if docs:
+        workloads = [_json_workload(d) for d in docs]
+        version = next((d["start"]["version"] for d in docs if _version(d)), None)
+    else:
+        workloads = [_text_workload(r) for r in iperf3_text.parse_text(text)]
+        version = iperf3_text.version(text)
+    return runs("iperf3", version, workloads, text)
+
+
+def _version(doc: dict) -> bool:
+    return isinstance(doc.get("start"), dict) and isinstance(doc["start"].get("version"), str)
+
+
+def _json_workload(doc: dict) -> WorkloadOutcome:
+    name = iperf3.workload_name(doc)
+    if doc.get("error"):
+        return WorkloadOutcome(name, error=f"iperf3 error: {doc['error']}")
+    return _text_workload(iperf3.from_json(doc, name))
+
+
+def _text_workload(r: Result) -> WorkloadOutcome:
+    metrics = dict(r.metrics)
+    warnings = []
+    if "sent_bits_per_second" not in metrics:
+        warnings.append("no sender figures in this output (a server's): sent bits/s and Retr null")
+    if r.bw_bytes_per_s is None:
+        warnings.append("no receiver figures in this output: bandwidth null")
+    return WorkloadOutcome(r.workload, (r,), warnings=tuple(warnings))
+
+
+IPERF3_JSON = re.compile(r'"version"\s*:\s*"iperf 3')
+
+
+def looks_like(text: str) -> bool:
+    """Its JSON, or a summary line of its human output (``... bits/sec ... sender``)."""
+    return '"sum_received"' in text or bool(IPERF3_JSON.search(text)) or any(
+        "bits/sec" in line and line.rstrip().endswith(("sender", "receiver")) for line in text.splitlines())
+
