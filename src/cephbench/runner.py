@@ -27,7 +27,7 @@ from .ceph.session import CephRun, HealthOptions, ceph_run, preflight
 from .ceph.target import CephTarget
 from .drivers import fio
 from .drivers.fio.chain import Chain
-from .drivers.fio.jobfile import JobFile
+from .drivers.fio.jobfile import JobFile, phase_of
 from .errors import CephbenchError, Interrupted, ParseError, UsageError
 from .plan import Batch, Plan, PlannedWorkload, ToolPlan, time_based_runtime
 from .process import ProcessInterrupted, ProcessResult, run
@@ -283,7 +283,7 @@ def _run_batch(store: Store, run_id: int, repeat: int, batch: Batch, env: dict[s
         text = (chain.jobfile(jobfile) if chain else jobfile).render()
 
         def tick(elapsed: float) -> None:
-            name = planned[min(chain.current, len(planned) - 1)].name if chain else _current(planned, elapsed)
+            name = chain.running if chain else _current(planned, elapsed)
             progress.update(repeat, name, offset + elapsed)
 
         try:
@@ -362,19 +362,21 @@ def _outcome(job: fio.JobOutcome) -> WorkloadOutcome:
 def _finished(jobs: list[fio.JobOutcome], jobfile: JobFile) -> list[fio.JobOutcome]:
     """Of an interrupted fio's report, the jobs that ran to their end.
 
-    A time-based job is done when it ran its whole runtime. Otherwise groups tell: they run
-    one after another, so every group before the last one that did any I/O is done.
+    A time-based job is done when it ran its whole runtime. Otherwise stonewall groups tell:
+    they run one after another, so every group before the last one that did any I/O is done.
     """
     started = [j for j in jobs if j.results]
     if not started:
         return []
-    last_group = max(j.groupid for j in started)
+    phase = phase_of(jobfile)
+    group = {j.name: phase.get(j.name, j.groupid) for j in started}
+    last_group = max(group.values())
     runtimes = {j.name: time_based_runtime(jobfile.merged(j)) for j in jobfile.jobs}
     done = []
     for j in started:
         planned = runtimes.get(j.name)
         measured = max(r.runtime_s or 0.0 for r in j.results)
-        if (planned and measured >= 0.99 * planned) or (not planned and j.groupid < last_group):
+        if (planned and measured >= 0.99 * planned) or (not planned and group[j.name] < last_group):
             done.append(j)
     return done
 

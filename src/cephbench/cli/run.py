@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ..ceph.conn import DEFAULT_TIMEOUT, resolve
@@ -11,7 +12,7 @@ from ..ceph.session import HealthOptions
 from ..ceph.target import CephOptions, CephTarget
 from ..errors import ExitStatus, UsageError
 from ..lab import find_running
-from ..plan import Overrides, SteadyState, ToolPlan, make_plan
+from ..plan import Overrides, Plan, SteadyState, ToolPlan, make_plan
 from ..runner import RunOptions, RunOutcome, execute
 from ..store import Store
 from ..sweep import Axes
@@ -166,6 +167,9 @@ def start(store: Store, suite: str, o: dict, resume: int | None = None) -> RunOu
     tool_options = {"concurrent": o["concurrent_ios"], "run_name": o["run_name"]}
     plan = make_plan(suite, overrides, {k: v for k, v in tool_options.items() if v is not None},
                      axes=axes, steady=steady)
+    if isinstance(plan, Plan) and plan.as_written:
+        console_err.print(f"[yellow]note:[/] {escape(suite)} runs as written, with fio's pause "
+                          f"between its groups: {escape(plan.as_written)}")
     if resume is not None and isinstance(plan, ToolPlan):
         raise UsageError("--resume is for fio suites and job files", hint="run the tool suite again")
     target = _target(o["target_spec"] or _default_target(plan), o["destroy_data"])
