@@ -15,7 +15,8 @@ invalidation of opening its files) until the group before it has finished:
 
 A job with its own hooks keeps them: its prerun runs once its gate opens, and the report
 runs after its postrun, from an exit trap (fio appends ``> JOB.postrun.txt 2>&1`` to the
-command, so the user's command must come last to keep its output there).
+command, so the user's command must come last to keep its output there; and fio cuts an
+option's value at ``;``, so commands are joined with ``&&``).
 
 Each stonewall becomes ``new_group``, which starts a new reporting group without waiting:
 fio numbers the groups and reports them (``group_reporting`` included) exactly as it would
@@ -171,7 +172,7 @@ class Chain:
 def _hooks(group: int, prerun: str | None, postrun: str | None) -> dict[str, str | None]:
     report = f"echo {group} | tee -a {EVENTS}"
     hooks: dict[str, str | None] = {
-        "exec_postrun": f"trap 'echo {group} >> {EVENTS}' EXIT; {postrun}" if postrun else report}
+        "exec_postrun": f"trap 'echo {group} >> {EVENTS}' EXIT && {postrun}" if postrun else report}
     gate = f"flock --shared gate.{group} true" if group else None
     if gate or prerun:
         hooks["exec_prerun"] = " && ".join(c for c in (gate, prerun) if c)
