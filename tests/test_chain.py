@@ -106,9 +106,10 @@ def test_suites_and_job_files_of_several_groups_are_chained(tmp_path):
     job.write_text("[a]\nrw=read\nstonewall\n[b]\nrw=write\nstonewall\n")
     alone = tmp_path / "alone.fio"
     alone.write_text("[a]\nrw=read\n[b]\nrw=write\n")
-    assert [b.chained for b in suite.batches({"filename": "/x"})] == [True]
-    assert [b.chained for b in make_plan(str(job), Overrides()).batches({"filename": "/x"})] == [True]
-    assert [b.chained for b in make_plan(str(alone), Overrides()).batches({"filename": "/x"})] == [False]
+    target = {"filename": "/x"}
+    assert [b.chained for b in suite.batches(target)] == [True]
+    assert [b.chained for b in make_plan(str(job), Overrides()).batches(target)] == [True]
+    assert [b.chained for b in make_plan(str(alone), Overrides()).batches(target)] == [False]
 
 
 @pytest.mark.parametrize("iodepth, expected_batches", [(256, 1), (65536, 4)])
@@ -158,8 +159,8 @@ def test_every_repeat_of_a_suite_runs_in_order(tmp_path, db):
 def test_a_workload_that_dies_in_setup_does_not_stall_the_chain(tmp_path):
     """fio skips exec_postrun when a job fails before its I/O; the next workloads still run."""
     jobfile = parse_jobfile("[global]\nioengine=null\nsize=16m\ntime_based\nruntime=300ms\n"
-                            "stonewall\n[dies]\nrw=read\nexec_prerun=false\n[b]\nrw=read\nnumjobs=2\n"
-                            "[c]\nrw=write\n")
+                            "stonewall\n[dies]\nrw=read\nexec_prerun=false\n"
+                            "[b]\nrw=read\nnumjobs=2\n[c]\nrw=write\n")
     with Chain(links_of(jobfile), tmp_path) as chain:
         result = fio.run_jobfile(chain.jobfile(jobfile).render(), tmp_path, timeout=60)
     outcomes = {o.name: o for o in fio.parse(result.stdout, 0, result.stderr)}

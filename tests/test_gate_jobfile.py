@@ -119,7 +119,8 @@ def test_groups_run_in_order_jobs_of_a_group_together_and_figures_match_fio(tmp_
         path.unlink()
     plain = _as_written(text, tmp_path / "plain")
     assert list(gated) == list(plain) == list(results) == ["a", "b", "c", "d", "e"]
-    assert [o.groupid for o in gated.values()] == [o.groupid for o in plain.values()] == [0, 0, 1, 2, 3]
+    groups = [o.groupid for o in gated.values()]
+    assert groups == [o.groupid for o in plain.values()] == [0, 0, 1, 2, 3]
     for name, ours in results.items():
         theirs = plain[name].results[0]
         assert (ours.numjobs, ours.op) == (theirs.numjobs, theirs.op)

@@ -197,7 +197,8 @@ def _too_big(jobfile: JobFile) -> str | None:
     except (UsageError, ValueError):
         return "its block sizes or numjobs are not plain values (a ${VARIABLE}?)"
     if buffers > MAX_BATCH_BUFFER:
-        return f"its jobs' I/O buffers, all allocated at once, would exceed {MAX_BATCH_BUFFER >> 20} MiB"
+        return (f"its jobs' I/O buffers, all allocated at once, would exceed "
+                f"{MAX_BATCH_BUFFER >> 20} MiB")
     if processes > MAX_BATCH_PROCESSES:
         return f"it starts more than {MAX_BATCH_PROCESSES} jobs at once"
     return None
