@@ -23,6 +23,7 @@ runtime=400ms
 rate_iops=2000
 write_lat_log=lat
 log_unix_epoch=1
+stonewall
 [first]
 rw=randread
 [second]
@@ -56,18 +57,19 @@ def test_workloads_never_overlap_and_all_run_their_full_time(tmp_path):
     assert max(end for _, end in second) <= min(start for start, _ in third)
 
 
-def test_chained_job_file_is_one_group_with_gates(tmp_path):
+def test_stonewalls_become_gates_and_reporting_groups_stay(tmp_path):
     jobfile = parse_jobfile("[global]\ngroup_reporting\n[a]\nrw=read\nstonewall\n[b]\nrw=write\nstonewall\n")
     chained = Chain(links_of(jobfile), tmp_path).jobfile(jobfile)
-    assert not chained.global_.has("group_reporting")
+    assert chained.global_.has("group_reporting")
     assert not any(j.has("stonewall") for j in chained.jobs)
+    assert [j.has("new_group") for j in chained.jobs] == [False, True]
     assert not chained.jobs[0].has("exec_prerun")
     assert chained.jobs[1].get("exec_prerun") == "flock --shared gate.1 true"
     assert chained.jobs[0].get("exec_postrun") == "echo 0 | tee -a events"
 
 
 def test_a_gate_opens_only_when_every_clone_reported(tmp_path):
-    jobfile = parse_jobfile("[a]\nrw=read\nnumjobs=2\n[b]\nrw=read\n")
+    jobfile = parse_jobfile("[a]\nrw=read\nnumjobs=2\n[b]\nrw=read\nstonewall\n")
     with Chain(links_of(jobfile), tmp_path) as chain:
         events = tmp_path / "events"
         events.write_text("0\n")
@@ -97,12 +99,16 @@ def _until(predicate, limit: float = 5.0) -> None:
         time.sleep(0.01)
 
 
-def test_suites_are_chained_and_job_files_are_not(tmp_path):
+def test_suites_and_job_files_of_several_groups_are_chained(tmp_path):
     suite = make_plan("quick", Overrides())
     job = tmp_path / "mine.fio"
     job.write_text("[a]\nrw=read\nstonewall\n[b]\nrw=write\nstonewall\n")
-    assert [b.chained for b in suite.batches({"filename": "/x"})] == [True]
-    assert [b.chained for b in make_plan(str(job), Overrides()).batches({"filename": "/x"})] == [False]
+    alone = tmp_path / "alone.fio"
+    alone.write_text("[a]\nrw=read\n[b]\nrw=write\n")
+    target = {"filename": "/x"}
+    assert [b.chained for b in suite.batches(target)] == [True]
+    assert [b.chained for b in make_plan(str(job), Overrides()).batches(target)] == [True]
+    assert [b.chained for b in make_plan(str(alone), Overrides()).batches(target)] == [False]
 
 
 @pytest.mark.parametrize("iodepth, expected_batches", [(256, 1), (65536, 4)])
@@ -114,7 +120,7 @@ def test_batches_bound_buffer_memory(iodepth, expected_batches):
 
 
 def test_a_new_chain_in_the_same_directory_starts_closed(tmp_path):
-    jobfile = parse_jobfile("[a]\nrw=read\n[b]\nrw=read\n")
+    jobfile = parse_jobfile("[a]\nrw=read\n[b]\nrw=read\nstonewall\n")
     with Chain(links_of(jobfile), tmp_path):
         (tmp_path / "events").write_text("0\n")
         _until(lambda: not _locked(tmp_path / "gate.1"))
@@ -152,7 +158,8 @@ def test_every_repeat_of_a_suite_runs_in_order(tmp_path, db):
 def test_a_workload_that_dies_in_setup_does_not_stall_the_chain(tmp_path):
     """fio skips exec_postrun when a job fails before its I/O; the next workloads still run."""
     jobfile = parse_jobfile("[global]\nioengine=null\nsize=16m\ntime_based\nruntime=300ms\n"
-                            "[dies]\nrw=read\nexec_prerun=false\n[b]\nrw=read\nnumjobs=2\n[c]\nrw=write\n")
+                            "stonewall\n[dies]\nrw=read\nexec_prerun=false\n"
+                            "[b]\nrw=read\nnumjobs=2\n[c]\nrw=write\n")
     with Chain(links_of(jobfile), tmp_path) as chain:
         result = fio.run_jobfile(chain.jobfile(jobfile).render(), tmp_path, timeout=60)
     outcomes = {o.name: o for o in fio.parse(result.stdout, 0, result.stderr)}

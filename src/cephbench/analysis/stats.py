@@ -31,8 +31,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scipy import stats as _st
-
 ALPHA = 0.05
 UNSTABLE_CV = 0.10
 
@@ -62,6 +60,14 @@ class Test:
     diff_ci95: tuple[float, float]
 
 
+def _t():
+    """Student's t distribution; scipy is imported on first use (~1 s), not by every command
+    that imports this module (``cephbench run`` uses it only for repeats)."""
+    from scipy import stats
+
+    return stats.t
+
+
 def summarize(samples: Sequence[float], confidence: float = 0.95) -> Summary:
     """Mean, sample standard deviation and Student-t CI of the mean."""
     n = len(samples)
@@ -71,7 +77,7 @@ def summarize(samples: Sequence[float], confidence: float = 0.95) -> Summary:
     if n == 1:
         return Summary(1, mean, None, None)
     sd = math.sqrt(math.fsum((x - mean) ** 2 for x in samples) / (n - 1))
-    half = _st.t.ppf(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
+    half = _t().ppf(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
     return Summary(n, mean, sd, (mean - half, mean + half))
 
 
@@ -87,8 +93,8 @@ def welch(a: Sequence[float], b: Sequence[float], confidence: float = 0.95) -> T
         return Test(1.0 if diff == 0 else 0.0, (diff, diff))
     df = (va + vb) ** 2 / (va**2 / (sa.n - 1) + vb**2 / (sb.n - 1))
     t = diff / se
-    p = float(2 * _st.t.sf(abs(t), df))
-    half = float(_st.t.ppf(0.5 + confidence / 2, df)) * se
+    p = float(2 * _t().sf(abs(t), df))
+    half = float(_t().ppf(0.5 + confidence / 2, df)) * se
     return Test(p, (diff - half, diff + half))
 
 

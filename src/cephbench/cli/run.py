@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import click
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from cephbench.ceph.connection import resolve
@@ -16,7 +17,7 @@ from cephbench.errors import ExitStatus, UsageError
 from cephbench.execution.options import RunOptions
 from cephbench.execution.runner import RunOutcome, execute
 from cephbench.lab import find_running
-from cephbench.planning.plan import Overrides, make_plan
+from cephbench.planning.plan import Overrides, Plan, make_plan
 from cephbench.planning.request import RunRequest
 from cephbench.planning.sweep import Axes
 from cephbench.store import Store
@@ -102,6 +103,9 @@ def start(store: Store, request: RunRequest, resume: int | None = None) -> RunOu
     tool_options = {"concurrent": r.rados_bench.concurrent_ios, "run_name": r.rados_bench.run_name}
     plan = make_plan(r.suite, overrides, {k: v for k, v in tool_options.items() if v is not None},
                      axes=axes, steady=r.steady)
+    if isinstance(plan, Plan) and plan.as_written:
+        console_err.print(f"[yellow]note:[/] {escape(r.suite)} runs as written, with fio's pause "
+                          f"between its groups: {escape(plan.as_written)}")
     if resume is not None and plan.tool != "fio":
         raise UsageError("--resume is for fio suites and job files", hint="run the tool suite again")
     target = _target(r.target or _default_target(plan), r.device.destroy_data)

@@ -13,8 +13,8 @@ from cephbench.planning.suites import load_suite, to_jobfile
 from cephbench.planning.sweep import Axes, expand
 from cephbench.system.units import parse_seconds, parse_size
 from cephbench.targets import LOCATION_KEYS
-from cephbench.tools.fio.chain import Link, links_of
-from cephbench.tools.fio.jobfile import JobFile, load_jobfile
+from cephbench.tools.fio.chain import Link, links_of, refusal
+from cephbench.tools.fio.jobfile import JobFile, load_jobfile, phases
 
 if TYPE_CHECKING:
     from cephbench.tools.base import Tool, ToolSuite
@@ -97,7 +97,8 @@ class PlannedWorkload:
 
 @dataclass(frozen=True)
 class Batch:
-    """Workloads that one fio process runs: chained back to back, or as the job file says."""
+    """Workloads that one fio process runs: its groups chained back to back through gates
+    (drivers/fio/chain.py), or as the job file says."""
 
     jobfile: JobFile
     chained: bool
@@ -117,8 +118,10 @@ class Plan:
     jobfile: JobFile
     overrides: dict[str, str] = field(default_factory=dict)
     chained: bool = False
-    """A suite's workloads run one after another by design, so they are chained in one fio
-    process (see drivers/fio/chain.py); a user's job file runs exactly as written."""
+    """A suite: its workloads run one after another by design, so they are chained in one fio
+    process (see drivers/fio/chain.py), split into batches when large. A user's job file runs
+    in one fio process, its stonewall groups chained the same way when that is safe (see
+    :attr:`as_written`), else exactly as written."""
 
     tool: str = "fio"
     default_target: str | None = None
@@ -127,6 +130,13 @@ class Plan:
     axes: Axes = field(default_factory=Axes)
     """The swept parameters (a sweep has one workload per point)."""
     steady: SteadyState | None = None
+
+    @property
+    def as_written(self) -> str | None:
+        """Why a user's job file of several groups runs as written, not gated; else None."""
+        if self.chained or len(phases(self.jobfile)) < 2:
+            return None
+        return refusal(self.jobfile) or _too_big(self.jobfile)
 
     def only(self, names: set[str] | list[str]) -> Plan:
         """The same plan with only the workloads named (to resume, or repeat some)."""
@@ -139,8 +149,8 @@ class Plan:
         longer than MAX_BATCH_SECONDS (and one workload per batch with ``one_per_workload``:
         page cache dropped before each, or steady state judged)."""
         jobfile = self.for_target(target_options)
-        if not self.chained and not one_per_workload:
-            return [Batch(jobfile, chained=False)]
+        if not self.chained:
+            return _file_batches(jobfile, one_per_workload)
         batches, current, buffers, procs, seconds = [], [], 0, 0, 0.0
         for job in jobfile.jobs:
             options = jobfile.merged(job)
@@ -170,6 +180,32 @@ class Plan:
         strip = (*LOCATION_KEYS, *target_options)
         global_ = self.jobfile.global_.without(*strip).with_options(dict(target_options))
         return JobFile(global_, tuple(j.without(*strip) for j in self.jobfile.jobs))
+
+
+def _file_batches(jobfile: JobFile, one_per_group: bool) -> list[Batch]:
+    """A user's job file: one fio process, its groups gated when that is safe; or a process
+    per group (run as written) when each must run alone."""
+    groups = phases(jobfile)
+    if one_per_group:
+        return [Batch(JobFile(jobfile.global_, g), chained=False) for g in groups]
+    gated = len(groups) > 1 and refusal(jobfile) is None and _too_big(jobfile) is None
+    return [Batch(jobfile, chained=gated)]
+
+
+def _too_big(jobfile: JobFile) -> str | None:
+    """Why starting every job of the file at once is too much (gated, all start together)."""
+    options = [jobfile.merged(j) for j in jobfile.jobs]
+    try:
+        buffers = sum(_buffer_bytes(o) for o in options)
+        processes = sum(int(o.get("numjobs") or 1) for o in options)
+    except (UsageError, ValueError):
+        return "its block sizes or numjobs are not plain values (a ${VARIABLE}?)"
+    if buffers > MAX_BATCH_BUFFER:
+        return (f"its jobs' I/O buffers, all allocated at once, would exceed "
+                f"{MAX_BATCH_BUFFER >> 20} MiB")
+    if processes > MAX_BATCH_PROCESSES:
+        return f"it starts more than {MAX_BATCH_PROCESSES} jobs at once"
+    return None
 
 
 @dataclass(frozen=True)

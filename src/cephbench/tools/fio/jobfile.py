@@ -1,7 +1,8 @@
 """fio job files: parsed into ordered sections, rendered back to text fio reads.
 
 Only what fio itself defines: ``[section]`` headers, ``key=value`` or bare ``key`` lines,
-``;``/``#`` comments, and ``include FILE``. ``${VAR}`` and all semantics are left to fio.
+``;``/``#`` comments, and ``include FILE``. ``${VAR}`` and all semantics are left to fio, but
+for one: where ``stonewall`` splits a file into groups that run one after another.
 """
 
 from __future__ import annotations
@@ -59,6 +60,37 @@ class JobFile:
             out += [k if v is None else f"{k}={v}" for k, v in s.options]
             out.append("")
         return "\n".join(out)
+
+
+STONEWALL = ("stonewall", "wait_for_previous")  # fio's name and its alias
+
+
+def is_set(value: str | None) -> bool:
+    """A fio boolean option's value: a bare flag (None) or a number other than 0."""
+    return value is None or value.strip().lower() not in ("0", "false", "no", "off")
+
+
+def phases(jobfile: JobFile) -> list[tuple[Job, ...]]:
+    """The jobs in the groups fio runs one after another: a job with ``stonewall`` (its own
+    or the [global] one) waits for every job before it, so it starts a new phase; the others
+    run alongside the job before them (``new_group`` only starts a new reporting group)."""
+    found: list[list[Job]] = []
+    for job in jobfile.jobs:
+        merged = jobfile.merged(job)
+        wall = any(k in merged and is_set(merged[k]) for k in STONEWALL)
+        if wall or not found:
+            found.append([])
+        found[-1].append(job)
+    return [tuple(p) for p in found]
+
+
+def phase_of(jobfile: JobFile) -> dict[str, int]:
+    """Each job's phase (see :func:`phases`), by name; a reused name keeps its first."""
+    index: dict[str, int] = {}
+    for i, phase in enumerate(phases(jobfile)):
+        for job in phase:
+            index.setdefault(job.name, i)
+    return index
 
 
 def parse_jobfile(text: str, source: str = "<job file>", base: Path | None = None) -> JobFile:

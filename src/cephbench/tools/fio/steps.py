@@ -22,7 +22,7 @@ from cephbench.tools import fio
 from cephbench.tools.base import RunContext, Step
 from cephbench.tools.fio.capture import with_logs, workload_series
 from cephbench.tools.fio.chain import Chain
-from cephbench.tools.fio.jobfile import JobFile
+from cephbench.tools.fio.jobfile import JobFile, phase_of
 
 
 def fio_steps(ctx: RunContext) -> Iterator[Step]:
@@ -60,7 +60,7 @@ def run_batch(ctx: RunContext, repeat: int, batch: Batch, work: Path, offset: fl
         text = (chain.jobfile(jobfile) if chain else jobfile).render()
 
         def tick(elapsed: float) -> None:
-            name = planned[min(chain.current, len(planned) - 1)].name if chain else _current(planned, elapsed)
+            name = chain.running if chain else _current(planned, elapsed)
             ctx.progress.update(repeat, name, offset + elapsed)
 
         interrupted = False
@@ -119,18 +119,20 @@ def _outcomes(result: ProcessResult, repeat: int, batch: Batch, interrupted: boo
 def _finished(jobs: list[fio.JobOutcome], jobfile: JobFile) -> list[fio.JobOutcome]:
     """Of an interrupted fio's report, the jobs that ran to their end.
 
-    A time-based job is done when it ran its whole runtime. Otherwise groups tell: they run
-    one after another, so every group before the last one that did any I/O is done.
+    A time-based job is done when it ran its whole runtime. Otherwise stonewall groups tell:
+    they run one after another, so every group before the last one that did any I/O is done.
     """
     started = [j for j in jobs if j.results]
     if not started:
         return []
-    last_group = max(j.groupid for j in started)
+    phase = phase_of(jobfile)
+    group = {j.name: phase.get(j.name, j.groupid) for j in started}
+    last_group = max(group.values())
     runtimes = {j.name: time_based_runtime(jobfile.merged(j)) for j in jobfile.jobs}
     done = []
     for j in started:
         planned = runtimes.get(j.name)
         measured = max(r.runtime_s or 0.0 for r in j.results)
-        if (planned and measured >= 0.99 * planned) or (not planned and j.groupid < last_group):
+        if (planned and measured >= 0.99 * planned) or (not planned and group[j.name] < last_group):
             done.append(j)
     return done

@@ -82,9 +82,10 @@ def _chunks(f: BinaryIO, size: int, name: str, buffers: int) -> Iterator[tuple[b
     ``buffers`` chunks later. The column count is the first line's.
     """
     carry, commas, pool, turn = b"", -1, [], 0
+    room_needed = min(size, CHUNK_BYTES) + 1  # a small log gets a small buffer, not 4 MiB
     while True:
         if len(pool) < buffers:
-            pool.append(bytearray(b" " * _PAD + bytes(CHUNK_BYTES + 1)))
+            pool.append(bytearray(b" " * _PAD) + bytearray(room_needed))
         buf = pool[turn % buffers]
         turn += 1
         buf[_PAD:_PAD + len(carry)] = carry
