@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import time
 
 import pytest
 
@@ -13,6 +12,7 @@ from cephbench.tools import fio
 from cephbench.tools.fio.chain import Chain, links_of
 from cephbench.tools.fio.jobfile import parse_jobfile
 from tests.conftest import needs_fio
+from tests.helpers import wait_for
 
 JOBS = """
 [global]
@@ -73,7 +73,7 @@ def test_a_gate_opens_only_when_every_clone_reported(tmp_path):
     with Chain(links_of(jobfile), tmp_path) as chain:
         events = tmp_path / "events"
         events.write_text("0\n")
-        time.sleep(0.1)
+        wait_for(lambda: chain.events_seen == 1, "the first clone's report to be read")
         assert chain.current == 0 and _locked(tmp_path / "gate.1")
         with events.open("a") as f:
             f.write("0\n")
@@ -92,11 +92,8 @@ def _locked(path) -> bool:
         os.close(fd)
 
 
-def _until(predicate, limit: float = 5.0) -> None:
-    deadline = time.monotonic() + limit
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not reached"
-        time.sleep(0.01)
+def _until(predicate) -> None:
+    wait_for(predicate, "the chain to follow", timeout=5.0, poll=0.01)
 
 
 def test_suites_and_job_files_of_several_groups_are_chained(tmp_path):
@@ -125,7 +122,7 @@ def test_a_new_chain_in_the_same_directory_starts_closed(tmp_path):
         (tmp_path / "events").write_text("0\n")
         _until(lambda: not _locked(tmp_path / "gate.1"))
     with Chain(links_of(jobfile), tmp_path) as again:
-        time.sleep(0.1)
+        wait_for(lambda: again.polls >= 2, "the new chain to read its events")
         assert again.current == 0 and _locked(tmp_path / "gate.1")
 
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 
 from cephbench.store import Store
-
-from .corpus import differences as corpus_differences
-from .corpus import entries, import_entry
+from tests.corpus import differences as corpus_differences
+from tests.corpus import entries, import_entry
 
 ENTRIES = entries()
 

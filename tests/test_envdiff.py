@@ -18,9 +18,8 @@ from cephbench.analysis.envdiff import config_options, env_diff, flatten
 from cephbench.cli.compare import load_clusters
 from cephbench.report.markdown import cluster_table, comparison_markdown
 from cephbench.store import Store
-
-from .conftest import DATA
-from .test_compare import ENV, store_run
+from tests.conftest import DATA
+from tests.test_compare import ENV, store_run
 
 CEPH = DATA / "ceph" / "16.2.15"
 FILES = {"versions": "versions", "status": "status", "osd_tree": "osd-tree",

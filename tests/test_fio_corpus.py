@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from cephbench.importing.importer import read
-
-from .conftest import DATA
+from tests.conftest import DATA
 
 NOTES = sorted((DATA / "fio").glob("*/*.source.md"))
 FIELDS = ("op", "iops", "bw_bytes_per_s", "io_bytes", "runtime_s", "total_ios", "lat_mean_us",

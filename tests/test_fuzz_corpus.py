@@ -10,10 +10,9 @@ import sqlite3
 from cephbench.errors import CephbenchError
 from cephbench.importing import importer
 from cephbench.store import Store
-
-from .corpus import entries
-from .data.make_expected_tools import fixtures
-from .mutate import mutate
+from tests.corpus import entries
+from tests.data.make_expected_tools import fixtures
+from tests.mutate import mutate
 
 TEXTS = [p.read_text() for p in sorted({e.path for e in entries()} | set(fixtures()))]
 

@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -22,8 +21,8 @@ from cephbench.targets import parse_target
 from cephbench.tools import fio
 from cephbench.tools.fio.chain import links_of, refusal
 from cephbench.tools.fio.jobfile import parse_jobfile, phase_of, phases
-
-from .conftest import needs_fio
+from tests.conftest import needs_fio
+from tests.helpers import chain_events, wait_for
 
 # a and b (two clones) run together; c (size-based) and d (its own reporting group, through
 # new_group) run together after them; e after those. Each I/O is logged (no log_avg_msec).
@@ -124,17 +123,15 @@ def test_groups_run_in_order_jobs_of_a_group_together_and_figures_match_fio(tmp_
     for name, ours in results.items():
         theirs = plain[name].results[0]
         assert (ours.numjobs, ours.op) == (theirs.numjobs, theirs.op)
-        assert ours.iops == pytest.approx(theirs.iops, rel=0.15), name  # rate-limited: ~1000
+        assert ours.iops == pytest.approx(theirs.iops, rel=0.3), name  # rate-limited: ~1000
     assert results["c"].runtime_s < 0.5  # size-based: 1 MiB at 1000 IOPS, well before 600 ms
 
 
 GROUP_REPORTING = """
 [global]
 ioengine=null
-size=16m
-rate_iops=500
-time_based
-runtime=300ms
+size=1m
+bs=4k
 group_reporting
 [a]
 rw=randread
@@ -161,9 +158,9 @@ def test_group_reporting_still_reports_one_aggregate_per_group(tmp_path):
     assert [(o.name, o.groupid) for o in gated] == [(o.name, o.groupid) for o in plain.values()] \
         == [("a", 0), ("c", 1), ("d", 2)]
     assert list(results) == ["a", "c", "d"]
-    for name, expected in (("a", 1500), ("c", 1000), ("d", 500)):
-        assert results[name].iops == pytest.approx(plain[name].results[0].iops, rel=0.15)
-        assert results[name].iops == pytest.approx(expected, rel=0.15)
+    # size-based, so exact whatever the machine's load: 256 I/Os a job, summed per group
+    for name, jobs in (("a", 3), ("c", 2), ("d", 1)):
+        assert results[name].total_ios == plain[name].results[0].total_ios == 256 * jobs
 
 
 def test_phases_follow_fios_stonewall():
@@ -253,10 +250,8 @@ def test_ctrl_c_keeps_the_groups_that_finished(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", "from cephbench.cli import main; main()", "run",
                              str(job), "--target", f"file:{bench}"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while not any("1" in p.read_text().split() for p in tmp.glob("*/*/events")):
-        assert time.monotonic() < deadline and proc.poll() is None, "group c never finished"
-        time.sleep(0.02)
+    wait_for(lambda: 1 in chain_events(tmp) or proc.poll() is not None, "group c to finish")
+    assert proc.poll() is None, "the run ended before group c finished"
     proc.send_signal(signal.SIGINT)  # d is running: c has reported, and d takes 4 s
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

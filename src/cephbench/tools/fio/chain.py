@@ -82,6 +82,10 @@ class Chain:
         self.workdir = workdir
         self.current = 0
         """Index of the group running now (for progress display)."""
+        self.polls = 0
+        """Times the follower has read the events file (tests wait on it, not on the clock)."""
+        self.events_seen = 0
+        """Clone reports read so far."""
         self._gates: dict[int, int] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -117,12 +121,11 @@ class Chain:
 
     def _follow(self) -> None:
         reported = [0] * len(self.links)
-        polls = stuck_seen = 0
+        stuck_seen = 0
         with open(self.workdir / EVENTS) as events:
             pending = ""
             while not self._stop.wait(POLL):
-                polls += 1
-                if polls % WATCH_EVERY == 0 and self._gates:
+                if self.polls % WATCH_EVERY == WATCH_EVERY - 1 and self._gates:
                     stuck_seen = stuck_seen + 1 if self._all_blocked() else 0
                     if stuck_seen >= 2:  # seen twice, 0.2 s apart: not a gate just opening
                         self.current = min(self._gates)
@@ -132,10 +135,12 @@ class Chain:
                 *lines, pending = pending.split("\n")
                 for token in (ln.strip() for ln in lines):
                     if token.isdigit() and int(token) < len(self.links):
+                        self.events_seen += 1
                         reported[int(token)] += 1
                         if reported[int(token)] == self.links[int(token)].numjobs:
                             self.current = int(token) + 1
                             self._open_gate(int(token) + 1)
+                self.polls += 1
 
     def _all_blocked(self) -> bool:
         """Every live fio job of this chain waits at a gate that is still shut."""
