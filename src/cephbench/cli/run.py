@@ -2,30 +2,34 @@
 
 from __future__ import annotations
 
-import click
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from typing import TYPE_CHECKING
 
-from cephbench.ceph.connection import DEFAULT_TIMEOUT, resolve
+import click
+
+from cephbench.ceph.connection import DEFAULT_TIMEOUT
 from cephbench.ceph.health import DEFAULT_INTERVAL
-from cephbench.ceph.session import HealthOptions
 from cephbench.cli.common import console_err, db_option, format_option
 from cephbench.cli.show import emit_run
 from cephbench.errors import ExitStatus, UsageError
-from cephbench.execution.options import RunOptions
-from cephbench.execution.runner import RunOutcome, execute
-from cephbench.lab import find_running
-from cephbench.planning.plan import Overrides, SteadyState, make_plan
-from cephbench.planning.sweep import Axes
-from cephbench.store import Store
-from cephbench.system.units import parse_seconds
-from cephbench.targets import Target, TargetOptions, parse_target
-from cephbench.targets.cluster import CephOptions, CephTarget
+
+if TYPE_CHECKING:
+    from cephbench.execution.runner import RunOutcome
+    from cephbench.store import Store
+    from cephbench.targets import Target
 
 
 class RichProgress:
     """One bar for the whole run: current repeat and workload, elapsed, ETA. Silent off a TTY."""
 
     def __init__(self, repeats: int):
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
         self.repeats = repeats
         self.progress = Progress(
             TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
@@ -47,6 +51,8 @@ class RichProgress:
 
 
 def _default_target(plan) -> str:
+    from cephbench.lab import find_running
+
     if plan.default_target is not None:
         return plan.default_target
     if find_running() is None:
@@ -151,6 +157,16 @@ def run(suite: str, fmt: str, store: Store, resume_ref: str | None, **request) -
 
 def start(store: Store, suite: str, o: dict, resume: int | None = None) -> RunOutcome:
     """Plan, target and options from the command line's values (``o``), then run."""
+    # The planner, runner, targets and Ceph session (numpy, pydantic, YAML...): not for --help
+    from cephbench.ceph.connection import resolve
+    from cephbench.ceph.session import HealthOptions
+    from cephbench.execution.options import RunOptions
+    from cephbench.execution.runner import execute
+    from cephbench.planning.plan import Overrides, SteadyState, make_plan
+    from cephbench.planning.sweep import Axes
+    from cephbench.system.units import parse_seconds
+    from cephbench.targets.cluster import CephOptions, CephTarget
+
     bs = o["bs"] or o["object_size"]
     axes = Axes.parse(rw=o["rw"], rwmixread=o["rwmixread"], bs=bs, iodepth=o["iodepth"], numjobs=o["numjobs"])
     one = axes.single
@@ -215,4 +231,6 @@ def _resumable(store: Store, ref: str, suite: str) -> tuple[int, dict]:
 
 
 def _target(spec: str, destroy_data: str | None) -> Target:
+    from cephbench.targets import TargetOptions, parse_target
+
     return parse_target(spec, TargetOptions(destroy_data=destroy_data))

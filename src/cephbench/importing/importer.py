@@ -12,14 +12,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cephbench.errors import ParseError, UsageError
 from cephbench.importing import tools as import_tools
 from cephbench.importing.found import Found, merge
 from cephbench.model import Failure, Run, WorkloadOutcome, now
-from cephbench.store import Store
 from cephbench.tools.fio.parse import extract_all, parse_document
 from cephbench.tools.fio.text import parse_text_all
+
+if TYPE_CHECKING:
+    from cephbench.store import Store
 
 FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
 
