@@ -13,12 +13,13 @@ Start-up time matters here: keep this module's imports to click and the standard
 from __future__ import annotations
 
 import importlib
+import os
 import signal
 import sys
+from importlib.machinery import PathFinder
 from typing import NamedTuple
 
 import click
-from click.utils import make_default_short_help
 
 from cephbench import __version__
 from cephbench.cli.common import console_err, set_debug
@@ -54,10 +55,42 @@ BUILTIN_COMMANDS: dict[str, Entry] = {
 
 def _plugin_commands() -> dict[str, str]:
     """Name -> ``module:attribute`` of the third-party commands (built-in names win)."""
-    from importlib.metadata import entry_points  # ~10 ms of imports: only when listing or unknown
+    if not _may_have_plugins():
+        return {}
+    from importlib.metadata import entry_points
 
     return {ep.name: ep.value for ep in entry_points(group="cephbench.commands")
             if ep.name not in BUILTIN_COMMANDS}
+
+
+def _may_have_plugins() -> bool:
+    """Whether an installed distribution may declare ``cephbench.commands`` entry points.
+
+    Importing importlib.metadata takes about as long as importing click; a look through the
+    ``entry_points.txt`` files on sys.path takes a millisecond and usually rules plugins out.
+    What it cannot look into (a zip or an egg on sys.path, another finder) counts as maybe.
+    """
+    if any(hasattr(f, "find_distributions") and f is not PathFinder for f in sys.meta_path):
+        return True
+    for entry in sys.path:
+        path = entry or "."
+        if not os.path.isdir(path) or path.endswith(".egg"):
+            if os.path.exists(path):
+                return True
+            continue
+        try:
+            names = os.listdir(path)
+        except OSError:
+            continue
+        for name in names:
+            if name.lower().endswith((".dist-info", ".egg-info")):
+                try:
+                    with open(os.path.join(path, name, "entry_points.txt"), encoding="utf-8") as f:
+                        if "cephbench.commands" in f.read():
+                            return True
+                except OSError:
+                    pass
+    return False
 
 
 class CephbenchGroup(click.Group):
@@ -80,10 +113,9 @@ class CephbenchGroup(click.Group):
         limit = formatter.width - 6 - max(map(len, names))
         rows = []
         for name in names:
-            if name in BUILTIN_COMMANDS:
-                rows.append((name, make_default_short_help(BUILTIN_COMMANDS[name].help, limit)))
-                continue
-            command = self.get_command(ctx, name)
+            entry = BUILTIN_COMMANDS.get(name)
+            # a built-in's line shortened as click would its docstring; a plugin's from its module
+            command = click.Command(name, help=entry.help) if entry else self.get_command(ctx, name)
             if command is not None and not command.hidden:
                 rows.append((name, command.get_short_help_str(limit)))
         with formatter.section("Commands"):
