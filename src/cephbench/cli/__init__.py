@@ -35,17 +35,20 @@ class Entry(NamedTuple):
 
 BUILTIN_COMMANDS: dict[str, Entry] = {
     "run": Entry("cephbench.cli.run:run",
-                 "Run SUITE (a built-in name, a suite .yaml, or a fio job file) and store the results."),
+                 "Run SUITE (a built-in name, a suite .yaml, or a fio job file) and store the "
+                 "results."),
     "runs": Entry("cephbench.cli.runs:runs", "List the stored runs, oldest first."),
     "show": Entry("cephbench.cli.show:show",
                   "Show a stored run (an id from `cephbench runs`, or 'last')."),
     "suites": Entry("cephbench.cli.suites:suites", "List the built-in suites and their workloads."),
     "cleanup": Entry("cephbench.cli.cleanup:cleanup",
-                     "Remove files (and other things) that killed runs created and could not remove."),
+                     "Remove files (and other things) that killed runs created and could not "
+                     "remove."),
     "import": Entry("cephbench.cli.import_:import_",
-                    "Import fio JSON or normal output (2.x and 3.x), rados bench, ceph tell osd bench "
-                    "or iperf3 (-J or normal) output, as files, Markdown, or stdin (-)."),
-    "compare": Entry("cephbench.cli.compare:compare", "Compare stored runs; the first is the baseline."),
+                    "Import fio JSON or normal output (2.x and 3.x), rados bench, ceph tell osd "
+                    "bench or iperf3 (-J or normal) output, as files, Markdown, or stdin (-)."),
+    "compare": Entry("cephbench.cli.compare:compare",
+                     "Compare stored runs; the first is the baseline."),
     "report": Entry("cephbench.cli.report:report",
                     "Write a report of one or more runs; the first is the baseline."),
     "lab": Entry("cephbench.cli.lab:lab",

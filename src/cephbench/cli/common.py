@@ -37,7 +37,8 @@ class _LazyConsole:
 
 
 console = _LazyConsole(highlight=False)
-console_err = _LazyConsole(stderr=True, highlight=False, soft_wrap=True)  # one-line messages stay one line
+# soft_wrap: one-line messages stay one line
+console_err = _LazyConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
 def set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
