@@ -2,13 +2,15 @@
 
     .venv/bin/python bench/startup.py [--repeat 10] [--limit 3]
 
-Each command line runs ``--repeat`` times; the table shows the median wall time, its ratio to
-``python -c pass`` on the same interpreter (the one cephbench's console script uses), and the
-peak RSS (GNU time). ``python -c 'import click'`` is shown for reference: the part of every
-figure that is click's own. Exits 1 when any cephbench ratio exceeds ``--limit``: usable as a
-check, but it is a benchmark (timings depend on the machine's load), not a test.
+Each command line runs ``--repeat`` times; the table shows the median wall time and its ratio
+to ``python -c pass`` on the same interpreter (the one cephbench's console script uses), the
+median CPU time (user + system, less sensitive to the load of a shared machine) and its ratio,
+and the peak RSS (GNU time). The help of a bare click command is shown for reference: the
+part of every figure that is click's own. Exits 1 when any cephbench ratio (wall time) exceeds
+``--limit``: usable as a check, but it is a benchmark (timings depend on the machine's load),
+not a test.
 
-Children are started here with ``subprocess.Popen`` and waited for directly rather than
+Children are started here with ``subprocess.Popen`` and reaped with ``os.wait4`` rather than
 through ``cephbench.system.process.run``: that one waits by polling (steps of up to 50 ms),
 which would swamp the tens of milliseconds being measured.
 """
@@ -16,6 +18,7 @@ which would swamp the tens of milliseconds being measured.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -30,7 +33,9 @@ from cephbench.cli import cli
 ROOT = Path(__file__).resolve().parent.parent
 CEPHBENCH = Path(sys.executable).with_name("cephbench")
 TIME = "/usr/bin/time"
-FLOOR = "python -c 'import click'"  # what any click program pays; shown for reference
+# What any click program pays to show its help; shown for reference.
+FLOOR = "click: a one-line command --help"
+FLOOR_CODE = "import click; click.Command('x', help='Help.').main(['--help'])"
 
 
 def command_lines() -> list[list[str]]:
@@ -46,18 +51,19 @@ def command_lines() -> list[list[str]]:
     return lines
 
 
-def measure(argv: list[str]) -> float:
-    """Wall seconds of one run of ``argv``; a non-zero exit is an error."""
+def measure(argv: list[str]) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one run of ``argv``; a non-zero exit is an error."""
     with tempfile.TemporaryFile() as err:  # a file, not a pipe: nothing blocks the child
         start = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err)
-        proc.wait()
+        _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode != 0:
             err.seek(0)
             message = err.read().decode(errors="replace").strip()
             raise SystemExit(f"{' '.join(argv)} exited {proc.returncode}: {message}")
-    return seconds
+    return seconds, usage.ru_utime + usage.ru_stime
 
 
 def peak_rss_mib(argv: list[str]) -> float | None:
@@ -81,27 +87,33 @@ def main() -> int:
     args = parser.parse_args()
 
     rows = [("python -c pass", [sys.executable, "-c", "pass"]),
-            (FLOOR, [sys.executable, "-c", "import click"])]
+            (FLOOR, [sys.executable, "-c", FLOOR_CODE])]
     rows += [("cephbench " + " ".join(line), [str(CEPHBENCH), *line]) for line in command_lines()]
     rss = {label: peak_rss_mib(argv) for label, argv in rows}  # also warms the page cache
     # Interleaved rounds: a burst of load on the shared machine hits every line alike.
-    seconds: dict[str, list[float]] = {label: [] for label, _ in rows}
+    samples: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in rows}
     for _ in range(args.repeat):
         for label, argv in rows:
-            seconds[label].append(measure(argv))
+            samples[label].append(measure(argv))
 
-    base = statistics.median(seconds[rows[0][0]])
+    def medians(label: str) -> tuple[float, float]:
+        return (statistics.median(w for w, _ in samples[label]),
+                statistics.median(c for _, c in samples[label]))
+
+    base_wall, base_cpu = medians(rows[0][0])
     width = max(len(label) for label, _ in rows)
-    print(f"{'command':<{width}}  {'median ms':>9}  {'ratio':>6}  {'peak RSS MiB':>12}")
+    print(f"{'command':<{width}}  {'median ms':>9}  {'ratio':>6}  {'CPU ms':>6}  {'ratio':>6}"
+          f"  {'peak RSS MiB':>12}")
     worst = ("", 0.0)
     for label, _ in rows:
-        median = statistics.median(seconds[label])
-        ratio = median / base
+        wall, cpu = medians(label)
+        ratio = wall / base_wall
         if label.startswith("cephbench") and ratio > worst[1]:
             worst = (label, ratio)
         mib = "n/a" if rss[label] is None else f"{rss[label]:.1f}"
         flag = "  > limit" if ratio > args.limit and label.startswith("cephbench") else ""
-        print(f"{label:<{width}}  {median * 1000:9.1f}  {ratio:6.2f}  {mib:>12}{flag}")
+        print(f"{label:<{width}}  {wall * 1000:9.1f}  {ratio:6.2f}  {cpu * 1000:6.1f}"
+              f"  {cpu / base_cpu:6.2f}  {mib:>12}{flag}")
     print(f"worst: {worst[0]} at {worst[1]:.2f}x (limit {args.limit:g}x, median of {args.repeat})")
     return 1 if worst[1] > args.limit else 0
 
