@@ -42,7 +42,7 @@ def test_summary_without_the_pool_or_with_failed_commands():
 
 
 def test_connection_defaults_off_the_lab(monkeypatch, tmp_path):
-    monkeypatch.setattr(connmod.labapi, "find_running", lambda *a: None)
+    monkeypatch.setattr("cephbench.lab.find_running", lambda *a: None)
     conf = tmp_path / "ceph.conf"
     conf.write_text("[global]\n")
     c = connmod.resolve(conf=str(conf), user="client.bench", keyring=None)

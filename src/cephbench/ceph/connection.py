@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cephbench import lab as labapi
 from cephbench.errors import UsageError
 
 DEFAULT_CONF = "/etc/ceph/ceph.conf"
@@ -71,6 +70,8 @@ class Connection:
 def resolve(conf: str | None = None, user: str | None = None, keyring: str | None = None,
             cluster: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> Connection:
     """The connection the options ask for; the lab fills what they leave out, when one runs."""
+    from cephbench import lab as labapi  # the lab API (pydantic): not for `run --help`
+
     client = _client_id(user) if user else None
     lab = labapi.find_running() if conf is None and cluster is None else None
     if lab is not None:

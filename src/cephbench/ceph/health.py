@@ -12,7 +12,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from cephbench.ceph.commands import ceph_json
 from cephbench.ceph.connection import Connection
 from cephbench.errors import CephbenchError, Interrupted
 
@@ -118,6 +117,8 @@ class Sampler:
 
     def sample(self) -> Sample | None:
         """Take one sample now (also between workloads: short runs are covered too)."""
+        from cephbench.ceph.commands import ceph_json  # subprocess machinery: not for run --help
+
         try:
             status = ceph_json(self.conn, "status", timeout=min(self.conn.timeout, 15))
         except Interrupted:

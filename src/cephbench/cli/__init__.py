@@ -1,56 +1,128 @@
 """The ``cephbench`` command line: a group whose commands live one per module.
 
 Built-in commands are registered exactly like plugins: a name mapped to ``module:attribute``,
-imported only when used. Third-party packages add commands through the
-``cephbench.commands`` entry-point group.
+imported only when used. The registry also carries each command's one-line help, so
+``cephbench --help`` lists the commands without importing any of them (their modules pull in
+scipy, matplotlib, the lab...). Third-party packages add commands through the
+``cephbench.commands`` entry-point group; listing those imports them for their help.
+
+Start-up time matters here: keep this module's imports to click and the standard library
+(``bench/startup.py`` measures it, ``tests/test_cli_startup.py`` guards it).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import signal
 import sys
-from importlib.metadata import entry_points
+from importlib.machinery import PathFinder
+from typing import NamedTuple
 
 import click
-from rich.markup import escape
 
 from cephbench import __version__
 from cephbench.cli.common import console_err, set_debug
 from cephbench.errors import CephbenchError, ExitStatus, Interrupted
 
-BUILTIN_COMMANDS: dict[str, str] = {
-    "run": "cephbench.cli.run:run",
-    "runs": "cephbench.cli.runs:runs",
-    "show": "cephbench.cli.show:show",
-    "suites": "cephbench.cli.suites:suites",
-    "cleanup": "cephbench.cli.cleanup:cleanup",
-    "import": "cephbench.cli.import_:import_",
-    "compare": "cephbench.cli.compare:compare",
-    "report": "cephbench.cli.report:report",
-    "lab": "cephbench.cli.lab:lab",
+
+class Entry(NamedTuple):
+    """A built-in command: where it lives, and the line `cephbench --help` shows for it."""
+
+    target: str  # "module:attribute", imported only when the command runs or shows its help
+    help: str  # the first sentence of the command's docstring (a test keeps them equal)
+
+
+BUILTIN_COMMANDS: dict[str, Entry] = {
+    "run": Entry("cephbench.cli.run:run",
+                 "Run SUITE (a built-in name, a suite .yaml, or a fio job file) and store the "
+                 "results."),
+    "runs": Entry("cephbench.cli.runs:runs", "List the stored runs, oldest first."),
+    "show": Entry("cephbench.cli.show:show",
+                  "Show a stored run (an id from `cephbench runs`, or 'last')."),
+    "suites": Entry("cephbench.cli.suites:suites", "List the built-in suites and their workloads."),
+    "cleanup": Entry("cephbench.cli.cleanup:cleanup",
+                     "Remove files (and other things) that killed runs created and could not "
+                     "remove."),
+    "import": Entry("cephbench.cli.import_:import_",
+                    "Import fio JSON or normal output (2.x and 3.x), rados bench, ceph tell osd "
+                    "bench or iperf3 (-J or normal) output, as files, Markdown, or stdin (-)."),
+    "compare": Entry("cephbench.cli.compare:compare",
+                     "Compare stored runs; the first is the baseline."),
+    "report": Entry("cephbench.cli.report:report",
+                    "Write a report of one or more runs; the first is the baseline."),
+    "lab": Entry("cephbench.cli.lab:lab",
+                 "A real, throwaway Ceph cluster on this machine: plain processes, no containers."),
 }
 
 
-def _all_commands() -> dict[str, str]:
-    commands = dict(BUILTIN_COMMANDS)
-    for ep in entry_points(group="cephbench.commands"):
-        commands.setdefault(ep.name, ep.value)
-    return commands
+def _plugin_commands() -> dict[str, str]:
+    """Name -> ``module:attribute`` of the third-party commands (built-in names win)."""
+    if not _may_have_plugins():
+        return {}
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep.value for ep in entry_points(group="cephbench.commands")
+            if ep.name not in BUILTIN_COMMANDS}
+
+
+def _may_have_plugins() -> bool:
+    """Whether an installed distribution may declare ``cephbench.commands`` entry points.
+
+    Importing importlib.metadata takes about as long as importing click; a look through the
+    ``entry_points.txt`` files on sys.path takes a millisecond and usually rules plugins out.
+    What it cannot look into (a zip or an egg on sys.path, another finder) counts as maybe.
+    """
+    if any(hasattr(f, "find_distributions") and f is not PathFinder for f in sys.meta_path):
+        return True
+    for entry in sys.path:
+        path = entry or "."
+        if not os.path.isdir(path) or path.endswith(".egg"):
+            if os.path.exists(path):
+                return True
+            continue
+        try:
+            names = os.listdir(path)
+        except OSError:
+            continue
+        for name in names:
+            if name.lower().endswith((".dist-info", ".egg-info")):
+                try:
+                    with open(os.path.join(path, name, "entry_points.txt"), encoding="utf-8") as f:
+                        if "cephbench.commands" in f.read():
+                            return True
+                except OSError:
+                    pass
+    return False
 
 
 class CephbenchGroup(click.Group):
     """Lazy command loading, and the one place errors become messages and exit codes."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(_all_commands())
+        return sorted([*BUILTIN_COMMANDS, *_plugin_commands()])
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = _all_commands().get(cmd_name)
+        entry = BUILTIN_COMMANDS.get(cmd_name)
+        target = entry.target if entry is not None else _plugin_commands().get(cmd_name)
         if target is None:
             return None
         module_name, attr = target.split(":")
         return getattr(importlib.import_module(module_name), attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list, built-in lines from the registry: no command module is imported."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(map(len, names))
+        rows = []
+        for name in names:
+            entry = BUILTIN_COMMANDS.get(name)
+            # a built-in's line shortened as click would its docstring; a plugin's from its module
+            command = click.Command(name, help=entry.help) if entry else self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context):
         try:
@@ -58,6 +130,8 @@ class CephbenchGroup(click.Group):
         except (CephbenchError, Interrupted) as e:
             if ctx.meta.get("cephbench.debug"):
                 raise
+            from rich.markup import escape  # rich loads only once there is something to print
+
             prefix = "Interrupted" if isinstance(e, Interrupted) else "Error"
             # soft_wrap: a path in a message stays on one line, whatever the terminal width
             console_err.print(f"[bold red]{prefix}:[/] {escape(e.message)}", soft_wrap=True)

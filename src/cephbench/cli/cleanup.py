@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from cephbench.cli.common import console, console_err, db_option
 from cephbench.errors import ExitStatus
-from cephbench.execution.cleanup import cleanup as do_cleanup
-from cephbench.store import Store
+
+if TYPE_CHECKING:
+    from cephbench.store import Store
 
 
 @click.command()
 @db_option
 def cleanup(store: Store) -> None:
     """Remove files (and other things) that killed runs created and could not remove."""
+    from cephbench.execution.cleanup import cleanup as do_cleanup  # the store and targets
+
     report = do_cleanup(store)
     for r in report.removed:
         console.print(f"removed {r.kind} {r.name} (run {r.run_id})")

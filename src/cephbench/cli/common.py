@@ -9,12 +9,36 @@ from collections.abc import Callable
 from typing import Any
 
 import click
-from rich.console import Console
 
-from cephbench.store import Store, default_path
 
-console = Console(highlight=False)
-console_err = Console(stderr=True, highlight=False, soft_wrap=True)  # one-line messages stay one line
+class _LazyConsole:
+    """A rich Console built on first use: `cephbench CMD --help` never imports rich (~15 ms)."""
+
+    def __init__(self, **options: Any):
+        self._options = options
+        self._console: Any = None
+
+    def _get(self) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._get(), name)
+
+    # `with console:` (rich's Live does it) looks these up on the class, not through __getattr__
+    def __enter__(self) -> Any:
+        return self._get().__enter__()
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self._get().__exit__(*exc)
+
+
+console = _LazyConsole(highlight=False)
+# soft_wrap: one-line messages stay one line
+console_err = _LazyConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
 def set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -40,6 +64,8 @@ def db_option(f: Callable) -> Callable:
     @debug_option
     @functools.wraps(f)
     def wrapper(*args: Any, db_path: str | None, **kwargs: Any) -> Any:
+        from cephbench.store import Store, default_path  # sqlite3 and the model: not for --help
+
         with Store(db_path or default_path()) as store:
             for note in store.recover_interrupted():
                 console_err.print(f"[yellow]note:[/] {note}")

@@ -3,23 +3,17 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import click
 
-from cephbench.analysis.compare import Comparison, regressions, to_json
-from cephbench.analysis.compare import compare as compare_runs
-from cephbench.analysis.envdiff import cluster_context
 from cephbench.cli.common import console, console_err, db_option, format_option, print_json
 from cephbench.errors import ExitStatus, UsageError
-from cephbench.model import Run
-from cephbench.report.markdown import (
-    comparison_markdown,
-    comparison_notes,
-    env_table,
-    metric_tables,
-)
-from cephbench.report.table import to_rich
-from cephbench.store import Store
+
+if TYPE_CHECKING:
+    from cephbench.analysis.compare import Comparison
+    from cephbench.model import Run
+    from cephbench.store import Store
 
 
 def parse_percent(text: str | None) -> float | None:
@@ -51,6 +45,11 @@ def compare(run_refs: tuple[str, ...], threshold: str | None, fmt: str, store: S
       cephbench compare 3 4 5 6 7 --format md
       cephbench compare 3 4 --fail-on-regression 5%
     """
+    # scipy and numpy (~0.3 s) load when comparing, not for `compare --help`
+    from cephbench.analysis.compare import compare as compare_runs
+    from cephbench.analysis.compare import to_json
+    from cephbench.report.markdown import comparison_markdown
+
     limit = parse_percent(threshold)
     runs = [store.get_run(ref) for ref in run_refs]
     cmp = compare_runs(runs, clusters=load_clusters(store, runs))
@@ -71,6 +70,8 @@ def compare(run_refs: tuple[str, ...], threshold: str | None, fmt: str, store: S
 
 def load_clusters(store: Store, runs: list[Run]) -> dict[int, dict]:
     """Run id -> Ceph cluster facts, for the runs that stored a fingerprint."""
+    from cephbench.analysis.envdiff import cluster_context
+
     out = {}
     for run in runs:
         stored = store.fingerprint(run.id) if hasattr(store, "fingerprint") else None
@@ -80,6 +81,9 @@ def load_clusters(store: Store, runs: list[Run]) -> dict[int, dict]:
 
 
 def _print_rich(cmp: Comparison) -> None:
+    from cephbench.report.markdown import comparison_notes, env_table, metric_tables
+    from cephbench.report.table import to_rich
+
     for table in metric_tables(cmp):
         console.print(to_rich(table))
     for note in comparison_notes(cmp):
@@ -90,6 +94,8 @@ def _print_rich(cmp: Comparison) -> None:
 
 
 def _gate(cmp: Comparison, limit: float) -> None:
+    from cephbench.analysis.compare import regressions
+
     bad = regressions(cmp, limit)
     if not bad:
         console_err.print(f"No cell is significantly worse than {cmp.baseline.name} by more "

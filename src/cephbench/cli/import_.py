@@ -5,19 +5,25 @@ standard input."""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from cephbench.cli.common import console_err, db_option, emit_table, format_option, print_json
 from cephbench.errors import UsageError
-from cephbench.importing import importer
-from cephbench.store import Store
+
+if TYPE_CHECKING:
+    from cephbench.store import Store
+
+# The names of importer.PARSERS (a test keeps them equal): importing the parsers themselves
+# takes longer than `cephbench import --help` should.
+PARSER_NAMES = ("fio-json", "fio-text", "iperf3", "osd-bench", "rados-bench")
 
 
 @click.command(name="import")
 @click.argument("inputs", nargs=-1, required=True, metavar="FILE...")
 @click.option("--label", "-l", help="Label for the imported runs (default: none; runs show as #id).")
-@click.option("--as", "force", type=click.Choice(sorted(importer.PARSERS)),
+@click.option("--as", "force", type=click.Choice(PARSER_NAMES),
               help="Read every input as this format instead of detecting it.")
 @click.option("--dry-run", is_flag=True, help="Show what would be stored; store nothing.")
 @format_option("table", "md", "json")
@@ -30,6 +36,8 @@ def import_(inputs: tuple[str, ...], label: str | None, force: str | None, dry_r
     Several rados bench outputs in one file (write, seq, rand) are one run with a workload
     each, as `cephbench run rados` stores them; so are the OSDs of `ceph tell osd.* bench`.
     """
+    from cephbench.importing import importer  # every parser: not for --help
+
     planned_per_input = [(name, importer.plan(name, _read(name), label, force)) for name in inputs]
     runs = []
     for name, planned in planned_per_input:

@@ -5,16 +5,19 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from pydantic import ValidationError
-from rich.table import Table
 
-from cephbench import lab as labapi
 from cephbench.cli.common import console, console_err, debug_option, format_option, print_json
 from cephbench.errors import UsageError
-from cephbench.lab.paths import DIR_ENV
+
+if TYPE_CHECKING:
+    from cephbench import lab as labapi
+
+# cephbench.lab.paths.DIR_ENV (a test keeps them equal): importing any of cephbench.lab loads
+# the whole lab API, pydantic included, which `cephbench lab --help` does without.
+DIR_ENV = "CEPHBENCH_LAB_DIR"
 
 
 def _progress(message: str) -> None:
@@ -34,6 +37,8 @@ def _lab_command(f: Callable) -> Callable:
     @debug_option
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from cephbench import lab as labapi  # the lab API (pydantic...): not for --help
+
         try:
             return f(*args, **kwargs)
         except labapi.LabError as e:
@@ -47,6 +52,8 @@ def _lab_command(f: Callable) -> Callable:
 
 
 def _running(lab_dir: Path | None) -> labapi.LabInfo:
+    from cephbench import lab as labapi
+
     info = labapi.find_running(lab_dir)
     if info is None:
         where = lab_dir or labapi.default_dir()
@@ -107,6 +114,8 @@ def lab() -> None:
 @_lab_command
 def up(lab_dir: Path | None, conf_set: tuple[str, ...], timeout: float, **options: Any) -> None:
     """Start a lab and wait for HEALTH_OK (does nothing if one is running)."""
+    from cephbench import lab as labapi
+
     spec = _spec(lab_dir, conf_set, options)
     result = labapi.up(spec, progress=_progress, timeout=timeout)
     if result.already_running:
@@ -120,6 +129,10 @@ def up(lab_dir: Path | None, conf_set: tuple[str, ...], timeout: float, **option
 
 
 def _spec(lab_dir: Path | None, conf_set: tuple[str, ...], options: dict) -> labapi.LabSpec:
+    from pydantic import ValidationError
+
+    from cephbench import lab as labapi
+
     pairs = {}
     for item in conf_set:
         key, sep, value = item.partition("=")
@@ -140,6 +153,8 @@ def _spec(lab_dir: Path | None, conf_set: tuple[str, ...], options: dict) -> lab
 @_lab_command
 def down(lab_dir: Path | None, purge: bool) -> None:
     """Stop the lab and remove everything it created."""
+    from cephbench import lab as labapi
+
     result = labapi.down(lab_dir, purge=purge)
     if result is None:
         console.print(f"No lab in {lab_dir or labapi.default_dir()}; nothing to do.")
@@ -154,6 +169,8 @@ def down(lab_dir: Path | None, purge: bool) -> None:
 @_lab_command
 def status(lab_dir: Path | None, fmt: str) -> None:
     """Daemons, pids, health, pools, OSD tree and memory of the lab."""
+    from cephbench import lab as labapi
+
     data = labapi.status(lab_dir)
     if fmt == "json":
         print_json(data)
@@ -164,6 +181,8 @@ def status(lab_dir: Path | None, fmt: str) -> None:
 
 
 def _print_status(data: dict) -> None:
+    from rich.table import Table
+
     state = "running" if data["running"] else f"not running ({data['phase']})"
     console.print(f"Lab in {data['dir']}: {state}, health {data['health'] or 'unknown'}")
     for check in data["health_checks"]:
@@ -224,6 +243,8 @@ def env(lab_dir: Path | None) -> None:
 @_lab_command
 def restart_osd(lab_dir: Path | None, osd: int) -> None:
     """(Re)start OSD number OSD and wait until the cluster sees it up."""
+    from cephbench import lab as labapi
+
     seconds = labapi.restart_osd(_running(lab_dir), osd)
     console.print(f"osd.{osd} up again after {seconds:.1f} s")
 
@@ -234,6 +255,8 @@ def restart_osd(lab_dir: Path | None, osd: int) -> None:
 @_lab_command
 def stop_osd(lab_dir: Path | None, osd: int, kill: bool) -> None:
     """Stop OSD number OSD (to test failures); `restart-osd` brings it back."""
+    from cephbench import lab as labapi
+
     if labapi.stop_osd(_running(lab_dir), osd, kill=kill):
         console.print(f"osd.{osd} stopped")
     else:

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from cephbench.analysis.compare import compare
 from cephbench.cli.common import db_option
 from cephbench.cli.compare import load_clusters
 from cephbench.errors import UsageError
-from cephbench.report.render import write_report
-from cephbench.store import Store
+
+if TYPE_CHECKING:
+    from cephbench.store import Store
 
 
 @click.command()
@@ -27,6 +28,10 @@ def report(run_refs: tuple[str, ...], output: Path, store: Store) -> None:
       cephbench report 3 4 5 -o report.html
       cephbench report last -o report.md
     """
+    # scipy, matplotlib and jinja2 (~1 s) load when reporting, not for `report --help`
+    from cephbench.analysis.compare import compare
+    from cephbench.report.render import write_report
+
     if not output.parent.is_dir():
         raise UsageError(f"the directory {output.parent} does not exist", hint="create it, or write elsewhere")
     runs = [store.get_run(ref) for ref in run_refs]

@@ -3,32 +3,34 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import click
-from rich.markup import escape
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from cephbench.ceph.connection import resolve
-from cephbench.ceph.session import HealthOptions
 from cephbench.cli.common import console_err, db_option, format_option
 from cephbench.cli.options import SectionedCommand, run_request_options
 from cephbench.cli.show import emit_run
 from cephbench.errors import ExitStatus, UsageError
-from cephbench.execution.options import RunOptions
-from cephbench.execution.runner import RunOutcome, execute
-from cephbench.lab import find_running
-from cephbench.planning.plan import Overrides, Plan, make_plan
-from cephbench.planning.request import RunRequest
-from cephbench.planning.sweep import Axes
-from cephbench.store import Store
-from cephbench.targets import Target, TargetOptions, parse_target
-from cephbench.targets.cluster import CephOptions, CephTarget
+
+if TYPE_CHECKING:
+    from cephbench.execution.runner import RunOutcome
+    from cephbench.planning.request import RunRequest
+    from cephbench.store import Store
+    from cephbench.targets import Target
 
 
 class RichProgress:
     """One bar for the whole run: current repeat and workload, elapsed, ETA. Silent off a TTY."""
 
     def __init__(self, repeats: int):
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
         self.repeats = repeats
         self.progress = Progress(
             TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
@@ -50,6 +52,8 @@ class RichProgress:
 
 
 def _default_target(plan) -> str:
+    from cephbench.lab import find_running
+
     if plan.default_target is not None:
         return plan.default_target
     if find_running() is None:
@@ -77,6 +81,8 @@ def run(suite: str, fmt: str, store: Store, resume_ref: str | None, **parts) -> 
       cephbench run osd                               # ceph tell osd.N bench, every up OSD
       cephbench run network                           # iperf3 between the lab's hosts
     """
+    from cephbench.planning.request import RunRequest
+
     request = RunRequest(suite=suite, **parts)
     resume = None
     if resume_ref is not None:
@@ -91,6 +97,17 @@ def run(suite: str, fmt: str, store: Store, resume_ref: str | None, **parts) -> 
 
 def start(store: Store, request: RunRequest, resume: int | None = None) -> RunOutcome:
     """Plan, target and options from a run request, then run (``resume``: the run to finish)."""
+    # The planner, runner, targets and Ceph session (numpy, pydantic, YAML...): not for --help
+    from rich.markup import escape
+
+    from cephbench.ceph.connection import resolve
+    from cephbench.ceph.session import HealthOptions
+    from cephbench.execution.options import RunOptions
+    from cephbench.execution.runner import execute
+    from cephbench.planning.plan import Overrides, Plan, make_plan
+    from cephbench.planning.sweep import Axes
+    from cephbench.targets.cluster import CephOptions, CephTarget
+
     r = request
     axes = r.axes
     if not axes.bs and r.rados_bench.object_size:
@@ -129,6 +146,8 @@ def start(store: Store, request: RunRequest, resume: int | None = None) -> RunOu
 def _resumable(store: Store, ref: str, suite: str) -> tuple[int, RunRequest]:
     """The run to resume and the request it was started with (migrated when stored by an
     older cephbench)."""
+    from cephbench.planning.request import RunRequest
+
     run = store.get_run(ref)
     stored = run.params.get("request")
     if stored is None:
@@ -146,4 +165,6 @@ def _resumable(store: Store, ref: str, suite: str) -> tuple[int, RunRequest]:
 
 
 def _target(spec: str, destroy_data: str | None) -> Target:
+    from cephbench.targets import TargetOptions, parse_target
+
     return parse_target(spec, TargetOptions(destroy_data=destroy_data))

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from cephbench.cli.common import db_option, emit_table, format_option, print_json
 from cephbench.report.table import Table
-from cephbench.store import Store
+
+if TYPE_CHECKING:
+    from cephbench.store import Store
 
 
 @click.command()

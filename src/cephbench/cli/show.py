@@ -6,17 +6,18 @@ cluster the run measured (stored with every run on a Ceph target).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from cephbench import tools
-from cephbench.ceph.fingerprint import summarize
 from cephbench.cli.common import console_err, db_option, emit_table, format_option, print_json
 from cephbench.errors import StoreError
-from cephbench.model import FLAGS, Run, flag_text
 from cephbench.report.cluster import cluster_table
-from cephbench.store import Store
+
+if TYPE_CHECKING:
+    from cephbench.model import Run
+    from cephbench.store import Store
 
 PREFILL_TOOL = "fio-prefill"
 
@@ -29,6 +30,8 @@ PREFILL_TOOL = "fio-prefill"
 @db_option
 def show(run_ref: str, cluster: bool, fmt: str, store: Store) -> None:
     """Show a stored run (an id from `cephbench runs`, or 'last')."""
+    from cephbench.ceph.fingerprint import summarize  # ceph commands, subprocess: not for --help
+
     run = store.get_run(run_ref)
     if cluster:
         fp = store.fingerprint(run.id)
@@ -58,6 +61,8 @@ def emit_run(run: Run, fmt: str, store: Store | None = None) -> None:
 
 def _ceph_extras(run: Run, store: Store) -> dict[str, Any]:
     """Keys a Ceph run adds to the stable JSON: the cluster summary, health, prefill."""
+    from cephbench.ceph.fingerprint import summarize
+
     out: dict[str, Any] = {}
     fp = store.fingerprint(run.id)
     if fp is not None:
@@ -77,6 +82,8 @@ def _notes(run: Run, store: Store) -> list[str]:
             size = next((a.split("=", 1)[1] for a in o["argv"] if a.startswith("--size=")), "?")
             notes.append(f"Prefill: the new RBD image was written once ({size}, sequential 4M) "
                          f"in {o['seconds']:.1f} s before the workloads.")
+    from cephbench.model import FLAGS, flag_text
+
     flags = sorted({f for r in run.results for f in r.flags if f in FLAGS and FLAGS[f].health})
     if flags:
         notes.append("Health during the run: " + "; ".join(flag_text(f) for f in flags)

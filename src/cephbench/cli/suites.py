@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import click
 
-from cephbench import tools
 from cephbench.cli.common import debug_option, emit_table, format_option, print_json
-from cephbench.planning.suites import builtin_names, load_suite
 from cephbench.report.table import Table
 
 
@@ -15,6 +13,9 @@ from cephbench.report.table import Table
 @debug_option
 def suites(fmt: str) -> None:
     """List the built-in suites and their workloads."""
+    from cephbench import tools  # the tools, YAML and pydantic: not for --help
+    from cephbench.planning.suites import builtin_names, load_suite
+
     specs = [load_suite(name) for name in builtin_names()]
     fixed = [(tool.name, s) for tool, s in tools.fixed_suites().values()]
     if fmt == "json":

@@ -13,14 +13,17 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from cephbench import tools
 from cephbench.errors import ParseError, UsageError
 from cephbench.importing.found import Found, merge
 from cephbench.model import Failure, Run, flag_text, now
-from cephbench.store import Store
 from cephbench.tools.base import Importer
 from cephbench.tools.rados_bench.importing import cut_off
+
+if TYPE_CHECKING:
+    from cephbench.store import Store
 
 FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
 

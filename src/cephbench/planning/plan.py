@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from cephbench import tools
 from cephbench.errors import UsageError
-from cephbench.planning.suites import load_suite, to_jobfile
 from cephbench.planning.sweep import Axes, expand
 from cephbench.system.units import parse_seconds, parse_size
 from cephbench.targets import LOCATION_KEYS
@@ -256,6 +255,11 @@ def make_tool_plan(tool: Tool, suite: ToolSuite, overrides: Overrides,
 
 def make_plan(suite_or_file: str, overrides: Overrides, tool_options: dict | None = None,
               axes: Axes | None = None, steady: SteadyState | None = None) -> Plan | ToolPlan:
+    from cephbench.planning.suites import (  # YAML and pydantic: not for --help
+        load_suite,
+        to_jobfile,
+    )
+
     axes = axes or Axes()
     fixed = tools.fixed_suites().get(suite_or_file)
     if fixed is not None:

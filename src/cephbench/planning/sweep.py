@@ -15,9 +15,8 @@ import itertools
 from dataclasses import dataclass
 
 from cephbench.errors import UsageError
-from cephbench.planning.suites import RW
 from cephbench.system.units import parse_size
-from cephbench.tools.fio.jobfile import Job, JobFile
+from cephbench.tools.fio.jobfile import RW, Job, JobFile
 
 MIXED = ("rw", "readwrite", "randrw", "trimwrite")
 AXES = ("rw", "rwmixread", "bs", "numjobs", "iodepth")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from rich.table import Table as RichTable
+if TYPE_CHECKING:
+    from rich.table import Table as RichTable
 
 MISSING = "n/a"
 
@@ -40,6 +42,8 @@ def to_markdown(table: Table) -> str:
 
 
 def to_rich(table: Table) -> RichTable:
+    from rich.table import Table as RichTable  # rich's table machinery: only when printing one
+
     out = RichTable(title=table.title, title_justify="left", caption="\n".join(table.notes) or None,
                     caption_justify="left")
     for i, h in enumerate(table.headers):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -26,6 +25,8 @@ BUILTIN_TOOLS: dict[str, str] = {
 
 @cache
 def _registry() -> dict[str, str]:
+    from importlib.metadata import entry_points  # ~10 ms of imports: not for `cephbench --help`
+
     found = dict(BUILTIN_TOOLS)
     for ep in entry_points(group="cephbench.tools"):
         found.setdefault(ep.name, ep.value)

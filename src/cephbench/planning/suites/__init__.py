@@ -10,16 +10,14 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
-from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cephbench.errors import UsageError
-from cephbench.tools.fio.jobfile import Job, JobFile
+from cephbench.tools.fio.jobfile import RW, Job, JobFile
 
 FioValue = str | int | float | bool | None
-RW = Literal["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite"]
 
 
 class WorkloadSpec(BaseModel):

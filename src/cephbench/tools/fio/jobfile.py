@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal
 
 from cephbench.errors import UsageError
 
 Option = tuple[str, str | None]
+
+RW = Literal["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim",
+            "trimwrite"]
+"""fio's ``rw`` values: the I/O patterns."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,110 @@
+"""`cephbench --help` and `cephbench CMD --help` stay light: what they import, not how long
+they take (bench/startup.py times them).
+
+Each help runs in a fresh interpreter, which reports the modules it ended up with.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from cephbench.cli import BUILTIN_COMMANDS, _may_have_plugins, cli
+from cephbench.system.process import run
+
+# Each costs tens to hundreds of milliseconds to import; help needs none of them.
+HEAVY = ("scipy", "numpy", "matplotlib", "jinja2", "pydantic", "yaml", "rich")
+
+REPORT_MODULES = """
+import json, sys
+from cephbench.cli import cli
+try:
+    cli.main(sys.argv[1:], prog_name="cephbench", standalone_mode=False)
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)))
+"""
+CEPHBENCH = [sys.executable, "-c", "from cephbench.cli import main; main()"]
+
+
+def _help_lines() -> list[tuple[str, ...]]:
+    ctx = click.Context(cli)
+    lines: list[tuple[str, ...]] = [()]
+    for name in BUILTIN_COMMANDS:
+        lines.append((name,))
+        command = cli.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            lines += [(name, sub) for sub in command.list_commands(ctx)]
+    return lines
+
+
+def _modules_after(*args: str) -> tuple[str, set[str]]:
+    """The help text and the modules loaded by ``cephbench ARGS --help`` in a new interpreter."""
+    result = run([sys.executable, "-c", REPORT_MODULES, *args, "--help"], check=True, timeout=120)
+    text, _, modules = result.stdout.rstrip("\n").rpartition("\n")
+    return text, set(json.loads(modules))
+
+
+@pytest.mark.parametrize("args", _help_lines(), ids=lambda a: " ".join((*a, "--help")))
+def test_help_imports_nothing_heavy(args):
+    text, modules = _modules_after(*args)
+    assert "Usage:" in text
+    loaded = sorted(m for m in HEAVY if m in modules)
+    assert not loaded, f"cephbench {' '.join(args)} --help imports {loaded}"
+
+
+def test_listing_commands_imports_none_of_them():
+    text, modules = _modules_after()
+    for name, entry in BUILTIN_COMMANDS.items():
+        assert f"  {name} " in text
+        module = entry.target.split(":")[0]
+        assert module not in modules, f"`cephbench --help` imported {module}"
+    if not _may_have_plugins():
+        assert "importlib.metadata" not in modules
+
+
+@pytest.mark.parametrize("name", list(BUILTIN_COMMANDS))
+def test_registry_line_is_the_commands_own_summary(name):
+    """The line `cephbench --help` shows is the first sentence of the command's docstring."""
+    command = cli.get_command(click.Context(cli), name)
+    assert BUILTIN_COMMANDS[name].help == command.get_short_help_str(limit=10_000)
+
+
+def test_light_copies_match_their_source():
+    """Names the CLI keeps at hand so that its help imports neither the lab nor the parsers."""
+    from cephbench.cli import import_, lab
+    from cephbench.importing import importer
+    from cephbench.lab import paths
+
+    assert lab.DIR_ENV == paths.DIR_ENV
+    assert sorted(import_.PARSER_NAMES) == sorted(importer.PARSERS)
+
+
+def _plugin(tmp_path: Path) -> dict[str, str]:
+    """A third-party package declaring two commands, one of them a built-in's name."""
+    (tmp_path / "cbplugin.py").write_text(
+        "import click\n\n\n@click.command()\ndef hello():\n"
+        '    """Say hello from a plugin."""\n    click.echo("hello from a plugin")\n'
+    )
+    info = tmp_path / "cbplugin-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: cbplugin\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(
+        "[cephbench.commands]\nhello = cbplugin:hello\nruns = cbplugin:hello\n"
+    )
+    return {"PYTHONPATH": str(tmp_path)}
+
+
+def test_plugin_commands_are_listed_and_run(tmp_path):
+    env = _plugin(tmp_path)
+    listing = run([*CEPHBENCH, "--help"], env=env, check=True).stdout
+    assert "hello    Say hello from a plugin." in listing
+    assert "runs     List the stored runs, oldest first." in listing  # a built-in name wins
+    assert run([*CEPHBENCH, "hello"], env=env, check=True).stdout == "hello from a plugin\n"
+    assert "Say hello" not in run([*CEPHBENCH, "runs", "--help"], env=env, check=True).stdout
+    unknown = run([*CEPHBENCH, "nosuch"], env=env)
+    assert unknown.returncode == 2 and "No such command 'nosuch'" in unknown.stderr
