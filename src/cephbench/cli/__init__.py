@@ -26,6 +26,7 @@ BUILTIN_COMMANDS: dict[str, str] = {
     "suites": "cephbench.cli.suites:suites",
     "cleanup": "cephbench.cli.cleanup:cleanup",
     "import": "cephbench.cli.import_:import_",
+    "export": "cephbench.cli.export:export",
     "compare": "cephbench.cli.compare:compare",
     "report": "cephbench.cli.report:report",
     "lab": "cephbench.cli.lab:lab",

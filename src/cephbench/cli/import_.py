@@ -1,6 +1,8 @@
 """``cephbench import FILE...``: store outputs users already have (fio JSON or text, rados
 bench, ceph tell osd bench, iperf3; or Markdown with them in fenced blocks); ``-`` reads
-standard input."""
+standard input. cephbench's own JSON (``show --format json``, ``export``) is stored back whole
+(``importing/own.py``). The JSON it prints is ``cephbench.import/1``, or
+``cephbench.import-plan/1`` with ``--dry-run`` (ids null: nothing was stored)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,9 @@ import sys
 import click
 
 from cephbench.cli.common import console_err, db_option, emit_table, format_option, print_json
+from cephbench.contracts import IMPORT, IMPORT_PLAN, document
 from cephbench.errors import UsageError
-from cephbench.importing import importer
+from cephbench.importing import importer, own
 from cephbench.store import Store
 
 
@@ -25,15 +28,16 @@ from cephbench.store import Store
 def import_(inputs: tuple[str, ...], label: str | None, force: str | None, dry_run: bool, fmt: str,
             store: Store) -> None:
     """Import fio JSON or normal output (2.x and 3.x), rados bench, ceph tell osd bench or
-    iperf3 (-J or normal) output, as files, Markdown, or stdin (-).
+    iperf3 (-J or normal) output, as files, Markdown, or stdin (-); or cephbench's own JSON
+    (`show --format json`, `export`), stored back with everything it holds.
 
     Several rados bench outputs in one file (write, seq, rand) are one run with a workload
     each, as `cephbench run rados` stores them; so are the OSDs of `ceph tell osd.* bench`.
     """
-    planned_per_input = [(name, importer.plan(name, _read(name), label, force)) for name in inputs]
+    planned_per_input = [(name, own.plan(name, _read(name), label, force)) for name in inputs]
     runs = []
     for name, planned in planned_per_input:
-        ids = [None] * len(planned) if dry_run else importer.save(store, planned)
+        ids = [None] * len(planned) if dry_run else own.save(store, planned)
         runs += [p.as_run(i) for p, i in zip(planned, ids, strict=True)]
         for p in planned:
             for warning in p.warnings:
@@ -41,7 +45,7 @@ def import_(inputs: tuple[str, ...], label: str | None, force: str | None, dry_r
         if not dry_run:
             console_err.print(f"{name}: stored as run {', '.join(map(str, ids))}")
     if fmt == "json":
-        print_json([r.to_json() for r in runs])
+        print_json(document(IMPORT_PLAN if dry_run else IMPORT, runs=[r.to_json() for r in runs]))
         return
     from cephbench.report.run_table import run_table
 

@@ -1,10 +1,11 @@
-"""``cephbench runs``: one line per stored run."""
+"""``cephbench runs``: one line per stored run (JSON: ``cephbench.runs/1``)."""
 
 from __future__ import annotations
 
 import click
 
 from cephbench.cli.common import db_option, emit_table, format_option, print_json
+from cephbench.contracts import RUNS, document
 from cephbench.report.table import Table
 from cephbench.store import Store
 
@@ -16,10 +17,8 @@ def runs(fmt: str, store: Store) -> None:
     """List the stored runs, oldest first."""
     stored = store.runs()
     if fmt == "json":
-        print_json([
-            {k: r.to_json()[k] for k in ("id", "label", "suite", "target", "status", "started_at")}
-            for r in stored
-        ])
+        keys = ("id", "label", "suite", "target", "status", "started_at", "ended_at")
+        print_json(document(RUNS, runs=[{k: r.to_json()[k] for k in keys} for r in stored]))
         return
     table = Table(
         ("ID", "Label", "Suite", "Target", "Status", "Started (UTC)"),

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cephbench.errors import ParseError, UsageError
+from cephbench.importing import own
 from cephbench.importing import tools as import_tools
 from cephbench.importing.found import Found, merge
 from cephbench.model import Failure, Run, WorkloadOutcome, now
@@ -37,9 +38,11 @@ def _fio_text(text: str) -> list[Found]:
 PARSERS: dict[str, Callable[[str], list[Found]]] = {
     "fio-json": _fio_json, "fio-text": _fio_text, "rados-bench": import_tools.rados_bench,
     "osd-bench": import_tools.osd_bench, "iperf3": import_tools.iperf3_output,
+    own.PARSER: own.read,
 }
 # fio first: its outputs are the most common, and nothing of the others' is in them.
 DETECT: list[tuple[str, Callable[[str], bool]]] = [
+    (own.PARSER, own.looks_like_own),  # before fio: an exported run's raw outputs hold fio JSON
     ("fio-json", lambda t: '"fio version"' in t and ('"jobs"' in t or '"client_stats"' in t)),
     ("fio-text", lambda t: "(groupid=" in t and ("IOPS=" in t or "iops=" in t)),
     ("rados-bench", lambda t: "Total writes made" in t or "Total reads made" in t),
