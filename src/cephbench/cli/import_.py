@@ -45,7 +45,8 @@ def import_(inputs: tuple[str, ...], label: str | None, force: str | None, dry_r
         if not dry_run:
             console_err.print(f"{name}: stored as run {', '.join(map(str, ids))}")
     if fmt == "json":
-        print_json(document(IMPORT_PLAN if dry_run else IMPORT, runs=[r.to_json() for r in runs]))
+        kind = IMPORT_PLAN if dry_run else IMPORT
+        print_json(document(kind, runs=[r.to_json() for r in runs]))
         return
     from cephbench.report.run_table import run_table
 

@@ -18,7 +18,7 @@ def runs(fmt: str, store: Store) -> None:
     stored = store.runs()
     if fmt == "json":
         keys = ("id", "label", "suite", "target", "status", "started_at", "ended_at")
-        print_json(document(RUNS, runs=[{k: r.to_json()[k] for k in keys} for r in stored]))
+        print_json(document(RUNS, runs=[{k: getattr(r, k) for k in keys} for r in stored]))
         return
     table = Table(
         ("ID", "Label", "Suite", "Target", "Status", "Started (UTC)"),

@@ -42,7 +42,8 @@ def show(run_ref: str, cluster: bool, raw: bool, fmt: str, store: Store) -> None
         if fp is None:
             raise StoreError(f"run {run.id} did not run on a Ceph cluster; it has no cluster record")
         if fmt == "json":
-            print_json(document(CLUSTER, run=run.id, cluster=summarize(*fp), fingerprint=fp[0]))
+            print_json(document(CLUSTER, run=run.id, cluster=summarize(*fp),
+                                fingerprint=fp[0]))
         else:
             emit_table(cluster_table(run.id, summarize(*fp)), fmt)
         return

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 from cephbench.contracts import EXPORT, KINDS, PREFIX, RUN
 from cephbench.errors import ParseError
-from cephbench.model import RawOutput, Run
+from cephbench.model import RESULT_JSON_REQUIRED, Op, RawOutput, Run, RunStatus
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,36 @@ def _output_v1(d: dict[str, Any]) -> Output:
     return Output(d["repeat"], raw, tuple(d["workloads"]))
 
 
+NUMBERS = tuple(k for k in RESULT_JSON_REQUIRED if k not in ("workload", "op", "rw", "lat_kind"))
+"""The figures (and repeat, error) of a result: numbers or null."""
+
+
+def _need(ok: bool, what: str) -> None:
+    if not ok:
+        raise TypeError(what)
+
+
+def _check_v1(d: dict[str, Any]) -> None:
+    """What the store would refuse or the model cannot hold, named (a hand-edited document):
+    the JSON Schema says the rest, the tests hold real outputs to it."""
+    for key in ("suite", "target", "started_at"):
+        _need(isinstance(d[key], str), f"{key} is not a string")
+    _need(d["status"] in get_args(RunStatus), f"status {d['status']!r} is not one of "
+          f"{', '.join(get_args(RunStatus))}")
+    for key in ("environment", "params"):
+        _need(isinstance(d[key], dict), f"{key} is not an object")
+    for r in d["results"]:
+        _need(isinstance(r, dict) and r["op"] in get_args(Op), "a result's op is not read, write "
+              "or trim")
+        _need(r["lat_kind"] in ("lat", "clat", None), f"lat_kind {r['lat_kind']!r} is not lat or clat")
+        for key in NUMBERS:
+            v = r[key]
+            _need(v is None or (isinstance(v, int | float) and not isinstance(v, bool)),
+                  f"{key} {v!r} is not a number")
+
+
 def _run_v1(d: dict[str, Any]) -> RunRecord:
+    _check_v1(d)
     outputs = d.get("outputs")
     fp = d.get("fingerprint")
     return RunRecord(
@@ -90,7 +119,7 @@ def _read(d: dict[str, Any], reader: Callable, kind: str) -> list[RunRecord]:
         raise ParseError(f"{kind} document without the field {e.args[0]!r}",
                          hint="was it edited? export it again with `cephbench export`") from None
     except (TypeError, ValueError, AttributeError) as e:
-        raise ParseError(f"{kind} document with a field of the wrong type ({e})",
+        raise ParseError(f"{kind} document with a field of the wrong kind ({e})",
                          hint="was it edited? export it again with `cephbench export`") from None
 
 

@@ -69,8 +69,9 @@ def read(text: str) -> list[Found]:
         run = record.run
         outcomes = [Workload(f.workload, failure=f.error) for f in run.failures]
         outcomes += [Workload(r.workload, (r,)) for r in run.results]
-        found.append(Found(PARSER, run.environment.get("tools", {}).get(run.tool),
-                           tuple(outcomes), run_text))
+        tools = run.environment.get("tools")
+        version = tools.get(run.tool) if isinstance(tools, dict) else None
+        found.append(Found(PARSER, version, tuple(outcomes), run_text))
     return found
 
 
