@@ -109,7 +109,7 @@ def test_import_json_names_the_ids_it_stored(invoke_json):
     ({"schema": "cephbench.run/9"}, "cephbench.run/9 is a format this cephbench does not know"),
     ({"schema": "cephbench.comparison/1"}, "holds no run to read"),
     ({"jobs": []}, "not a cephbench JSON document"),
-    ({"schema": "cephbench.run/1", "id": 1}, "without the field 'label'"),
+    ({"schema": "cephbench.run/1", "id": 1}, "without the field 'suite'"),
     ({"schema": "cephbench.export/1", "runs": [{"schema": "cephbench.runs/1"}]},
      "not a cephbench.run/1"),
 ])
