@@ -116,3 +116,17 @@ def test_import_json_names_the_ids_it_stored(invoke_json):
 def test_reader_refuses_what_it_cannot_read_by_name(doc, message):
     with pytest.raises(ParseError, match=re.escape(message)):
         load_runs(doc)
+
+
+def _recorded_outputs() -> list:
+    """Every recorded tool output in tests/data (not expectations, not provenance notes)."""
+    files = [p for tool in ("fio", "rados-bench", "iperf3") for p in (DATA / tool).rglob("*")]
+    files += list((DATA / "ceph").rglob("osd-bench*"))
+    return sorted(p for p in files if p.suffix in (".txt", ".json", ".md") and p.is_file()
+                  and not p.name.endswith(("expected.json", ".source.md")))
+
+
+@pytest.mark.parametrize("path", _recorded_outputs(), ids=lambda p: str(p.relative_to(DATA)))
+def test_every_recorded_output_imports_to_a_valid_plan(invoke_json, path):
+    plan = invoke_json("import", str(path), "--dry-run")  # validated on the way
+    assert plan["runs"] and all(r["id"] is None for r in plan["runs"])
