@@ -60,7 +60,7 @@ def main() -> None:
 
     def run(label: str, suite: str) -> None:
         cb(env, "run", suite, "--label", label, *quick)
-        ids[label].append(str(json.loads(cb(env, "runs", "--format", "json"))[-1]["id"]))
+        ids[label].append(str(json.loads(cb(env, "runs", "--format", "json"))["runs"][-1]["id"]))
         print(f"  {label} run {ids[label][-1]} done", file=sys.stderr, flush=True)
 
     cb(env, "lab", "up", "--dir", args.lab_dir)

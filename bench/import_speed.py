@@ -40,7 +40,7 @@ def main() -> None:
             check=True, timeout=3600)
         seconds = time.monotonic() - start
         listed = run([str(ROOT / ".venv/bin/cephbench"), "runs", "--db", str(db), "--format", "json"], check=True)
-        stored = len(json.loads(listed.stdout))
+        stored = len(json.loads(listed.stdout)["runs"])
     print(f"{len(paths)} files, {size / 1e6:.1f} MB, stored {stored} runs in {seconds:.2f} s")
     print(f"{len(paths) / seconds:.0f} files/s, {size / 1e6 / seconds:.1f} MB/s")
 

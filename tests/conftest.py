@@ -17,6 +17,7 @@ from hypothesis import settings
 
 from cephbench.cli import cli
 from cephbench.lab import LabInfo, LabSpec, down, up
+from tests.contract import validate
 
 # Fuzz tests are reproducible in `make test` (the same examples every run: a failure is a
 # defect to fix, never bad luck); HYPOTHESIS_PROFILE=explore draws new ones each time.
@@ -60,8 +61,11 @@ def invoke(db: Path):
 
 @pytest.fixture
 def invoke_json(invoke):
+    """A command's JSON, checked against the schema it names (every test reading JSON through
+    this checks the data contract on real outputs)."""
+
     def _invoke_json(*args: str):
-        return json.loads(invoke(*args, "--format", "json").stdout)
+        return validate(json.loads(invoke(*args, "--format", "json").stdout))
 
     return _invoke_json
 

@@ -39,7 +39,7 @@ def test_ext4_is_refused(invoke, invoke_json, loop_device):
     subprocess.run(["mkfs.ext4", "-q", "-F", loop_device], check=True)
     result = _run(invoke, loop_device, expect=1)
     assert "ext4 signature" in result.output and f"--destroy-data {loop_device}" in result.output
-    assert invoke_json("runs") == []
+    assert invoke_json("runs")["runs"] == []
     assert subprocess.run(["blkid", "-p", loop_device], capture_output=True, text=True).stdout.count("ext4")
 
 

@@ -14,7 +14,7 @@ SAMPLE_2X = DATA / "fio" / "2.1.11" / "psync-randrw.txt"
 
 def test_json_and_text_files_become_runs(invoke, invoke_json):
     invoke("import", str(FIO_DATA / "groups4.json"), str(SAMPLE_2X), "--label", "attempt 1")
-    runs = invoke_json("runs")
+    runs = invoke_json("runs")["runs"]
     assert [(r["label"], r["suite"], r["status"]) for r in runs] == [("attempt 1", "import", "complete")] * 2
     first, second = (invoke_json("show", str(r["id"])) for r in runs)
     assert [r["workload"] for r in first["results"]] == ["seq_wr", "seq_rd", "rand_rd", "rand_wr"]
@@ -31,7 +31,7 @@ def test_markdown_blocks_each_become_a_run(invoke, invoke_json, tmp_path):
         "# Attempt 1\nWe ran fio:\n\n```\n" + SAMPLE_2X.read_text() + "```\n\nSome prose.\n\n"
         "```bash\nls -l\n```\n\n## Attempt 2\n```json\n" + (FIO_DATA / "randrw_70.json").read_text() + "```\n")
     invoke("import", str(post))
-    runs = invoke_json("runs")
+    runs = invoke_json("runs")["runs"]
     assert [r["target"] for r in runs] == [f"{post}#1", f"{post}#2"]
 
 
@@ -47,9 +47,10 @@ def test_stdin(db, invoke_json):
 
 
 def test_dry_run_stores_nothing_and_shows_the_show_shape(invoke, invoke_json):
-    out = json.loads(invoke("import", str(FIO_DATA / "randrw_70.txt"), "--dry-run", "--format", "json").stdout)
-    assert invoke_json("runs") == []
-    (run,) = out
+    out = invoke_json("import", str(FIO_DATA / "randrw_70.txt"), "--dry-run")
+    assert out["schema"] == "cephbench.import-plan/1"
+    assert invoke_json("runs")["runs"] == []
+    (run,) = out["runs"]
     assert run["id"] is None  # not stored
     invoke("import", str(FIO_DATA / "randrw_70.txt"))
     stored = invoke_json("show", "last")
@@ -63,7 +64,7 @@ def test_nothing_recognised_names_the_file_and_stores_nothing(invoke, invoke_jso
     result = invoke("import", str(FIO_DATA / "groups4.json"), str(junk), expect=None)
     assert result.exit_code != 0 and "notes.txt: no fio (JSON or normal), rados bench" in result.output
     assert "Traceback" not in result.output
-    assert invoke_json("runs") == []  # not even the good file: nothing is half-imported
+    assert invoke_json("runs")["runs"] == []  # not even the good file: nothing is half-imported
 
 
 def test_forced_parser(invoke, invoke_json):
@@ -80,7 +81,7 @@ def test_client_server_lines_and_list_shaped_global_options(invoke, invoke_json,
     lines.insert(5, "<node2> fio: some client/server chatter")
     damaged.write_text("<node1> Starting 1 process\n" + "\n".join(lines) + "\ntrailing text\n")
     invoke("import", str(FIO_DATA / "randread_qd8.json"), str(damaged))
-    a, b = (invoke_json("show", str(r["id"]))["results"] for r in invoke_json("runs"))
+    a, b = (invoke_json("show", str(r["id"]))["results"] for r in invoke_json("runs")["runs"])
     assert a == b
 
 

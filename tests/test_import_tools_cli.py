@@ -24,9 +24,9 @@ EACH_FORMAT = [(SESSION, "rados-bench", ["write", "seq", "rand"]),
 
 @pytest.mark.parametrize(("path", "parser", "workloads"), EACH_FORMAT, ids=lambda v: getattr(v, "name", None))
 def test_dry_run_shows_what_import_stores(invoke, invoke_json, path, parser, workloads):
-    dry = json.loads(invoke("import", str(path), "--dry-run", "--format", "json").stdout)
-    assert invoke_json("runs") == []
-    (run,) = dry
+    dry = invoke_json("import", str(path), "--dry-run")
+    assert invoke_json("runs")["runs"] == []
+    (run,) = dry["runs"]
     assert run["id"] is None and run["suite"] == "import"
     assert run["environment"]["import"]["parser"] == parser and run["environment"]["import"]["source"] == str(path)
     assert [r["workload"] for r in run["results"]] == workloads
@@ -45,7 +45,7 @@ def test_failed_osd_is_kept_as_a_failure(invoke, invoke_json):
 def test_warnings_are_printed_and_stored(invoke, invoke_json):
     result = invoke("import", str(FIREFLY))
     assert "IOPS not printed" in result.output
-    first, second = (invoke_json("show", str(r["id"])) for r in invoke_json("runs"))
+    first, second = (invoke_json("show", str(r["id"])) for r in invoke_json("runs")["runs"])
     assert first["target"].endswith("#1") and second["target"].endswith("#2")
     assert any("iops_derived" in w for w in first["environment"]["import"]["warnings"])
     assert first["results"][0]["flags"] == ["iops_derived"]
@@ -54,7 +54,7 @@ def test_warnings_are_printed_and_stored(invoke, invoke_json):
 def test_show_and_compare_work_on_imported_rados_runs(invoke, invoke_json):
     invoke("import", str(SESSION), "--label", "pacific")
     invoke("import", str(FIREFLY), "--label", "firefly")  # two runs, one label: pooled as repeats
-    ids = [str(r["id"]) for r in invoke_json("runs")]
+    ids = [str(r["id"]) for r in invoke_json("runs")["runs"]]
     table = invoke("show", ids[0], "--format", "md").stdout
     assert "| write" in table and "| rand" in table
     out = invoke("compare", ids[0], ids[1], "--format", "json").stdout
@@ -67,7 +67,7 @@ def test_show_and_compare_work_on_imported_rados_runs(invoke, invoke_json):
 def test_forcing_another_format_fails_naming_it_and_stores_nothing(invoke, invoke_json):
     result = invoke("import", str(SESSION), "--as", "iperf3", expect=None)
     assert result.exit_code != 0 and "read as iperf3" in result.output and "Traceback" not in result.output
-    assert invoke_json("runs") == []
+    assert invoke_json("runs")["runs"] == []
 
 
 def test_a_file_with_nothing_recognisable_names_every_format(invoke, tmp_path):
@@ -85,7 +85,7 @@ def test_the_report_names_every_tool_of_a_post_with_two(invoke, invoke_json):
     assert f"{post}: rados-bench, version 0.47.2: 1 run, workloads write" in result.output
     assert f"{post}: osd-bench, version not shown: 1 run, workloads osd.0, osd.1, osd.2" in result.output
     assert [r["environment"]["import"]["parser"] for r in
-            (invoke_json("show", str(r["id"])) for r in invoke_json("runs"))] == ["rados-bench", "osd-bench"]
+            (invoke_json("show", str(r["id"])) for r in invoke_json("runs")["runs"])] == ["rados-bench", "osd-bench"]
 
 
 def test_the_report_says_what_was_skipped(invoke):

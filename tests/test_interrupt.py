@@ -14,6 +14,7 @@ from cephbench.planning.plan import Overrides, make_plan
 from cephbench.tools.fio import parse
 from cephbench.tools.fio.steps import _finished
 from tests.conftest import FIO_DATA, needs_fio
+from tests.contract import validate
 from tests.helpers import CEPHBENCH, alive, chain_events, children, descendants, wait_for
 from tests.helpers import cephbench_cli as _show
 
@@ -50,7 +51,7 @@ def test_interrupt_keeps_finished_workloads_and_cleans_up(db, bench_dir, sig):
     assert not alive(fio_pid)
     assert list(bench_dir.iterdir()) == []
     assert list((bench_dir.parent / "tmp").iterdir()) == []  # the run's work directory too
-    run = json.loads(_show(db, "show", "last", "--format", "json").stdout)
+    run = validate(json.loads(_show(db, "show", "last", "--format", "json").stdout))
     assert run["status"] == "aborted"
     names = [r["workload"] for r in run["results"]]
     assert names == ["seq_wr", "seq_rd", "rand_rd", "rand_wr"][: len(names)]
@@ -70,7 +71,7 @@ def test_sigkill_stops_fio_and_the_next_command_says_so(db, bench_dir):
     wait_for(lambda: not any(alive(p) for p in fio_processes), "every fio process to stop")
     listing = _show(db, "runs", "--format", "json")
     assert "was interrupted" in listing.stderr and "cephbench cleanup" in listing.stderr
-    assert json.loads(listing.stdout)[0]["status"] == "aborted"
+    assert validate(json.loads(listing.stdout))["runs"][0]["status"] == "aborted"
     assert list(bench_dir.iterdir())  # the data file is still there...
     assert list((bench_dir.parent / "tmp").iterdir())  # and the run's work directory
     cleaned = _show(db, "cleanup")

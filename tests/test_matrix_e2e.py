@@ -53,7 +53,7 @@ def test_an_interrupted_sweep_resumes_with_only_the_missing_points(invoke, invok
     with Store(db) as s:
         resumed_jobs = s.outputs(first["id"])[-1]["input_text"]
     assert all((f"[{n}]" in resumed_jobs) == (n not in kept) for n in names)
-    assert invoke_json("runs")[-1]["id"] == first["id"]  # no new run
+    assert invoke_json("runs")["runs"][-1]["id"] == first["id"]  # no new run
     out = invoke("run", "matrix", "--resume", str(first["id"]), expect=2)
     assert "nothing left to run" in out.stderr
 

@@ -83,4 +83,4 @@ def test_connection_options_reach_the_lab_and_a_wrong_id_fails_clearly(invoke, i
     result = invoke("run", "osd", "--conf", conf, "--id", "nobody", "--keyring", keyring,
                     "--connect-timeout", "3", expect=1)
     assert "Error:" in result.output and "Traceback" not in result.output
-    assert json.loads(invoke("runs", "--format", "json").stdout)[-1]["status"] != "running"
+    assert json.loads(invoke("runs", "--format", "json").stdout)["runs"][-1]["status"] != "running"

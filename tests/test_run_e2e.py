@@ -48,7 +48,7 @@ def test_users_job_file_with_groups_and_repeats(invoke, invoke_json, bench_dir):
     assert [(r["workload"], r["repeat"]) for r in run["results"]] == [
         (w, rep) for rep in (0, 1) for w in ("seq_wr", "seq_rd", "rand_rd", "rand_wr")]
     assert run["params"]["repeat"] == 2
-    assert invoke_json("runs")[0]["status"] == "complete"
+    assert invoke_json("runs")["runs"][0]["status"] == "complete"
 
 
 def test_mixed_workload_shows_read_and_write_rows(invoke, bench_dir):
@@ -89,7 +89,7 @@ def test_errors_are_one_line_without_traceback(invoke, args, message):
 
 def test_a_failed_check_stores_nothing(invoke, invoke_json):
     invoke("run", "quick", "--target", "file:/tmp", "--size", "100T", expect=1)
-    assert invoke_json("runs") == []
+    assert invoke_json("runs")["runs"] == []
 
 
 def test_job_file_without_size_asks_for_one(invoke, bench_dir, tmp_path):
@@ -106,7 +106,7 @@ def test_fio_missing_says_how_to_install_it(invoke, invoke_json, bench_dir, tmp_
     result = invoke("run", "quick", "--target", f"file:{bench_dir}", *QUICK, expect=1)
     assert "fio is not installed" in result.output and "apt-get install fio" in result.output
     monkeypatch.undo()
-    assert invoke_json("runs") == []
+    assert invoke_json("runs")["runs"] == []
 
 
 def test_a_workload_that_cannot_start_fails_alone(invoke, invoke_json, bench_dir, tmp_path):

@@ -48,6 +48,9 @@ def flag_text(flag: str) -> str:
     return FLAGS[flag].text if flag in FLAGS else flag
 RunStatus = Literal["running", "complete", "failed", "aborted"]
 
+RUN_SCHEMA = "cephbench.run/1"
+"""The ``schema`` key of ``Run.to_json``: its shape, versioned (see ``cephbench.contracts``)."""
+
 
 @dataclass(frozen=True)
 class Result:
@@ -120,6 +123,24 @@ class Result:
                 del d[kind]
         return d
 
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Result:
+        """The Result ``to_json`` wrote (KeyError/TypeError/ValueError on another shape)."""
+        values = {k: d[k] for k in RESULT_JSON_REQUIRED}
+        values.update({k: d[k] for k in ("clat_mean_us", "slat_mean_us") if k in d})
+        values["percentiles"] = tuple((float(p), us) for p, us in d["percentiles"].items())
+        values["flags"] = tuple(d["flags"])
+        values["metrics"] = tuple(d.get("metrics", {}).items())
+        return cls(**values)
+
+
+RESULT_JSON_REQUIRED = (
+    "workload", "repeat", "op", "rw", "bs", "iodepth", "numjobs", "rwmixread", "runtime_s", "iops",
+    "bw_bytes_per_s", "io_bytes", "total_ios", "lat_mean_us", "lat_p50_us", "lat_p90_us",
+    "lat_p99_us", "lat_p999_us", "lat_max_us", "lat_kind", "error",
+)
+"""The keys every result of ``Result.to_json`` has (besides percentiles and flags)."""
+
 
 @dataclass(frozen=True, eq=False)
 class Series:
@@ -190,8 +211,9 @@ class Run:
         return self.label or (f"#{self.id}" if self.id is not None else "(not stored)")
 
     def to_json(self) -> dict[str, Any]:
-        """The stable JSON shape of ``cephbench show --format json``."""
+        """The stable JSON shape of ``cephbench show --format json``: ``cephbench.run/1``."""
         return {
+            "schema": RUN_SCHEMA,
             "id": self.id,
             "label": self.label,
             "suite": self.suite,
@@ -205,6 +227,18 @@ class Run:
             "results": [r.to_json() for r in self.results],
             "failures": [asdict(f) for f in self.failures],
         }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Run:
+        """The Run ``to_json`` wrote, exactly (KeyError/TypeError/ValueError on another
+        shape; ``cephbench.contracts.load_run`` checks the version and names the problem)."""
+        return cls(
+            id=d["id"], label=d["label"], suite=d["suite"], target=d["target"],
+            status=d["status"], started_at=d["started_at"], ended_at=d["ended_at"],
+            environment=d["environment"], params=d["params"], error=d["error"],
+            results=tuple(Result.from_json(r) for r in d["results"]),
+            failures=tuple(Failure(f["workload"], f["repeat"], f["error"]) for f in d["failures"]),
+        )
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 from cephbench.analysis import stats
 from cephbench.analysis.envdiff import EnvDifference, env_diff
+from cephbench.contracts import COMPARISON
 from cephbench.errors import UsageError
 from cephbench.model import Failure, Result, Run
 
@@ -174,7 +175,7 @@ def regressions(cmp: Comparison, threshold_pct: float) -> list[tuple[Row, Column
 
 
 def to_json(cmp: Comparison) -> dict[str, Any]:
-    """The stable JSON shape of ``cephbench compare --format json``."""
+    """The stable JSON shape of ``cephbench compare --format json``: ``cephbench.comparison/1``."""
     base = cmp.baseline
     runs = [r.id for c in cmp.columns for r in c.runs]
     rows = []
@@ -194,7 +195,7 @@ def to_json(cmp: Comparison) -> dict[str, Any]:
             "significant": {k: d.significant for k, d in row.diffs.items()},
         })
     return {
-        "baseline": int(base.key), "runs": runs,
+        "schema": COMPARISON, "baseline": int(base.key), "runs": runs,
         "columns": [{"key": c.key, "name": c.name, "runs": [r.id for r in c.runs]} for c in cmp.columns],
         "test": "Welch's t-test, Benjamini-Hochberg across cells", "alpha": cmp.alpha,
         "rows": rows,

@@ -46,7 +46,12 @@ BUILTIN_COMMANDS: dict[str, Entry] = {
                      "remove."),
     "import": Entry("cephbench.cli.import_:import_",
                     "Import fio JSON or normal output (2.x and 3.x), rados bench, ceph tell osd "
-                    "bench or iperf3 (-J or normal) output, as files, Markdown, or stdin (-)."),
+                    "bench or iperf3 (-J or normal) output, as files, Markdown, or stdin (-); or "
+                    "cephbench's own JSON (`show --format json`, `export`), stored back with "
+                    "everything it holds."),
+    "export": Entry("cephbench.cli.export:export",
+                    "Export stored runs (ids from `cephbench runs`, or 'last') with their raw "
+                    "outputs."),
     "compare": Entry("cephbench.cli.compare:compare",
                      "Compare stored runs; the first is the baseline."),
     "report": Entry("cephbench.cli.report:report",

@@ -1,4 +1,4 @@
-"""``cephbench runs``: one line per stored run."""
+"""``cephbench runs``: one line per stored run (JSON: ``cephbench.runs/1``)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 from cephbench.cli.common import db_option, emit_table, format_option, print_json
+from cephbench.contracts import RUNS, document
 from cephbench.report.table import Table
 
 if TYPE_CHECKING:
@@ -20,10 +21,8 @@ def runs(fmt: str, store: Store) -> None:
     """List the stored runs, oldest first."""
     stored = store.runs()
     if fmt == "json":
-        print_json([
-            {k: r.to_json()[k] for k in ("id", "label", "suite", "target", "status", "started_at")}
-            for r in stored
-        ])
+        keys = ("id", "label", "suite", "target", "status", "started_at", "ended_at")
+        print_json(document(RUNS, runs=[{k: getattr(r, k) for k in keys} for r in stored]))
         return
     table = Table(
         ("ID", "Label", "Suite", "Target", "Status", "Started (UTC)"),

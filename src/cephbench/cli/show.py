@@ -1,17 +1,25 @@
 """``cephbench show RUN``: one run as the table users post, as Markdown, or as JSON.
 
 Each tool prints its own table (osd bench per OSD, iperf3 per host pair, fio per workload); ``--cluster`` shows the
-cluster the run measured (stored with every run on a Ceph target).
+cluster the run measured (stored with every run on a Ceph target). The JSON is
+``cephbench.run/1`` (``cephbench.cluster/1`` with ``--cluster``; see ``cephbench.contracts``).
+
+``--raw`` adds the raw tool outputs, the cluster fingerprint and the series to the JSON, as
+``export`` does; not by default: they are what the figures were read from (fio's whole JSON,
+job files, ``ceph config dump``...), often many times the size of the figures, and a script
+reading figures does not need them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from cephbench import tools
 from cephbench.cli.common import console_err, db_option, emit_table, format_option, print_json
+from cephbench.contracts import CLUSTER, document
+from cephbench.contracts.write import PREFILL_TOOL, run_document
 from cephbench.errors import StoreError
 from cephbench.report.cluster import cluster_table
 
@@ -19,16 +27,17 @@ if TYPE_CHECKING:
     from cephbench.model import Run
     from cephbench.store import Store
 
-PREFILL_TOOL = "fio-prefill"
-
 
 @click.command()
 @click.argument("run_ref", metavar="RUN", default="last")
 @click.option("--cluster", "cluster", is_flag=True,
               help="Show the Ceph cluster the run measured (version, nodes, OSDs, capacity, pool).")
+@click.option("--raw", is_flag=True,
+              help="With --format json: add the raw tool outputs, cluster fingerprint and series "
+                   "(as `cephbench export` does).")
 @format_option("table", "md", "json")
 @db_option
-def show(run_ref: str, cluster: bool, fmt: str, store: Store) -> None:
+def show(run_ref: str, cluster: bool, raw: bool, fmt: str, store: Store) -> None:
     """Show a stored run (an id from `cephbench runs`, or 'last')."""
     from cephbench.ceph.fingerprint import summarize  # ceph commands, subprocess: not for --help
 
@@ -38,41 +47,23 @@ def show(run_ref: str, cluster: bool, fmt: str, store: Store) -> None:
         if fp is None:
             raise StoreError(f"run {run.id} did not run on a Ceph cluster; it has no cluster record")
         if fmt == "json":
-            print_json({"run": run.id, "cluster": summarize(*fp), "fingerprint": fp[0]})
+            print_json(document(CLUSTER, run=run.id, cluster=summarize(*fp),
+                                fingerprint=fp[0]))
         else:
             emit_table(cluster_table(run.id, summarize(*fp)), fmt)
         return
-    emit_run(run, fmt, store)
+    emit_run(run, fmt, store, raw=raw)
 
 
-def emit_run(run: Run, fmt: str, store: Store | None = None) -> None:
+def emit_run(run: Run, fmt: str, store: Store | None = None, raw: bool = False) -> None:
     if fmt == "json":
-        data = run.to_json()
-        if store is not None:
-            data.update(_ceph_extras(run, store))
-        print_json(data)
+        print_json(run_document(run, store, raw=raw))
         return
     table = tools.of_run(run).table(run)
     emit_table(table, fmt)
     if store is not None:
         for note in _notes(run, store):
             console_err.print(note, soft_wrap=True)
-
-
-def _ceph_extras(run: Run, store: Store) -> dict[str, Any]:
-    """Keys a Ceph run adds to the stable JSON: the cluster summary, health, prefill."""
-    from cephbench.ceph.fingerprint import summarize
-
-    out: dict[str, Any] = {}
-    fp = store.fingerprint(run.id)
-    if fp is not None:
-        out["cluster"] = summarize(*fp)
-    for h in store.series(run.id, "health")[:1]:
-        out["health_samples"] = [[t, v] for t, v in zip(h.t_s, h.values, strict=True)]
-    prefill = [o for o in store.outputs(run.id) if o["tool"] == PREFILL_TOOL]
-    if prefill:
-        out["prefill"] = {"argv": prefill[0]["argv"], "seconds": prefill[0]["seconds"]}
-    return out
 
 
 def _notes(run: Run, store: Store) -> list[str]:

@@ -1,10 +1,11 @@
-"""``cephbench suites``: the built-in suites and what they run."""
+"""``cephbench suites``: the built-in suites and what they run (JSON: ``cephbench.suites/1``)."""
 
 from __future__ import annotations
 
 import click
 
 from cephbench.cli.common import debug_option, emit_table, format_option, print_json
+from cephbench.contracts import SUITES, document
 from cephbench.report.table import Table
 
 
@@ -19,13 +20,13 @@ def suites(fmt: str) -> None:
     specs = [load_suite(name) for name in builtin_names()]
     fixed = [(tool.name, s) for tool, s in tools.fixed_suites().values()]
     if fmt == "json":
-        print_json([
+        print_json(document(SUITES, suites=[
             *({"name": s.name, "tool": "fio", "description": s.description, "global": s.global_,
                "workloads": [w.model_dump(exclude_none=True) for w in s.workloads]} for s in specs),
             *({"name": s.name, "tool": tool, "description": s.description,
                "default_target": s.default_target, "workloads": list(s.workloads)}
               for tool, s in fixed),
-        ])
+        ]))
         return
     rows = []
     for s in specs:

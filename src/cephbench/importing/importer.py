@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from cephbench import tools
 from cephbench.errors import ParseError, UsageError
+from cephbench.importing import own
 from cephbench.importing.found import Found, merge
 from cephbench.model import Failure, Run, flag_text, now
 from cephbench.tools.base import Importer
@@ -34,7 +35,10 @@ def _registry() -> list[tuple[str, Importer]]:
     return [(tool.name, imp) for tool in map(tools.get, tools.names()) for imp in tool.importers()]
 
 
-IMPORTERS: dict[str, Importer] = {imp.name: imp for _, imp in _registry()}
+_OWN = Importer(own.PARSER, own.looks_like_own, lambda text, before="": own.read(text))
+"""cephbench's own JSON (show, export): detected first, since an export's raw outputs hold fio
+JSON."""
+IMPORTERS: dict[str, Importer] = {_OWN.name: _OWN, **{imp.name: imp for _, imp in _registry()}}
 """Parsers by name: ``--as NAME`` forces one."""
 TOOL_OF: dict[str, str] = {imp.name: tool for tool, imp in _registry()}
 """The tool whose output each parser reads (kept in the run's environment)."""
@@ -112,7 +116,7 @@ class Planned:
 
     @property
     def environment(self) -> dict:
-        tool = TOOL_OF[self.found.parser]
+        tool = TOOL_OF.get(self.found.parser, self.found.parser)
         return {"import": {"source": self.source, "parser": self.found.parser, "tool": tool,
                            "tool_version": self.found.tool_version, "warnings": list(self.warnings)},
                 "tools": {tool: self.found.tool_version} if self.found.tool_version else {}}

@@ -153,11 +153,13 @@ class Store:
                         (wid, *_result_row(r)),
                     )
 
-    def finish_run(self, run_id: int, status: RunStatus, error: str | None = None) -> None:
+    def finish_run(self, run_id: int, status: RunStatus, error: str | None = None,
+                   ended_at: str | None = None) -> None:
+        """The run's final status; ``ended_at`` now, unless given (an imported run's own)."""
         with self.transaction():
             self.conn.execute(
                 "UPDATE runs SET status = ?, ended_at = ?, error = ? WHERE id = ?",
-                (status, now(), error, run_id),
+                (status, ended_at or now(), error, run_id),
             )
 
     def reopen_run(self, run_id: int, environment: dict[str, Any]) -> None:
@@ -302,6 +304,16 @@ class Store:
         from cephbench.store import timeseries
 
         return timeseries.select(self.conn, run_id, metric)
+
+    def output_workloads(self, run_id: int) -> dict[int, list[str]]:
+        """Output id -> the workloads it produced, in their order (export keeps the link)."""
+        out: dict[int, list[str]] = {}
+        for w in self.conn.execute(
+            "SELECT output_id, name FROM workloads WHERE run_id = ? AND output_id IS NOT NULL"
+            " ORDER BY repeat, seq", (run_id,)
+        ):
+            out.setdefault(w["output_id"], []).append(w["name"])
+        return out
 
     def outputs(self, run_id: int) -> list[dict[str, Any]]:
         """The raw tool outputs of a run, decompressed."""
