@@ -45,7 +45,8 @@ def test_show_runs_of_a_real_fio_run_validate_and_a_renamed_or_missing_field_doe
     (output,) = raw["outputs"]
     assert output["tool"] == "fio"
     assert output["workloads"] == ["seq_wr", "seq_rd", "rand_rd", "rand_wr"]
-    assert {k: v for k, v in raw.items() if k != "outputs"} == run
+    assert {k: v for k, v in raw.items() if k not in ("outputs", "series")} == run
+    assert {s["name"] for s in raw["series"]} >= {"iops", "bw_bytes_per_s", "lat_mean_us"}  # fio's logs
 
     def broken(change) -> str:
         doc = copy.deepcopy(run)

@@ -252,9 +252,9 @@ def test_a_run_stored_by_the_old_code_resumes(invoke, invoke_json, db, bench_dir
     assert all(r["iops"] > 0 for r in run["results"])
     with Store(db) as s:
         (out,) = s.outputs(run_id)
-        assert s.timeseries(run_id) == []  # the old --no-logs
+        assert s.series(run_id) == []  # the old --no-logs
     assert "runtime=1" in out["input_text"] and "size=16m" in out["input_text"]
-    assert invoke_json("runs")[-1]["id"] == run_id  # no new run
+    assert invoke_json("runs")["runs"][-1]["id"] == run_id  # no new run
 
 
 @needs_fio
