@@ -305,6 +305,8 @@ def _merge_bins(bins: Iterable[dict[str, int]]) -> list[tuple[int, int]]:
     merged: dict[int, int] = {}
     for b in bins:
         for value, count in b.items():
+            if not (isinstance(count, int) and count >= 0 and value.isdigit()):
+                raise ParseError(f"json+ latency bin {value!r}: {count!r} is not a count of I/Os")
             merged[int(value)] = merged.get(int(value), 0) + count
     return sorted(merged.items())
 

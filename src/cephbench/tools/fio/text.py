@@ -157,7 +157,9 @@ def _count(text: str) -> float:
 
 def _bytes(text: str, v2: bool) -> float:
     """``285MiB`` or ``299MB`` (or fio 2.x ``2560.8KB``, where KB means KiB) in bytes."""
-    m = re.match(r"([\d.]+)([kKMGTP]?)(i?)B", text)
+    m = re.match(r"(\d+(?:\.\d*)?)([kKMGTP]?)(i?)B", text)
+    if m is None:
+        raise ParseError(f"{text!r} is not a size as fio prints one (e.g. 4096B, 2560.8KB, 285MiB)")
     value, prefix, binary = float(m.group(1)), m.group(2).upper(), m.group(3)
     power = " KMGTP".index(prefix) if prefix else 0
     return value * (1024 if binary or v2 else 1000) ** power
