@@ -158,6 +158,8 @@ def _count(text: str) -> float:
 def _bytes(text: str, v2: bool) -> float:
     """``285MiB`` or ``299MB`` (or fio 2.x ``2560.8KB``, where KB means KiB) in bytes."""
     m = re.match(r"([\d.]+)([kKMGTP]?)(i?)B", text)
+    if m is None:  # a block size in a job's definition line that is not a size
+        raise ParseError(f"fio printed a size cephbench cannot read: {text[:40]!r}")
     value, prefix, binary = float(m.group(1)), m.group(2).upper(), m.group(3)
     power = " KMGTP".index(prefix) if prefix else 0
     return value * (1024 if binary or v2 else 1000) ** power
@@ -205,13 +207,14 @@ def _outcomes(jobs: list[_Job], definitions: dict[str, dict], repeat: int, v2: b
 
 def _result(name, op, dirs: list[_Direction], definition, clones, repeat, v2) -> Result:
     lat = _latency(dirs)
-    flags = () if lat["lat_mean_us"] is not None else ("no_latency",)
+    flags: tuple[str, ...] = () if lat["lat_mean_us"] is not None else ("no_latency",)
     if lat.pop("mean_kind") == "clat":
         flags = ("clat_mean",)
     if lat["lat_kind"] and len(dirs) > 1 and not lat["percentiles"] and any(d.percentiles for d in dirs):
         flags += ("percentiles_unmerged",)
     numjobs = clones[0].jobs if len(clones) == 1 else len(clones)
-    total = sum(d.issued for d in dirs) if all(d.issued is not None for d in dirs) else None
+    issued = [d.issued for d in dirs if d.issued is not None]
+    total = sum(issued) if len(issued) == len(dirs) else None
     return Result(
         workload=name, repeat=repeat, op=op, rw=definition.get("rw"),
         bs=_block_size(definition.get("bs"), op, v2), iodepth=int(definition["iodepth"]) if definition else None,
