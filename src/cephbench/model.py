@@ -208,6 +208,14 @@ class Run:
 
 
 @dataclass(frozen=True)
+class StoredRun(Run):
+    """A run as the store gives it back: it has an id (code that handles stored runs only,
+    compare and report, takes these)."""
+
+    id: int
+
+
+@dataclass(frozen=True)
 class RawOutput:
     """What one tool invocation printed, and the input it was given."""
 
