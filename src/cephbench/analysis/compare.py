@@ -250,7 +250,8 @@ def _row(workload: str, op: str, metric: Metric, columns: Sequence[Column]) -> R
 
 def _correct(rows: list[Row], alpha: float) -> list[Row]:
     """Benjamini–Hochberg across every tested cell of the comparison."""
-    tested = [(i, k, d.p) for i, row in enumerate(rows) for k, d in row.diffs.items() if d.p is not None]
+    tested = [(i, k, d.p) for i, row in enumerate(rows) for k, d in row.diffs.items()
+              if d.p is not None]
     adjusted = stats.benjamini_hochberg([p for _, _, p in tested])
     out = [Row(r.workload, r.op, r.metric, r.cells, dict(r.diffs)) for r in rows]
     for (i, k, _), p_adj in zip(tested, adjusted, strict=True):

@@ -121,7 +121,8 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: value}
 
 
-def env_diff(runs: Sequence[StoredRun], clusters: dict[int, dict] | None = None) -> list[EnvDifference]:
+def env_diff(runs: Sequence[StoredRun],
+             clusters: dict[int, dict] | None = None) -> list[EnvDifference]:
     """Every path whose value is not the same in all ``runs``, in first-seen order; then every
     Ceph option set differently (or on some runs only)."""
     clusters = clusters or {}

@@ -274,7 +274,8 @@ def _latency(stats: list[dict]) -> dict:
     }
     for kind in ("lat", "clat"):
         found = [f for s in stats if (f := _stat(s, kind)) is not None]
-        if len(found) < len(stats) or any(not isinstance(f[0].get("percentile"), dict) for f in found):
+        if len(found) < len(stats) or any(not isinstance(f[0].get("percentile"), dict)
+                                          for f in found):
             continue
         points = _points(found)
         if points is None:

@@ -39,7 +39,8 @@ def parse_log(text: bytes, name: str = "<log>", kind: str = "", clone: int = 0) 
     return Log(name, kind, clone, *_read_columns(io.BytesIO(text), len(text), name, 1))
 
 
-def _read_columns(f: io.BufferedIOBase, size: int, name: str, threads: int) -> tuple[np.ndarray, ...]:
+def _read_columns(f: io.BufferedIOBase, size: int, name: str,
+                  threads: int) -> tuple[np.ndarray, ...]:
     capacity = (size + 1) // _MIN_LINE + 1  # pages of these arrays never written take no memory
     out: tuple[np.ndarray, ...] = (np.empty(capacity, np.int64), np.empty(capacity, np.int64),
            np.empty(capacity, np.int8), np.empty(capacity, np.int32))
@@ -73,7 +74,8 @@ def _read_columns(f: io.BufferedIOBase, size: int, name: str, threads: int) -> t
     return tuple(a[:filled] for a in out)
 
 
-def _chunks(f: io.BufferedIOBase, size: int, name: str, buffers: int) -> Iterator[tuple[bytearray, int, int]]:
+def _chunks(f: io.BufferedIOBase, size: int, name: str,
+            buffers: int) -> Iterator[tuple[bytearray, int, int]]:
     """``(buffer, end, commas per line)`` for each run of whole lines in the first ``size``
     bytes of ``f`` (a log fio is still writing is read as it was).
 
