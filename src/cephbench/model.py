@@ -231,14 +231,24 @@ class Run:
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Run:
         """The Run ``to_json`` wrote, exactly (KeyError/TypeError/ValueError on another
-        shape; ``cephbench.contracts.load_run`` checks the version and names the problem)."""
-        return cls(
+        shape; ``cephbench.contracts.load_run`` checks the version and names the problem).
+        A run with an id is a StoredRun, as the store would give it."""
+        kind = StoredRun if d["id"] is not None else cls
+        return kind(
             id=d["id"], label=d["label"], suite=d["suite"], target=d["target"],
             status=d["status"], started_at=d["started_at"], ended_at=d["ended_at"],
             environment=d["environment"], params=d["params"], error=d["error"],
             results=tuple(Result.from_json(r) for r in d["results"]),
             failures=tuple(Failure(f["workload"], f["repeat"], f["error"]) for f in d["failures"]),
         )
+
+
+@dataclass(frozen=True)
+class StoredRun(Run):
+    """A run as the store gives it back: it has an id (code that handles stored runs only,
+    compare and report, takes these)."""
+
+    id: int
 
 
 @dataclass(frozen=True)

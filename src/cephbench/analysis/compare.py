@@ -18,7 +18,7 @@ from cephbench.analysis import stats
 from cephbench.analysis.envdiff import EnvDifference, env_diff
 from cephbench.contracts import COMPARISON
 from cephbench.errors import UsageError
-from cephbench.model import Failure, Result, Run
+from cephbench.model import Failure, Result, StoredRun
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class Column:
     key: str
     """The first run's id, as text: the key of this column in JSON."""
     name: str
-    runs: tuple[Run, ...]
+    runs: tuple[StoredRun, ...]
 
 
 @dataclass(frozen=True)
@@ -118,15 +118,15 @@ class Comparison:
         return list(dict.fromkeys((r.workload, r.op) for r in self.rows))
 
 
-def group_runs(runs: Sequence[Run]) -> tuple[Column, ...]:
+def group_runs(runs: Sequence[StoredRun]) -> tuple[Column, ...]:
     """Columns by label, in first-seen order; unlabelled runs each their own."""
-    groups: dict[str, list[Run]] = {}
+    groups: dict[str, list[StoredRun]] = {}
     for run in runs:
         groups.setdefault(run.label or f"#{run.id}", []).append(run)
     return tuple(Column(str(rs[0].id), name, tuple(rs)) for name, rs in groups.items())
 
 
-def compare(runs: Sequence[Run], alpha: float = stats.ALPHA,
+def compare(runs: Sequence[StoredRun], alpha: float = stats.ALPHA,
             clusters: dict[int, dict] | None = None) -> Comparison:
     """Compare ``runs`` (the first is the baseline); one column is allowed (a report of one run).
 
@@ -251,10 +251,11 @@ def _row(workload: str, op: str, metric: Metric, columns: Sequence[Column]) -> R
 
 def _correct(rows: list[Row], alpha: float) -> list[Row]:
     """Benjamini–Hochberg across every tested cell of the comparison."""
-    tested = [(i, k) for i, row in enumerate(rows) for k, d in row.diffs.items() if d.p is not None]
-    adjusted = stats.benjamini_hochberg([rows[i].diffs[k].p for i, k in tested])
+    tested = [(i, k, d.p) for i, row in enumerate(rows) for k, d in row.diffs.items()
+              if d.p is not None]
+    adjusted = stats.benjamini_hochberg([p for _, _, p in tested])
     out = [Row(r.workload, r.op, r.metric, r.cells, dict(r.diffs)) for r in rows]
-    for (i, k), p_adj in zip(tested, adjusted, strict=True):
+    for (i, k, _), p_adj in zip(tested, adjusted, strict=True):
         d = out[i].diffs[k]
         out[i].diffs[k] = Diff(d.pct, d.ci95, d.p, p_adj, p_adj <= alpha)
     return out
@@ -265,7 +266,9 @@ def _unstable(rows: Sequence[Row], columns: Sequence[Column]) -> list[str]:
     out = []
     for row in rows:
         for key, cell in row.cells.items():
-            cv = cell.summary.cv if cell.summary else None
+            if cell.summary is None:
+                continue
+            cv = cell.summary.cv
             if cv is not None and cv > stats.UNSTABLE_CV:
                 out.append(f"{names[key]}: {_label(row.workload, row.op)} {row.metric.title} varies "
                            f"{cv:.1%} across its {cell.summary.n} samples (coefficient of variation "

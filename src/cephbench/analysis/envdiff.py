@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cephbench.model import Run
+from cephbench.model import Run, StoredRun
 
 IGNORED = frozenset({"target.path", "params.request.label", "params.request.schema"})
 """Paths that differ on every run by construction (the data file is named after the run; the
@@ -121,7 +121,8 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: value}
 
 
-def env_diff(runs: Sequence[Run], clusters: dict[int, dict] | None = None) -> list[EnvDifference]:
+def env_diff(runs: Sequence[StoredRun],
+             clusters: dict[int, dict] | None = None) -> list[EnvDifference]:
     """Every path whose value is not the same in all ``runs``, in first-seen order; then every
     Ceph option set differently (or on some runs only)."""
     clusters = clusters or {}
@@ -178,8 +179,8 @@ def _differing(flat: dict[int, dict[str, Any]],
                run_ids: Sequence[int] | None = None) -> list[tuple[str, dict[int, Any]]]:
     """(path, run id -> value) for every path whose value is not the same in all runs."""
     paths: dict[str, None] = {}
-    for values in flat.values():
-        paths.update(dict.fromkeys(values))
+    for leaves in flat.values():
+        paths.update(dict.fromkeys(leaves))
     ids = list(run_ids if run_ids is not None else flat)
     out = []
     for path in paths:

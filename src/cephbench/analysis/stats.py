@@ -86,6 +86,7 @@ def welch(a: Sequence[float], b: Sequence[float], confidence: float = 0.95) -> T
     if len(a) < 2 or len(b) < 2:
         return None
     sa, sb = summarize(a), summarize(b)
+    assert sa.sd is not None and sb.sd is not None, "summarize gives an sd for 2+ samples"
     va, vb = sa.sd**2 / sa.n, sb.sd**2 / sb.n
     diff = sb.mean - sa.mean
     se = math.sqrt(va + vb)

@@ -46,13 +46,19 @@ def _version(versions: dict) -> str | None:
     return ", ".join(sorted(found)) or None
 
 
-def _failure_domain(rules: list, rule_id: int | None) -> str | None:
+def _failure_domain(rules: Any, rule_id: int | None) -> str | None:
+    """The failure domain of rule ``rule_id`` in ``rules`` (a fingerprint's, any shape)."""
     for rule in rules if isinstance(rules, list) else []:
         if rule.get("rule_id") == rule_id:
             for step in rule.get("steps", []):
                 if step.get("op", "").startswith(("choose", "chooseleaf")):
                     return step.get("type")
     return None
+
+
+def _list(value: Any) -> list:
+    """A fingerprint's field that should be a list: itself if it is one, else []."""
+    return value if isinstance(value, list) else []
 
 
 def summarize(fp: dict[str, Any], pool: str | None = None) -> dict[str, Any]:
@@ -62,7 +68,7 @@ def summarize(fp: dict[str, Any], pool: str | None = None) -> dict[str, Any]:
     hosts = [n["name"] for n in nodes if n.get("type") == "host"]
     osds = [n for n in nodes if n.get("type") == "osd"]
     classes = Counter(n.get("device_class") or "unknown" for n in osds)
-    meta = fp.get("osd_metadata") if isinstance(fp.get("osd_metadata"), list) else []
+    meta = _list(fp.get("osd_metadata"))
     models = Counter((m.get("bluestore_bdev_model") or m.get("device_ids") or m.get("devices") or "unknown")
                      for m in meta)
     stats = df.get("stats", {}) if isinstance(df, dict) else {}
@@ -83,7 +89,7 @@ def summarize(fp: dict[str, Any], pool: str | None = None) -> dict[str, Any]:
         "health": status.get("health", {}).get("status"),
         "pool": None,
     }
-    pools = fp.get("pools") if isinstance(fp.get("pools"), list) else []
+    pools = _list(fp.get("pools"))
     chosen = next((p for p in pools if p.get("pool_name") == pool), None)
     if chosen is not None:
         size = chosen.get("size") or 1

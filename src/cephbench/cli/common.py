@@ -6,9 +6,12 @@ import functools
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class _LazyConsole:
@@ -17,6 +20,10 @@ class _LazyConsole:
     def __init__(self, **options: Any):
         self._options = options
         self._console: Any = None
+
+    def get(self) -> Console:
+        """The Console itself (where an API wants a real one)."""
+        return self._get()
 
     def _get(self) -> Any:
         if self._console is None:

@@ -11,8 +11,10 @@ from cephbench.cli.common import console, console_err, db_option, format_option,
 from cephbench.errors import ExitStatus, UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from cephbench.analysis.compare import Comparison
-    from cephbench.model import Run
+    from cephbench.model import StoredRun
     from cephbench.store import Store
 
 
@@ -68,7 +70,7 @@ def compare(run_refs: tuple[str, ...], threshold: str | None, fmt: str, store: S
         _gate(cmp, limit)
 
 
-def load_clusters(store: Store, runs: list[Run]) -> dict[int, dict]:
+def load_clusters(store: Store, runs: Sequence[StoredRun]) -> dict[int, dict]:
     """Run id -> Ceph cluster facts, for the runs that stored a fingerprint."""
     from cephbench.analysis.envdiff import cluster_context
 

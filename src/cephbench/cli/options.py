@@ -65,14 +65,15 @@ class Bundle:
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             values = {name: kwargs.pop(name) for name in names}
-            if self.build is None:
+            if self.build is None or self.key is None:
                 return f(*args, **values, **kwargs)
             return f(*args, **{self.key: self.build(**values)}, **kwargs)
 
         for decls, attrs in reversed(self.options):
             add = click.option(*decls, cls=SectionOption, section=self.section, **attrs)
             wrapper = add(wrapper)
-        names.extend(p.name for p in wrapper.__click_params__[-len(self.options):])
+        params = wrapper.__click_params__  # type: ignore[attr-defined]  # click's decorator store
+        names.extend(p.name for p in params[-len(self.options):])
         return wrapper
 
 

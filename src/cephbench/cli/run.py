@@ -34,14 +34,15 @@ class RichProgress:
         self.repeats = repeats
         self.progress = Progress(
             TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-            TextColumn("ETA"), TimeRemainingColumn(), console=console_err, transient=True,
+            TextColumn("ETA"), TimeRemainingColumn(), console=console_err.get(), transient=True,
             disable=not console_err.is_terminal,
         )
-        self.task = None
+        self.task = self.progress.add_task("starting fio", start=False)
 
     def start(self, total_seconds: float | None) -> None:
         self.progress.start()
-        self.task = self.progress.add_task("starting fio", total=total_seconds)
+        self.progress.update(self.task, total=total_seconds)
+        self.progress.start_task(self.task)
 
     def update(self, repeat: int, workload: str, elapsed: float) -> None:
         rep = f"repeat {repeat + 1}/{self.repeats} " if self.repeats > 1 else ""
@@ -114,8 +115,8 @@ def start(store: Store, request: RunRequest, resume: int | None = None) -> RunOu
         axes = replace(axes, bs=Axes.parse(bs=r.rados_bench.object_size).bs)
     one = axes.single
     overrides = Overrides(runtime=r.overrides.runtime, size=r.overrides.size,
-                          iodepth=one.get("iodepth"), numjobs=one.get("numjobs"), bs=one.get("bs"),
-                          rw=one.get("rw"), rwmixread=one.get("rwmixread"),
+                          iodepth=_int(one.get("iodepth")), numjobs=_int(one.get("numjobs")),
+                          bs=one.get("bs"), rw=one.get("rw"), rwmixread=_int(one.get("rwmixread")),
                           ramp_time=r.overrides.ramp_time)
     tool_options = {"concurrent": r.rados_bench.concurrent_ios, "run_name": r.rados_bench.run_name}
     plan = make_plan(r.suite, overrides, {k: v for k, v in tool_options.items() if v is not None},
@@ -141,6 +142,10 @@ def start(store: Store, request: RunRequest, resume: int | None = None) -> RunOu
                          per_io_logs=r.capture.per_io_log, request=r)
     return execute(store, plan, target, label=r.label, repeats=r.repeats,
                    progress=RichProgress(r.repeats), options=options, resume=resume)
+
+
+def _int(value: str | None) -> int | None:
+    return None if value is None else int(value)
 
 
 def _resumable(store: Store, ref: str, suite: str) -> tuple[int, RunRequest]:

@@ -21,6 +21,7 @@ from cephbench.cli.common import console_err, db_option, emit_table, format_opti
 from cephbench.contracts import CLUSTER, document
 from cephbench.contracts.write import PREFILL_TOOL, run_document
 from cephbench.errors import StoreError
+from cephbench.model import StoredRun
 from cephbench.report.cluster import cluster_table
 
 if TYPE_CHECKING:
@@ -61,12 +62,12 @@ def emit_run(run: Run, fmt: str, store: Store | None = None, raw: bool = False) 
         return
     table = tools.of_run(run).table(run)
     emit_table(table, fmt)
-    if store is not None:
+    if store is not None and isinstance(run, StoredRun):
         for note in _notes(run, store):
             console_err.print(note, soft_wrap=True)
 
 
-def _notes(run: Run, store: Store) -> list[str]:
+def _notes(run: StoredRun, store: Store) -> list[str]:
     notes = []
     for o in store.outputs(run.id):
         if o["tool"] == PREFILL_TOOL:

@@ -38,10 +38,10 @@ def suites(fmt: str) -> None:
                 s.name if i == 0 else "", w.name, f"{w.rw}{mix}", w.bs, str(w.iodepth), str(w.numjobs),
                 f"{runtime} s" if i == 0 and runtime else "", extra,
             ))
-    for tool, s in fixed:
-        runtime = f"{s.runtime:g} s" if s.runtime else ""
-        rows.append((s.name, ", ".join(s.workloads) or "(per OSD / host pair)", tool,
-                     "", "", "", runtime, f"default target {s.default_target}"))
+    for tool, fs in fixed:
+        runtime = f"{fs.runtime:g} s" if fs.runtime else ""
+        rows.append((fs.name, ", ".join(fs.workloads) or "(per OSD / host pair)", tool,
+                     "", "", "", runtime, f"default target {fs.default_target}"))
     table = Table(
         ("Suite", "Workload", "Pattern", "Block size", "iodepth", "numjobs", "Runtime each", "Other"),
         tuple(rows), align=("l", "l", "l", "r", "r", "r", "r", "l"),

@@ -11,7 +11,7 @@ from typing import Any
 
 from cephbench import __version__
 from cephbench.contracts import EXPORT, document
-from cephbench.model import Run, Series, now
+from cephbench.model import Run, Series, StoredRun, now
 from cephbench.store import Store
 
 PREFILL_TOOL = "fio-prefill"
@@ -19,7 +19,7 @@ PREFILL_TOOL = "fio-prefill"
 
 def run_document(run: Run, store: Store | None = None, raw: bool = False) -> dict[str, Any]:
     data = run.to_json()
-    if store is None or run.id is None:
+    if store is None or not isinstance(run, StoredRun):
         return data
     data.update(_ceph_extras(run, store))
     if raw:
@@ -27,7 +27,7 @@ def run_document(run: Run, store: Store | None = None, raw: bool = False) -> dic
     return data
 
 
-def _ceph_extras(run: Run, store: Store) -> dict[str, Any]:
+def _ceph_extras(run: StoredRun, store: Store) -> dict[str, Any]:
     """Keys a Ceph run adds to the stable JSON: the cluster summary, health, prefill."""
     from cephbench.ceph.fingerprint import summarize
 
@@ -43,7 +43,7 @@ def _ceph_extras(run: Run, store: Store) -> dict[str, Any]:
     return out
 
 
-def raw_extras(run: Run, store: Store) -> dict[str, Any]:
+def raw_extras(run: StoredRun, store: Store) -> dict[str, Any]:
     """The raw outputs (each with the workloads it produced), fingerprint and series."""
     produced = store.output_workloads(run.id)
     outputs = [

@@ -24,7 +24,7 @@ from cephbench.ceph import caches
 from cephbench.ceph.session import CephRun, ceph_run, preflight
 from cephbench.errors import CephbenchError, Interrupted, UsageError
 from cephbench.execution.options import RunOptions
-from cephbench.model import Series
+from cephbench.model import Result, RunStatus, Series
 from cephbench.planning.schedule import Schedule
 from cephbench.store import ResourceLog, Store
 from cephbench.system import environment
@@ -74,7 +74,7 @@ def execute(
     if resume is None:
         run_id = store.start_run(label=label, suite=plan.suite, target=target.spec, environment=env,
                                  params=params)
-        done = ()
+        done: tuple[Result, ...] = ()
     else:
         run_id = resume
         done = store.get_run(resume).results
@@ -85,7 +85,9 @@ def execute(
         if not schedule.remaining():
             raise UsageError(f"run {resume} has nothing left to run: every workload has its figures")
         store.reopen_run(run_id, env)
-    status, error, failed = "aborted", "interrupted", 0
+    status: RunStatus = "aborted"
+    error: str | None = "interrupted"
+    failed = 0
     try:
         resources = ResourceLog(store, run_id)
         with ExitStack() as stack:

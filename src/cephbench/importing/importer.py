@@ -35,7 +35,11 @@ def _registry() -> list[tuple[str, Importer]]:
     return [(tool.name, imp) for tool in map(tools.get, tools.names()) for imp in tool.importers()]
 
 
-_OWN = Importer(own.PARSER, own.looks_like_own, lambda text, before="": own.read(text))
+def _own(text: str, before: str = "") -> list[Found]:
+    return own.read(text)
+
+
+_OWN = Importer(own.PARSER, own.looks_like_own, _own)
 """cephbench's own JSON (show, export): detected first, since an export's raw outputs hold fio
 JSON."""
 IMPORTERS: dict[str, Importer] = {_OWN.name: _OWN, **{imp.name: imp for _, imp in _registry()}}

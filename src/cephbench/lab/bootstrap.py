@@ -59,7 +59,11 @@ class _Recorder:
 
     def set(self, **fields: object) -> None:
         """Record new values of top-level state fields."""
-        self(lambda state: [setattr(state, k, v) for k, v in fields.items()])
+        def change(state: LabState) -> None:
+            for k, v in fields.items():
+                setattr(state, k, v)
+
+        self(change)
 
 
 def up(spec: LabSpec, progress: Progress = _quiet, timeout: float = 300) -> UpResult:
@@ -105,7 +109,7 @@ def _bootstrap(rec: _Recorder, progress: Progress, deadline: float) -> None:
     osd_uuids = {i: str(uuid.uuid4()) for i in range(spec.osds)}
     _write_keys(rec)
     run(
-        ["monmaptool", "--create", "--fsid", fsid, "--addv", "a", ep.mon_host, layout.monmap],
+        ["monmaptool", "--create", "--fsid", fsid, "--addv", "a", ep.mon_host, str(layout.monmap)],
         env={"CEPH_CONF": "/dev/null"},
         check=True,
         timeout=30,

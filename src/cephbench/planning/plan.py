@@ -13,7 +13,7 @@ from cephbench.planning.sweep import Axes, expand
 from cephbench.system.units import parse_seconds, parse_size
 from cephbench.targets import LOCATION_KEYS
 from cephbench.tools.fio.chain import Link, links_of, refusal
-from cephbench.tools.fio.jobfile import JobFile, load_jobfile, phases
+from cephbench.tools.fio.jobfile import Job, JobFile, load_jobfile, phases
 
 if TYPE_CHECKING:
     from cephbench.tools.base import Tool, ToolSuite
@@ -150,7 +150,9 @@ class Plan:
         jobfile = self.for_target(target_options)
         if not self.chained:
             return _file_batches(jobfile, one_per_workload)
-        batches, current, buffers, procs, seconds = [], [], 0, 0, 0.0
+        batches = []
+        current: list[Job] = []
+        buffers, procs, seconds = 0, 0, 0.0
         for job in jobfile.jobs:
             options = jobfile.merged(job)
             need, n = _buffer_bytes(options), int(options.get("numjobs") or 1)
@@ -225,8 +227,8 @@ class ToolPlan:
     steady: None = None
 
     def expected_seconds(self, repeats: int) -> float | None:
-        known = [w.seconds for w in self.workloads]
-        return sum(known) * repeats if known and None not in known else None
+        known = [w.seconds for w in self.workloads if w.seconds is not None]
+        return sum(known) * repeats if known and len(known) == len(self.workloads) else None
 
 
 def make_tool_plan(tool: Tool, suite: ToolSuite, overrides: Overrides,
@@ -263,11 +265,11 @@ def make_plan(suite_or_file: str, overrides: Overrides, tool_options: dict | Non
     axes = axes or Axes()
     fixed = tools.fixed_suites().get(suite_or_file)
     if fixed is not None:
-        tool, suite = fixed
+        tool, tool_suite = fixed
         if axes.swept or steady or overrides.rw or overrides.rwmixread or overrides.ramp_time:
-            raise UsageError(f"the {suite.name} suite runs {tool.name}: no sweeps, --rw, --rwmixread, "
-                             "--ramp-time or --steady-state")
-        return make_tool_plan(tool, suite, overrides, tool_options or {})
+            raise UsageError(f"the {tool_suite.name} suite runs {tool.name}: no sweeps, --rw, "
+                             "--rwmixread, --ramp-time or --steady-state")
+        return make_tool_plan(tool, tool_suite, overrides, tool_options or {})
     path = Path(suite_or_file)
     if path.suffix in JOBFILE_SUFFIXES or (path.is_file() and path.suffix not in (".yaml", ".yml")):
         if not path.is_file():

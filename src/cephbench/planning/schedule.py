@@ -24,10 +24,12 @@ MIN_REPEATS = 3
 def main_figure(results: Iterable[Result]) -> float | None:
     """One repeat of one workload as one number: IOPS over its directions, else bandwidth."""
     results = list(results)
-    if results and all(r.iops is not None for r in results):
-        return sum(r.iops for r in results)
-    if results and all(r.bw_bytes_per_s is not None for r in results):
-        return sum(r.bw_bytes_per_s for r in results)
+    iops = [r.iops for r in results if r.iops is not None]
+    if results and len(iops) == len(results):
+        return sum(iops)
+    bw = [r.bw_bytes_per_s for r in results if r.bw_bytes_per_s is not None]
+    if results and len(bw) == len(results):
+        return sum(bw)
     return None
 
 
@@ -84,7 +86,8 @@ class Schedule:
 
     def reached(self, name: str) -> bool:
         hw = self.half_width(name)
-        return bool(len(self.samples.get(name, [])) >= MIN_REPEATS and hw is not None and hw <= self.target_ci)
+        return bool(len(self.samples.get(name, [])) >= MIN_REPEATS and hw is not None
+                    and self.target_ci is not None and hw <= self.target_ci)
 
     def pending(self, repeat: int, elapsed: float = 0.0) -> list[str]:
         """Workloads to run in ``repeat`` (in suite order); [] once nothing is left."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import get_args
 
 from cephbench.errors import UsageError
 from cephbench.system.units import parse_size
@@ -20,7 +21,7 @@ from cephbench.tools.fio.jobfile import RW, Job, JobFile
 
 MIXED = ("rw", "readwrite", "randrw", "trimwrite")
 AXES = ("rw", "rwmixread", "bs", "numjobs", "iodepth")
-RW_VALUES = RW.__args__
+RW_VALUES = get_args(RW)
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,8 @@ NINES = (50, 90, 99, 99.9, 99.99, 99.999)
 
 @contextmanager
 def style():
-    with plt.rc_context(STYLE):
+    # matplotlib's stubs want keys of its Literal of rc names; STYLE's are those names
+    with plt.rc_context(STYLE):  # type: ignore[arg-type]
         yield
 
 
@@ -47,7 +48,8 @@ def metric_bars(cmp: Comparison, workload: str, op: str) -> Figure:
                              layout="constrained")
     for ax, metric in zip(axes, METRICS, strict=True):
         row = _row(cmp, workload, op, metric.key)
-        means, errs, colors, xs = [], [[], []], [], []
+        means, colors, xs = [], [], []
+        errs: list[list[float]] = [[], []]  # below, above the mean
         for i, col in enumerate(cmp.columns):
             s = row.cells[col.key].summary if row else None
             if s is None:
@@ -76,7 +78,8 @@ def diff_chart(cmp: Comparison, exclude: Collection[tuple[str, str]] = ()) -> Fi
     cells of the (workload, op) pairs in ``exclude`` (sweep points, charted as curves) left out."""
     if len(cmp.columns) < 2:
         return None
-    labels, values, errs, colors, hatches = [], [], [[], []], [], []
+    labels, values, colors, hatches = [], [], [], []
+    errs: list[list[float]] = [[], []]  # below, above the value
     for row in cmp.rows:
         if (row.workload, row.op) in exclude:
             continue

@@ -47,13 +47,13 @@ def curve(ax: Axes, xs: Sequence[float | Summary], ys: Sequence[Summary], hollow
     if xerr is not None or yerr is not None:
         ax.errorbar(x, y, xerr=xerr, yerr=yerr, fmt="none", ecolor=style.colour, elinewidth=0.8,
                     capsize=0, alpha=0.8)
-    hollow = np.asarray(hollow, dtype=bool)
+    mask = np.asarray(hollow, dtype=bool)
     dashed = linestyle != "-"
     ax.plot(x, y, color=style.colour, linestyle=linestyle, linewidth=0.9 if dashed else 1.4,
-            marker=style.marker, markersize=3 if dashed else 4, markevery=list(np.flatnonzero(~hollow)),
+            marker=style.marker, markersize=3 if dashed else 4, markevery=list(np.flatnonzero(~mask)),
             label=style.label if legend else "_nolegend_")
-    if hollow.any():
-        ax.plot(x[hollow], y[hollow], linestyle="", marker=style.marker, markersize=5.5, gid=HOLLOW_GID,
+    if mask.any():
+        ax.plot(x[mask], y[mask], linestyle="", marker=style.marker, markersize=5.5, gid=HOLLOW_GID,
                 markerfacecolor="white", markeredgecolor=style.colour, markeredgewidth=1.3,
                 label="_nolegend_")
 

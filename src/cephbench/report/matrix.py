@@ -12,6 +12,7 @@ markers where a point never reached steady state or its repeats stopped before t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
@@ -80,8 +81,9 @@ def scaling_chart(sweep: Sweep, group: Group, x: str) -> Figure | None:
 
 def latency_keys(figures: Sequence[str]) -> list[Line2D]:
     """Legend keys of latency drawn solid (the first figure) and dashed (the second)."""
+    styles: tuple[Literal["-", "--"], ...] = ("-", "--")
     return [Line2D([], [], color="#333333", linestyle=style, linewidth=width, label=FIGURES[f][0])
-            for f, style, width in zip(figures, ("-", "--"), (1.4, 0.9), strict=False)]
+            for f, style, width in zip(figures, styles, (1.4, 0.9), strict=False)]
 
 
 def panel_lines(sweep: Sweep, group: Group, by: str, facet: int | None) -> list[tuple[Style, Points, int | None]]:

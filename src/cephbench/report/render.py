@@ -9,7 +9,7 @@ store are shown as text, never interpreted.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,7 +36,7 @@ from cephbench.report.sweep_points import pivot, swept_workloads
 from cephbench.report.table import Table, to_markdown
 
 TEMPLATES = Path(__file__).parent / "templates"
-SeriesByRun = dict[int, Sequence[Series]]
+SeriesByRun = Mapping[int, Sequence[Series]]
 """Run id -> the run's workload series (``Store.series``)."""
 
 

@@ -8,6 +8,8 @@ latency axis is logarithmic when latencies span more than :data:`LOG_SPREAD` tim
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -83,7 +85,7 @@ def _response(ax: Axes, pts: Points, along: str, by: str, value: int | None, sty
                             xytext=(3, 3), textcoords="offset points", fontsize=6, color=style.colour)
 
 
-def _spread(columns: list[Points]) -> float:
+def _spread(columns: Sequence[Points]) -> float:
     """Highest over lowest mean latency."""
     lat = [p.figures["lat_mean_us"].mean for pts in columns for p in pts.values() if "lat_mean_us" in p.figures]
     return max(lat) / min(lat) if lat and min(lat) > 0 else 1.0

@@ -26,7 +26,8 @@ def run_table(run: Run) -> Table:
     directions = Counter((r.workload, r.repeat) for r in run.results)
     mixed = {key for key, n in directions.items() if n > 1}
     headers = (HEADERS[0], "Repeat", *HEADERS[1:]) if repeats else HEADERS
-    rows, flags_seen = [], []
+    rows = []
+    flags_seen: list[str] = []
     for r in run.results:
         name = f"{r.workload} ({r.op})" if (r.workload, r.repeat) in mixed else r.workload
         marks = "".join(_mark(f, flags_seen) for f in (*r.flags, *_kinds_differ(r)))

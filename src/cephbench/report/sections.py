@@ -9,7 +9,7 @@ curve: at most 3 figures per block size and one per pattern, whatever the number
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from matplotlib.figure import Figure
 
@@ -50,7 +50,7 @@ def sweep_section(sweep: Sweep, chart: ChartSink) -> dict | None:
     return {"intro": intro, "blocks": [b for b in blocks if b["charts"]], "notes": list(sweep.notes)}
 
 
-def timeseries_section(cmp: Comparison, series: dict[int, Sequence[Series]], chart: ChartSink) -> dict | None:
+def timeseries_section(cmp: Comparison, series: Mapping[int, Sequence[Series]], chart: ChartSink) -> dict | None:
     """Charts (title, embedded) of the workloads' time series and a note on any left out;
     None when no run has a series. ``series``: run id -> its workloads' ``Store.series``."""
     runs = [(col.name, i, series.get(run.id, ())) for i, col in enumerate(cmp.columns) for run in col.runs]

@@ -90,7 +90,8 @@ def is_sweep(run: Run) -> bool:
 def pivot(columns: Sequence[Column]) -> Sweep:
     """The swept groups of the compared columns (none when no run is a sweep)."""
     swept = set().union(*(_swept(run.results) for col in columns for run in col.runs))
-    notes, ambiguous = [], set()
+    notes = []
+    ambiguous: set[Group] = set()
     for col in columns:
         for run in col.runs:
             for group, key, names in _shared_points(run.results, swept - ambiguous):

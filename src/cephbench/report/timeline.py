@@ -15,6 +15,7 @@ import math
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -82,7 +83,8 @@ def _handles(tl: Timeline, by_run: bool, colour, lats, stalled: bool) -> list:
     keys: dict[str, Trace] = {}
     for t in tl.traces:
         keys.setdefault(short(t.run) if by_run else f"repeat {t.series.repeat + 1}", t)
-    handles = [Line2D([], [], color=colour(t), label=k) for k, t in keys.items()] if len(keys) > 1 else []
+    handles: list[Artist] = [Line2D([], [], color=colour(t), label=k)
+                             for k, t in keys.items()] if len(keys) > 1 else []
     handles += [Line2D([], [], color="#333333", linestyle=style, label=f"{name} latency") for _, name, style in lats]
     if stalled:
         handles.append(Patch(color=STALL, alpha=0.2, label="stall: nothing completed"))

@@ -18,7 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from cephbench.errors import StoreError, UsageError
-from cephbench.model import Failure, RawOutput, Result, Run, RunStatus, Series, WorkloadOutcome, now
+from cephbench.model import (
+    Failure,
+    RawOutput,
+    Result,
+    RunStatus,
+    Series,
+    StoredRun,
+    WorkloadOutcome,
+    now,
+)
 from cephbench.store.schema import migrate
 
 RESULT_COLUMNS = (
@@ -115,7 +124,7 @@ class Store:
                 (label, suite, target, started_at or now(), socket.gethostname(), os.getpid(),
                  json.dumps(environment), json.dumps(params)),
             )
-        return int(cur.lastrowid)
+        return _inserted_id(cur)
 
     def record_batch(
         self, run_id: int, repeat: int, output: RawOutput | None,
@@ -199,7 +208,7 @@ class Store:
                 "INSERT INTO resources (run_id, kind, name, detail, created_at) VALUES (?,?,?,?,?)",
                 (run_id, kind, name, json.dumps(detail or {}), now()),
             )
-        return int(cur.lastrowid)
+        return _inserted_id(cur)
 
     def resource_removed(self, resource_id: int) -> None:
         with self.transaction():
@@ -268,12 +277,12 @@ class Store:
             raise StoreError(f"no run {run_id} in {self.path}", hint="`cephbench runs` lists them")
         return run_id
 
-    def runs(self) -> list[Run]:
+    def runs(self) -> list[StoredRun]:
         """Every run, oldest first, without results (cheap: for listings)."""
         rows = self.conn.execute("SELECT * FROM runs ORDER BY id").fetchall()
         return [_run_from_row(r) for r in rows]
 
-    def get_run(self, ref: str | int) -> Run:
+    def get_run(self, ref: str | int) -> StoredRun:
         run_id = self.resolve(ref)
         row = self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         results, failures = [], []
@@ -288,7 +297,7 @@ class Store:
             ):
                 results.append(_result_from_row(w["name"], w["repeat"], r))
         run = _run_from_row(row)
-        return Run(**{**run.__dict__, "results": tuple(results), "failures": tuple(failures)})
+        return StoredRun(**{**run.__dict__, "results": tuple(results), "failures": tuple(failures)})
 
     def fingerprint(self, run_id: int) -> tuple[dict[str, Any], str | None] | None:
         """(Ceph JSON, pool) stored with the run, or None for a run on no Ceph cluster."""
@@ -343,6 +352,12 @@ class _Transaction:
             self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
 
 
+def _inserted_id(cur: sqlite3.Cursor) -> int:
+    """The id of the row the INSERT on ``cur`` made."""
+    assert cur.lastrowid is not None, "sqlite3 sets lastrowid after an INSERT"
+    return cur.lastrowid
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -369,8 +384,8 @@ def _result_from_row(workload: str, repeat: int, row: sqlite3.Row) -> Result:
     return Result(workload=workload, repeat=repeat, **values)
 
 
-def _run_from_row(row: sqlite3.Row) -> Run:
-    return Run(
+def _run_from_row(row: sqlite3.Row) -> StoredRun:
+    return StoredRun(
         id=row["id"], label=row["label"], suite=row["suite"], target=row["target"],
         status=row["status"], started_at=row["started_at"], ended_at=row["ended_at"],
         environment=json.loads(row["environment"]), params=json.loads(row["params"]),

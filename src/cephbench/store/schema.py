@@ -44,7 +44,7 @@ class Migration:
             # executescript would commit on its own; run statement by statement
             for statement in _statements(self.sql.read_text()):
                 conn.execute(statement)
-        if hasattr(module, "upgrade"):
+        if module is not None and hasattr(module, "upgrade"):
             module.upgrade(conn)
 
 

@@ -15,6 +15,7 @@ import sqlite3
 import zlib
 from collections.abc import Iterable
 from numbers import Real
+from typing import Any
 
 from cephbench.model import Series
 
@@ -31,7 +32,8 @@ def insert(conn: sqlite3.Connection, run_id: int, series: Iterable[Series]) -> N
 
 def select(conn: sqlite3.Connection, run_id: int, metric: str | None = None) -> list[Series]:
     """The run's series in the order they were stored; only ``metric``'s when given."""
-    sql, args = "SELECT * FROM series WHERE run_id = ?", [run_id]
+    sql = "SELECT * FROM series WHERE run_id = ?"
+    args: list[int | str] = [run_id]
     if metric is not None:
         sql, args = sql + " AND metric = ?", [*args, metric]
     return [_decode(r) for r in conn.execute(sql + " ORDER BY id", args)]
@@ -58,6 +60,8 @@ def _number(v) -> bool:
 
 def _decode(r: sqlite3.Row) -> Series:
     data, n = zlib.decompress(r["data_z"]), r["n"]
+    t_s: Any  # as Series keeps them: tuples (json) or numpy arrays (f8)
+    values: Any
     if r["encoding"] == "json":
         points = json.loads(data)
         t_s, values = tuple(p[0] for p in points), tuple(p[1] for p in points)

@@ -24,6 +24,7 @@ from cephbench.errors import Interrupted, ToolFailed, ToolMissing
 
 POLL_SECONDS = 0.2
 PR_SET_PDEATHSIG = 1
+_libc: ctypes.CDLL | None
 try:
     _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 except OSError:  # pragma: no cover - not glibc/Linux

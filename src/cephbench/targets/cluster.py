@@ -47,7 +47,9 @@ class CephTarget(Target):
     def conn(self) -> Connection:
         if self.ceph.conn is None:
             self.ceph = CephOptions(resolve(), self.ceph.pool_size, self.ceph.pg_num, self.ceph.prefill)
-        return self.ceph.conn
+        conn = self.ceph.conn
+        assert conn is not None, "resolve() gives a connection or raises"
+        return conn
 
     @property
     def cluster(self) -> Connection:

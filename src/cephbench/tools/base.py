@@ -102,7 +102,10 @@ class RunContext:
 
     @property
     def conn(self) -> Connection:
-        return self.target.cluster
+        """The target's cluster: for the steps of tools that run on Ceph targets only."""
+        cluster = self.target.cluster
+        assert cluster is not None, "a tool that runs on Ceph has a target on a cluster"
+        return cluster
 
 
 class Tool(ABC):

@@ -7,6 +7,7 @@ for one: where ``stonewall`` splits a file into groups that run one after anothe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -39,7 +40,7 @@ class Job:
     def without(self, *keys: str) -> Job:
         return replace(self, options=tuple(o for o in self.options if o[0] not in keys))
 
-    def with_options(self, options: dict[str, str | None]) -> Job:
+    def with_options(self, options: Mapping[str, str | None]) -> Job:
         """This job with ``options`` set, replacing any earlier values of the same keys."""
         base = self.without(*options)
         return replace(base, options=(*base.options, *options.items()))

@@ -80,7 +80,8 @@ def extract_all(text: str) -> list[FioDocument]:
     """
     text = "\n".join(ln for ln in text.splitlines() if not ln.startswith("<"))
     starts = sorted({m.start() for m in _DOC_START.finditer(text)})
-    decoder, documents, spans = json.JSONDecoder(), [], []
+    decoder, documents = json.JSONDecoder(), []
+    spans: list[tuple[int, int]] = []
     for start in starts:
         if spans and start < spans[-1][1]:
             continue  # inside the previous document
@@ -162,7 +163,7 @@ def _direction(name, clones, op, options, repeat, error) -> Result | None:
     if not any(_did_io(s) for s in stats):
         return None
     lat = _latency(stats)
-    flags = () if lat["lat_mean_us"] is not None else ("no_latency",)
+    flags: tuple[str, ...] = () if lat["lat_mean_us"] is not None else ("no_latency",)
     if lat["lat_mean_us"] is not None and lat["mean_kind"] == "clat":
         flags = ("clat_mean",)
     if lat.pop("unmerged"):
@@ -247,8 +248,8 @@ def _weights(stats: list[dict], found: list[tuple[dict, float]]) -> list[float]:
 
 def _mean(stats: list[dict], kind: str) -> tuple[float, float] | None:
     """(mean, max) in µs of one kind over the clones; None unless every clone recorded it."""
-    found = [_stat(s, kind) for s in stats]
-    if not found or any(f is None for f in found):
+    found = [f for s in stats if (f := _stat(s, kind)) is not None]
+    if not found or len(found) < len(stats):
         return None
     weights = _weights(stats, found)
     mean = sum(f[0]["mean"] / f[1] * w for f, w in zip(found, weights, strict=True)) / sum(weights)
@@ -272,8 +273,9 @@ def _latency(stats: list[dict]) -> dict:
         **dict.fromkeys(HEADLINE_PERCENTILES.values()),
     }
     for kind in ("lat", "clat"):
-        found = [_stat(s, kind) for s in stats]
-        if any(f is None or not isinstance(f[0].get("percentile"), dict) for f in found):
+        found = [f for s in stats if (f := _stat(s, kind)) is not None]
+        if len(found) < len(stats) or any(not isinstance(f[0].get("percentile"), dict)
+                                          for f in found):
             continue
         points = _points(found)
         if points is None:

@@ -20,8 +20,8 @@ def steady_state(clones: list[dict]) -> tuple[tuple[str, ...], tuple[tuple[str, 
                "ss_duration_s": float(found[0].get("duration", 0))}
     if attained:
         metrics["ss_reached_s"] = max(c.get("job_runtime", 0) for c in clones) / 1000.0
-    measured = [_number(r.get("criterion")) for r in found]
-    if None not in measured:
+    measured = [m for r in found if (m := _number(r.get("criterion"))) is not None]
+    if len(measured) == len(found):  # every job's criterion was a number
         metrics["ss_measured"] = max(measured)
     data = [r.get("data") or {} for r in found]
     if all("iops_mean" in d for d in data):

@@ -81,10 +81,11 @@ def _windows(outcomes: list[WorkloadOutcome], planned: list[PlannedWorkload],
     workload is time-based, else the whole batch."""
     t1 = time.monotonic()
     slots, acc = {}, t0
-    if all(w.seconds is not None for w in planned):
-        for w in planned:
-            slots[w.name] = (acc, acc + w.seconds + 1.0)
-            acc += w.seconds
+    known = [(w.name, w.seconds) for w in planned if w.seconds is not None]
+    if len(known) == len(planned):
+        for name, seconds in known:
+            slots[name] = (acc, acc + seconds + 1.0)
+            acc += seconds
     return [slots.get(o.name, (t0, t1)) for o in outcomes]
 
 

@@ -207,13 +207,14 @@ def _outcomes(jobs: list[_Job], definitions: dict[str, dict], repeat: int, v2: b
 
 def _result(name, op, dirs: list[_Direction], definition, clones, repeat, v2) -> Result:
     lat = _latency(dirs)
-    flags = () if lat["lat_mean_us"] is not None else ("no_latency",)
+    flags: tuple[str, ...] = () if lat["lat_mean_us"] is not None else ("no_latency",)
     if lat.pop("mean_kind") == "clat":
         flags = ("clat_mean",)
     if lat["lat_kind"] and len(dirs) > 1 and not lat["percentiles"] and any(d.percentiles for d in dirs):
         flags += ("percentiles_unmerged",)
     numjobs = clones[0].jobs if len(clones) == 1 else len(clones)
-    total = sum(d.issued for d in dirs) if all(d.issued is not None for d in dirs) else None
+    issued = [d.issued for d in dirs if d.issued is not None]
+    total = sum(issued) if len(issued) == len(dirs) else None
     return Result(
         workload=name, repeat=repeat, op=op, rw=definition.get("rw"),
         bs=_block_size(definition.get("bs"), op, v2), iodepth=int(definition["iodepth"]) if definition else None,

@@ -40,11 +40,12 @@ def from_json(data: Any, workload: str, repeat: int = 0) -> Result:
     not measured there, and its figures are None, never 0.
     """
     try:
-        sums = {side: _sum(data["end"][f"sum_{side}"]) for side in ("sent", "received")}
+        measured = {side: _sum(data["end"][f"sum_{side}"]) for side in ("sent", "received")}
     except (KeyError, TypeError) as e:
         raise ParseError(f"iperf3 JSON has no end.sum_sent and end.sum_received ({e})") from None
+    sums: dict[str, tuple[float, float, float, float | None] | None] = dict(measured)
     for side, other in (("sent", "received"), ("received", "sent")):
-        if sums[side][0] == 0 and sums[other][0] > 0:
+        if measured[side][0] == 0 and measured[other][0] > 0:
             sums[side] = None
     sent, received = sums["sent"], sums["received"]
     metrics = {}
@@ -54,9 +55,11 @@ def from_json(data: Any, workload: str, repeat: int = 0) -> Result:
         metrics["sent_bits_per_second"] = sent[1]
         if sent[3] is not None:
             metrics["retransmits"] = sent[3]
+    either = received or sent
+    assert either is not None, "a side is dropped only when the other moved bytes"
     return Result(
         workload=workload, repeat=repeat, op="write", rw=_protocol(data), numjobs=1,
-        runtime_s=(received or sent)[2], bw_bytes_per_s=received[1] / 8 if received else None,
+        runtime_s=either[2], bw_bytes_per_s=received[1] / 8 if received else None,
         io_bytes=int(received[0]) if received else None, metrics=tuple(sorted(metrics.items())),
     )
 
@@ -74,8 +77,8 @@ def _sum(d: dict) -> tuple[float, float, float, float | None]:
 
 
 def _protocol(data: dict) -> str:
-    start = data.get("start") if isinstance(data.get("start"), dict) else {}
-    test = start.get("test_start") if isinstance(start.get("test_start"), dict) else {}
+    start = s if isinstance(s := data.get("start"), dict) else {}
+    test = t if isinstance(t := start.get("test_start"), dict) else {}
     return str(test.get("protocol") or "tcp").lower()
 
 

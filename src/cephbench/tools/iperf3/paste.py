@@ -53,9 +53,12 @@ def _line(m: re.Match) -> _Line:
         float(retr[0]) if len(retr) == 1 and retr[0].isdigit() else None, bool(UDP.search(m["rest"])))
 
 
-def tests(text: str) -> list[tuple[str, list[_Line]]]:
-    """Each test's preamble (the text since the previous summary) and summary lines."""
-    out, preamble, summary = [], [], []
+def tests(text: str) -> list[tuple[str, list[tuple[str, _Line]]]]:
+    """Each test's preamble (the text since the previous summary) and summary lines, each
+    with its role (sender or receiver)."""
+    out: list[tuple[str, list[tuple[str, _Line]]]] = []
+    preamble: list[str] = []
+    summary: list[tuple[str, _Line]] = []
     for raw in text.splitlines():
         # a summary line is short (even behind --timestamps or a -T title); a long one is not one
         m = SUMMARY.search(raw) if len(raw) < 500 and raw.rstrip().endswith(("sender", "receiver")) else None
@@ -105,6 +108,7 @@ def parse_text(text: str) -> list[Result]:
             if sent.retransmits is not None:
                 metrics["retransmits"] = sent.retransmits
         either = received or sent
+        assert either is not None, "a test has a summary line, of a sender or a receiver"
         rows.append(Result(
             workload=_name(preamble), repeat=0, op="write", rw="udp" if either.udp else "tcp", numjobs=1,
             runtime_s=either.seconds, bw_bytes_per_s=received.bits_per_second / 8 if received else None,

@@ -21,7 +21,7 @@ from cephbench.ceph.connection import Connection
 from cephbench.errors import CephbenchError, ParseError, ToolFailed, UsageError
 from cephbench.execution.cleanup import undoes
 from cephbench.lab.paths import Layout
-from cephbench.lab.state import load
+from cephbench.lab.state import LabState, load
 from cephbench.model import WorkloadOutcome, now
 from cephbench.store import Resource
 from cephbench.system.process import ProcessInterrupted, run, which
@@ -41,6 +41,13 @@ class Host:
 
 def lab_hosts(conn: Connection) -> list[Host]:
     """The lab's hosts (namespaces and addresses); a clear error anywhere else."""
+    state = _lab_state(conn)
+    return [Host(f"host{i}", ns, addr) for i, (ns, addr) in enumerate(zip(state.namespaces, state.host_addrs,
+                                                                            strict=True))]
+
+
+def _lab_state(conn: Connection) -> LabState:
+    """The state of the lab ``conn`` is in, with two hosts or more; a clear error elsewhere."""
     if conn.lab_dir is None:
         raise CephbenchError(
             "the network suite needs to run iperf3 on the cluster's hosts, and remote execution "
@@ -50,13 +57,12 @@ def lab_hosts(conn: Connection) -> list[Host]:
     if state is None or len(state.namespaces) < 2:
         raise UsageError("the lab has a single host: there is no network between hosts to measure",
                          hint="cephbench lab down && cephbench lab up --hosts 2")
-    return [Host(f"host{i}", ns, addr) for i, (ns, addr) in enumerate(zip(state.namespaces, state.host_addrs,
-                                                                            strict=True))]
+    return state
 
 
 def _port(conn: Connection) -> int:
     """A port no lab daemon binds: 5201 unless the lab's port blocks cover it."""
-    state = load(Layout(Path(conn.lab_dir)))
+    state = _lab_state(conn)
     taken = [r for r in (state.mon_ports, state.bind_ports) if r]
     port = PORT
     while any(lo <= port <= hi for lo, hi in taken):

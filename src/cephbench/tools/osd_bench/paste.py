@@ -90,7 +90,8 @@ def _bytes(number: str, unit: str) -> float:
 def _from_text(m: re.Match, name: str) -> Result:
     written, bs = int(_bytes(m["count"], m["cu"])), int(_bytes(m["bs"], m["bu"]))
     seconds = float(m["sec"])
-    iops, flags = (float(m["iops"]), ()) if m["iops"] else (None, ())
+    iops = float(m["iops"]) if m["iops"] else None
+    flags: tuple[str, ...] = ()
     if iops is None and bs and seconds > 0:
         iops, flags = written / bs / seconds, ("iops_derived",)
     return Result(

@@ -25,7 +25,9 @@ class OsdBench(Tool):
     def environment(self, plan: Any, target: Target) -> dict[str, Any]:
         from cephbench.tools.osd_bench.steps import osd_details
 
-        return {"osds": osd_details(target.cluster)}
+        conn = target.cluster
+        assert conn is not None, "osd-bench runs on Ceph targets only"
+        return {"osds": osd_details(conn)}
 
     def importers(self) -> list[Importer]:
         from cephbench.tools.osd_bench import importing

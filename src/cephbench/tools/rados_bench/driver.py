@@ -67,7 +67,7 @@ def summary_line(line: str) -> tuple[str, float] | None:
         return None
     m = _SUMMARY.match(_TIMESTAMP.sub("", line))
     name = _key(m["key"]) if m else None
-    if name is None:
+    if m is None or name is None:
         return None
     value = float(m["value"])
     return (name, value) if math.isfinite(value) else None
@@ -123,7 +123,8 @@ def to_result(out: BenchOutput, repeat: int, concurrent: int | None) -> Result:
     metrics = {f"{k}_us": v for k, v in us.items() if k in ("lat_stddev", "lat_min")}
     metrics.update({k: s[k] for k in ("iops_stddev", "iops_max", "iops_min") if k in s})
     metrics.update({f"{k}_bytes_per_s": s[k] * MIB for k in ("bw_stddev", "bw_max", "bw_min") if k in s})
-    iops, flags = s.get("iops"), ()
+    iops = s.get("iops")
+    flags: tuple[str, ...] = ()
     if iops is None and s["total_time"] > 0 and math.isfinite(s["ops"] / s["total_time"]):
         iops, flags = s["ops"] / s["total_time"], ("iops_derived",)
     return Result(

@@ -50,7 +50,9 @@ def split(text: str) -> list[str]:
 
 def _split(text: str) -> tuple[list[str], str]:
     """Each output's text, and what follows the last summary."""
-    parts, current, in_summary = [], [], False
+    parts: list[str] = []
+    current: list[str] = []
+    in_summary = False
     for line in text.splitlines():
         is_summary = rados_bench.summary_line(line) is not None
         if in_summary and not is_summary and line.strip():

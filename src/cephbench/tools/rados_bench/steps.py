@@ -11,6 +11,7 @@ from cephbench.ceph.commands import rados_argv
 from cephbench.ceph.objects import remove_bench_objects
 from cephbench.errors import ParseError
 from cephbench.model import WorkloadOutcome
+from cephbench.targets.cluster import CephTarget
 from cephbench.tools.base import RunContext, Step, raw_output, timed
 from cephbench.tools.rados_bench import driver as rados_bench
 
@@ -18,10 +19,18 @@ DEFAULT_CONCURRENT = 16
 DEFAULT_OBJECT_SIZE = 4 << 20
 
 
+def _pool(ctx: RunContext) -> str:
+    """The pool of the run's ``rados:`` target, set when its session started."""
+    target = ctx.target
+    assert isinstance(target, CephTarget) and target.pool is not None, \
+        "a rados target's session sets its pool"
+    return target.pool
+
+
 @contextmanager
 def bench_objects(ctx: RunContext, run_name: str) -> Iterator[None]:
     """The objects ``rados bench write --no-cleanup`` leaves: recorded first, always removed."""
-    pool = ctx.target.pool
+    pool = _pool(ctx)
     rid = ctx.resources.add("rados_objects", f"{pool}/{run_name}", {"conn": ctx.conn.to_json()})
     try:
         yield
@@ -32,7 +41,7 @@ def bench_objects(ctx: RunContext, run_name: str) -> Iterator[None]:
 
 def rados_steps(ctx: RunContext, repeat: int) -> Iterator[Step]:
     """write (objects kept), seq, rand; then the objects are removed."""
-    options, pool = ctx.plan.options, ctx.target.pool
+    options, pool = ctx.plan.options, _pool(ctx)
     concurrent = int(options.get("concurrent") or DEFAULT_CONCURRENT)
     size = int(options.get("object_size") or DEFAULT_OBJECT_SIZE)
     run_name = str(options.get("run_name") or f"cephbench-{ctx.run_id}-{repeat}")

@@ -46,7 +46,9 @@ def collect(workdir: str | os.PathLike[str], prefix: str, *, workload: str | Non
     are per-I/O (they give IOPS and bandwidth then); never ``_slat``.
     """
     paths = [p for p in find_logs(workdir, prefix) if p.stat().st_size]
-    kinds = {k: [p for p in paths if _NAME.search(p.name).group(1) == k] for k in KINDS}
+    # find_logs gives only names _NAME matches
+    kinds = {k: [p for p in paths if (m := _NAME.search(p.name)) and m.group(1) == k]
+             for k in KINDS}
     latency = kinds["lat"] or kinds["clat"]
     rates = kinds["iops"] + kinds["bw"]
     if latency and not _first_line(latency[0]).averaged:

@@ -3,6 +3,8 @@ from interval bounds found with ``np.searchsorted`` in each run of rising time."
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from cephbench.errors import ParseError
@@ -38,12 +40,14 @@ def _per_io_series(logs: list[Log], origin: int, interval_ms: int, with_latency:
         if not runs:
             continue
         bounds = [np.searchsorted(t, edges) for t, _, _ in runs]
-        ios = sum(np.diff(b) for b in bounds)
+        # runs is not empty here: these sums are arrays, never sum()'s start of 0
+        ios = cast(np.ndarray, sum(np.diff(b) for b in bounds))
         nbytes = sum(_group(np.add, bs, b) for (_, _, bs), b in zip(runs, bounds, strict=True))
         made = [("iops", t_s, ios / seconds), ("bw_bytes_per_s", t_s, nbytes / seconds)]
         if with_latency:
             busy = np.flatnonzero(ios)
-            total = sum(_group(np.add, v, b) for (_, v, _), b in zip(runs, bounds, strict=True))
+            total = cast(np.ndarray, sum(_group(np.add, v, b)
+                                         for (_, v, _), b in zip(runs, bounds, strict=True)))
             top = np.max([_group(np.maximum, v, b) for (_, v, _), b in zip(runs, bounds, strict=True)], axis=0)
             p99 = [_interval_percentile([v for _, v, _ in runs], bounds, k, 99.0) for k in busy]
             made += [("lat_mean_us", t_s[busy], total[busy] / ios[busy] / 1000),
@@ -81,7 +85,7 @@ def _group(ufunc: np.ufunc, x: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     return out
 
 
-def _interval_percentile(values: list[np.ndarray], bounds: list[np.ndarray], k: int,
+def _interval_percentile(values: list[np.ndarray], bounds: list[np.ndarray], k: int | np.integer,
                          percent: float) -> float:
     """The percentile of the samples of interval k, over every run."""
     parts = [v[b[k]:b[k + 1]] for v, b in zip(values, bounds, strict=True)]

@@ -8,8 +8,8 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 
@@ -39,9 +39,10 @@ def parse_log(text: bytes, name: str = "<log>", kind: str = "", clone: int = 0) 
     return Log(name, kind, clone, *_read_columns(io.BytesIO(text), len(text), name, 1))
 
 
-def _read_columns(f: BinaryIO, size: int, name: str, threads: int) -> tuple[np.ndarray, ...]:
+def _read_columns(f: io.BufferedIOBase, size: int, name: str,
+                  threads: int) -> tuple[np.ndarray, ...]:
     capacity = (size + 1) // _MIN_LINE + 1  # pages of these arrays never written take no memory
-    out = (np.empty(capacity, np.int64), np.empty(capacity, np.int64),
+    out: tuple[np.ndarray, ...] = (np.empty(capacity, np.int64), np.empty(capacity, np.int64),
            np.empty(capacity, np.int8), np.empty(capacity, np.int32))
     filled = 0
 
@@ -60,7 +61,7 @@ def _read_columns(f: BinaryIO, size: int, name: str, threads: int) -> tuple[np.n
     chunks = _chunks(f, size, name, buffers=1 if threads < 2 else threads + 2)
     if threads < 2:
         for c in chunks:
-            append(lambda c=c: _parse_chunk(*c))
+            append(partial(_parse_chunk, *c))
     else:
         with ThreadPoolExecutor(threads) as pool:
             pending: deque[Future] = deque()
@@ -73,7 +74,8 @@ def _read_columns(f: BinaryIO, size: int, name: str, threads: int) -> tuple[np.n
     return tuple(a[:filled] for a in out)
 
 
-def _chunks(f: BinaryIO, size: int, name: str, buffers: int) -> Iterator[tuple[bytearray, int, int]]:
+def _chunks(f: io.BufferedIOBase, size: int, name: str,
+            buffers: int) -> Iterator[tuple[bytearray, int, int]]:
     """``(buffer, end, commas per line)`` for each run of whole lines in the first ``size``
     bytes of ``f`` (a log fio is still writing is read as it was).
 
@@ -81,7 +83,8 @@ def _chunks(f: BinaryIO, size: int, name: str, buffers: int) -> Iterator[tuple[b
     turn (fresh memory for every chunk costs more than parsing it): a buffer is filled again
     ``buffers`` chunks later. The column count is the first line's.
     """
-    carry, commas, pool, turn = b"", -1, [], 0
+    carry, commas, turn = b"", -1, 0
+    pool: list[bytearray] = []
     room_needed = min(size, CHUNK_BYTES) + 1  # a small log gets a small buffer, not 4 MiB
     while True:
         if len(pool) < buffers:
