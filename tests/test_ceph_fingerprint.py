@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from cephbench.ceph import connection as connmod
-from cephbench.ceph.fingerprint import COMMANDS, summarize
+from cephbench.ceph.fingerprint import summarize
 from cephbench.errors import UsageError
 from cephbench.report.cluster import cluster_rows
-from tests.conftest import DATA
-
-CEPH = DATA / "ceph" / "16.2.15"
-FILES = {"versions": "versions", "status": "status", "osd_tree": "osd-tree", "osd_metadata": "osd-metadata",
-         "pools": "osd-pool-ls-detail", "crush_rules": "crush-rule-dump", "df": "df", "config": "config-dump"}
-
-
-def _fingerprint() -> dict:
-    assert set(FILES) == set(COMMANDS)
-    return {k: json.loads((CEPH / f"{f}.json").read_text()) for k, f in FILES.items()}
+from tests.helpers import lab_fingerprint
 
 
 def test_summary_of_the_lab():
-    s = summarize(_fingerprint(), "recpool")
+    s = summarize(lab_fingerprint(), "recpool")
     assert s["ceph_version"] == "16.2.15 (pacific)"
     assert (s["nodes"], s["osds"], s["osds_by_class"], s["mons"], s["mgrs"]) == (1, 3, {"hdd": 3}, 1, 1)
     assert s["raw_bytes"] == 25769803776 and s["objectstores"] == {"bluestore": 3}
@@ -35,7 +24,7 @@ def test_summary_of_the_lab():
 
 
 def test_summary_without_the_pool_or_with_failed_commands():
-    fp = _fingerprint()
+    fp = lab_fingerprint()
     fp["df"] = {"error": "ceph df failed"}
     s = summarize(fp, "no-such-pool")
     assert s["pool"] is None and s["raw_bytes"] is None

@@ -4,53 +4,17 @@ real fio runs end to end."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from cephbench.analysis.compare import compare, regressions
-from cephbench.model import Result, WorkloadOutcome
 from cephbench.report.markdown import comparison_markdown
 from cephbench.store import Store
 from tests.conftest import DATA, needs_fio
+from tests.helpers import ENV, store_run
 
 REFERENCE = DATA / "compare"
-ENV = {"host": "lab1", "kernel": "6.1.0-18-amd64", "tools": {"fio": "fio-3.33"},
-       "target": {"spec": "file:/mnt/bench", "filesystem": "ext4", "device_model": "Samsung SSD 870"}}
-WORKLOADS = (("seq_wr", "write", 131072), ("seq_rd", "read", 131072),
-             ("rand_rd", "read", 4096), ("rand_wr", "write", 4096))
-
-
-def result(workload: str, op: str, bs: int, repeat: int, iops: float, lat_us: float | None,
-           flags: tuple[str, ...] = ()) -> Result:
-    return Result(workload=workload, repeat=repeat, op=op, bs=bs, iodepth=256, numjobs=1,
-                  runtime_s=5.0, iops=iops, bw_bytes_per_s=iops * bs, lat_mean_us=lat_us,
-                  lat_p99_us=None if lat_us is None else lat_us * 3, lat_kind="lat" if lat_us else None,
-                  percentiles=() if lat_us is None else ((50.0, lat_us), (99.0, lat_us * 3), (99.9, lat_us * 4)),
-                  flags=flags)
-
-
-def store_run(db: Path, label: str | None, iops: Sequence[Sequence[float]], *,
-              env: dict | None = None, lat_factor: float = 1.0, skip: Sequence[str] = (),
-              flags: dict[str, tuple[str, ...]] | None = None) -> int:
-    """A run of the four quick workloads: ``iops[repeat][workload]``; latency from Little's law."""
-    with Store(db) as s:
-        run_id = s.start_run(label=label, suite="quick", target="file:/mnt/bench",
-                             environment=env or ENV, params={"repeat": len(iops), "overrides": {}},
-                             started_at="2024-05-01T10:00:00+00:00")
-        for rep, row in enumerate(iops):
-            outcomes = []
-            for (name, op, bs), v in zip(WORKLOADS, row, strict=True):
-                if name in skip:
-                    continue
-                lat = None if (flags or {}).get(name) == ("no_latency",) else 256 / v * 1e6 * lat_factor
-                outcomes.append(WorkloadOutcome(name, (result(name, op, bs, rep, v, lat, (flags or {}).get(name, ())),)))
-            s.record_batch(run_id, rep, None, outcomes)
-        s.finish_run(run_id, "complete")
-    return run_id
-
-
 def check_reference(name: str, text: str) -> None:
     """Compare with tests/data/compare/NAME; CEPHBENCH_REGEN=1 rewrites the reference."""
     path = REFERENCE / name

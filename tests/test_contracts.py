@@ -73,18 +73,18 @@ def test_suites_json_validates_and_lists_every_suite(invoke_json):
 
 
 def test_cluster_json_of_a_run_with_a_recorded_fingerprint(invoke, invoke_json, db):
-    from tests.test_ceph_fingerprint import _fingerprint
+    from tests.helpers import lab_fingerprint
 
     invoke("import", str(RADOS_SESSION))
     with Store(db) as s:
-        s.save_fingerprint(1, _fingerprint(), "recpool")
+        s.save_fingerprint(1, lab_fingerprint(), "recpool")
     doc = invoke_json("show", "last", "--cluster")
     assert doc["schema"] == "cephbench.cluster/1" and doc["run"] == 1
     assert doc["cluster"]["ceph_version"] == "16.2.15 (pacific)"
     run = invoke_json("show", "last")
     assert run["cluster"] == doc["cluster"]
     raw = invoke_json("show", "last", "--raw")
-    assert raw["fingerprint"] == {"pool": "recpool", "data": _fingerprint()}
+    assert raw["fingerprint"] == {"pool": "recpool", "data": lab_fingerprint()}
 
 
 @pytest.mark.parametrize("path", [RADOS_SESSION, IPERF_JSON, OSD_DOWN, FIO_DATA / "groups4.json",

@@ -19,7 +19,7 @@ from cephbench.cli.compare import load_clusters
 from cephbench.report.markdown import cluster_table, comparison_markdown
 from cephbench.store import Store
 from tests.conftest import DATA
-from tests.test_compare import ENV, store_run
+from tests.helpers import ENV, store_run
 
 CEPH = DATA / "ceph" / "16.2.15"
 FILES = {"versions": "versions", "status": "status", "osd_tree": "osd-tree",

@@ -8,36 +8,17 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from cephbench.cli import cli
 from cephbench.importing import importer
 from cephbench.store import Store
 from tests.conftest import DATA, FIO_DATA, needs_fio
 from tests.contract import validate
+from tests.helpers import cb, shown, without_bookkeeping
 
 QUICK = ("--runtime", "1", "--size", "16m")
 RADOS_SESSION = DATA / "rados-bench" / "16.2.15" / "session-t16.txt"
 BAD_JOB = ("[global]\nioengine=libaio\nruntime=1\ntime_based\n"
            "[good]\nrw=read\nbs=4k\n[unaligned]\nstonewall\nrw=read\ndirect=1\nbs=100\n")
-
-
-def cb(db: Path, *args: str, expect: int | None = 0):
-    result = CliRunner().invoke(cli, list(args), env={"CEPHBENCH_DB": str(db)},
-                                catch_exceptions=False)
-    if expect is not None:
-        assert result.exit_code == expect, f"exit {result.exit_code}\n{result.output}"
-    return result
-
-
-def shown(db: Path, ref: str, *extra: str) -> dict:
-    return validate(json.loads(cb(db, "show", ref, "--format", "json", *extra).stdout))
-
-
-def without_bookkeeping(doc: dict) -> dict:
-    """A run document apart from what moving it changes: its id, environment.imported_from."""
-    env = {k: v for k, v in doc["environment"].items() if k != "imported_from"}
-    return {**doc, "id": None, "environment": env}
 
 
 @pytest.fixture
@@ -113,10 +94,10 @@ def test_dry_run_of_an_export_stores_nothing(two_real_runs, tmp_path):
 def test_an_imported_run_moves_again_with_its_history(db, tmp_path):
     """A rados bench paste imported, exported, imported, exported and imported again."""
     cb(db, "import", str(RADOS_SESSION), "--label", "pacific")
-    from tests.test_ceph_fingerprint import _fingerprint
+    from tests.helpers import lab_fingerprint
 
     with Store(db) as s:  # a fingerprint recorded on the lab: the run's cluster travels with it
-        s.save_fingerprint(1, _fingerprint(), "recpool")
+        s.save_fingerprint(1, lab_fingerprint(), "recpool")
     first, second = tmp_path / "1.db", tmp_path / "2.db"
     cb(db, "export", "last", "-o", str(tmp_path / "a.json"))
     cb(first, "import", str(tmp_path / "a.json"))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.contract import validate
-from tests.test_export_import import cb, shown, without_bookkeeping
+from tests.helpers import cb, shown, without_bookkeeping
 
 pytestmark = pytest.mark.lab
 

@@ -10,16 +10,11 @@ from hypothesis import strategies as st
 from cephbench.errors import ParseError
 from cephbench.tools.fio import parse
 from tests.conftest import FIO_DATA
-from tests.fuzzing import replace_somewhere
+from tests.fuzzing import json_values, replace_somewhere
 
 SAMPLES = [p.read_text() for p in sorted(FIO_DATA.glob("*.json")) if not p.name.endswith(".expected.json")]
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=20,
-)
 
 
 def _parses_or_refuses(text: str) -> None:

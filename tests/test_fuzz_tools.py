@@ -20,8 +20,7 @@ from cephbench.tools.rados_bench import driver as rados_bench
 from cephbench.tools.rados_bench import importing as rados_import
 from cephbench.tools.rados_bench import paste as rados_bench_paste
 from tests.data.make_expected_tools import fixtures
-from tests.fuzzing import replace_somewhere
-from tests.test_fuzz_fio import json_values
+from tests.fuzzing import json_values, replace_somewhere
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SAMPLES = [p.read_text() for p in fixtures()]

@@ -4,8 +4,6 @@ the HTML rendered in a real headless Chromium."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -15,16 +13,11 @@ from matplotlib import image
 from cephbench.analysis.compare import compare
 from cephbench.report.render import summary
 from cephbench.store import Store
-from tests.test_compare import store_run
+from tests.helpers import chromium, console_messages, needs_chromium, store_run
 
 EVIL = "<script>document.body.setAttribute('data-pwned','1')</script> & \"quoted\""
 BASE = [[1000, 2000, 30000, 12000], [1010, 1990, 30500, 12100], [990, 2010, 29500, 11900]]
 TUNED = [[1500, 2000, 30100, 12000], [1510, 2020, 29600, 12050], [1490, 1980, 30400, 11950]]
-CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium is not installed: apt-get install -y chromium (make deps installs it)")
-
-
 @pytest.fixture
 def two_runs(db: Path) -> tuple[int, int]:
     a = store_run(db, EVIL, BASE)
@@ -80,18 +73,6 @@ def test_bad_output_name_is_a_usage_error(invoke, two_runs, tmp_path):
     assert "name the output .html" in r.stderr
     r = invoke("report", "1", "-o", str(tmp_path / "missing" / "r.html"), expect=2)
     assert "does not exist" in r.stderr
-
-
-def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
-         "--virtual-time-budget=3000", *args],
-        capture_output=True, text=True, timeout=120, check=True)
-
-
-def console_messages(stderr: str) -> list[str]:
-    return [ln for ln in stderr.splitlines() if ":CONSOLE" in ln]
 
 
 @needs_chromium

@@ -26,9 +26,8 @@ from cephbench.report.stalls import select, stalls, timelines
 from cephbench.report.sweep_points import Group, is_sweep, pivot
 from cephbench.report.timeline import STALL_GID, timeline_chart
 from cephbench.store import Store
-from tests.test_compare import result as suite_result
-from tests.test_compare import store_run
-from tests.test_report import chromium, console_messages, needs_chromium
+from tests.helpers import chromium, console_messages, needs_chromium, store_run
+from tests.helpers import result as suite_result
 
 K4, K128 = 4096, 131072
 QDS, NJS, BSS, RWS = (1, 4, 16, 64), (1, 2, 4), (K4, K128), ("randread", "randwrite")
