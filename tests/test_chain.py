@@ -8,7 +8,8 @@ import os
 import pytest
 
 from cephbench.planning.plan import Overrides, make_plan
-from cephbench.tools import fio
+from cephbench.tools.fio import command as fio_command
+from cephbench.tools.fio import parse as fio_parse
 from cephbench.tools.fio.chain import Chain, links_of
 from cephbench.tools.fio.jobfile import parse_jobfile
 from tests.conftest import needs_fio
@@ -44,10 +45,10 @@ def _span(path) -> tuple[int, int]:
 def test_workloads_never_overlap_and_all_run_their_full_time(tmp_path):
     jobfile = parse_jobfile(JOBS)
     with Chain(links_of(jobfile), tmp_path) as chain:
-        result = fio.run_jobfile(chain.jobfile(jobfile).render(), tmp_path)
+        result = fio_command.run_jobfile(chain.jobfile(jobfile).render(), tmp_path)
     spans = {int(log.name.split(".")[1]): _span(log) for log in tmp_path.glob("lat_lat.*.log")}
     assert result.returncode == 0, result.stderr
-    outcomes = fio.parse(result.stdout)
+    outcomes = fio_parse.parse(result.stdout)
     assert [o.name for o in outcomes] == ["first", "second", "third"]
     assert all(o.results[0].runtime_s >= 0.399 for o in outcomes)
     assert outcomes[1].results[0].numjobs == 2
@@ -158,8 +159,8 @@ def test_a_workload_that_dies_in_setup_does_not_stall_the_chain(tmp_path):
                             "stonewall\n[dies]\nrw=read\nexec_prerun=false\n"
                             "[b]\nrw=read\nnumjobs=2\n[c]\nrw=write\n")
     with Chain(links_of(jobfile), tmp_path) as chain:
-        result = fio.run_jobfile(chain.jobfile(jobfile).render(), tmp_path, timeout=60)
-    outcomes = {o.name: o for o in fio.parse(result.stdout, 0, result.stderr)}
+        result = fio_command.run_jobfile(chain.jobfile(jobfile).render(), tmp_path, timeout=60)
+    outcomes = {o.name: o for o in fio_parse.parse(result.stdout, 0, result.stderr)}
     assert not outcomes["dies"].results  # fio reports it with error 0: the runner calls it failed
     assert outcomes["b"].results[0].runtime_s >= 0.299 and outcomes["b"].results[0].numjobs == 2
     assert outcomes["c"].results[0].runtime_s >= 0.299

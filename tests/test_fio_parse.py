@@ -8,8 +8,7 @@ import re
 import pytest
 
 from cephbench.errors import ParseError
-from cephbench.tools.fio import extract, parse
-from cephbench.tools.fio.parse import extract_all
+from cephbench.tools.fio.parse import extract, extract_all, parse
 from tests.conftest import FIO_DATA
 
 OUTPUTS = sorted(p for p in FIO_DATA.glob("*.json") if not p.name.endswith(".expected.json"))

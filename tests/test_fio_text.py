@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cephbench.errors import ParseError
-from cephbench.tools.fio import parse
+from cephbench.tools.fio.parse import parse
 from cephbench.tools.fio.text import parse_text
 from tests.conftest import DATA, FIO_DATA
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cephbench.errors import ParseError
-from cephbench.tools.fio import parse
+from cephbench.tools.fio.parse import parse
 from tests.conftest import FIO_DATA
 from tests.fuzzing import json_values, replace_somewhere
 

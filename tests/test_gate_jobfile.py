@@ -18,7 +18,8 @@ from cephbench.execution.runner import execute
 from cephbench.planning.plan import Overrides, make_plan
 from cephbench.store import Store
 from cephbench.targets import parse_target
-from cephbench.tools import fio
+from cephbench.tools.fio import command as fio_command
+from cephbench.tools.fio import parse as fio_parse
 from cephbench.tools.fio.chain import links_of, refusal
 from cephbench.tools.fio.jobfile import parse_jobfile, phase_of, phases
 from tests.conftest import needs_fio
@@ -72,12 +73,12 @@ def _together(spans: list[tuple[int, int]]) -> bool:
     return max(s for s, _ in spans) < min(e for _, e in spans)
 
 
-def _as_written(text: str, where) -> dict[str, fio.JobOutcome]:
+def _as_written(text: str, where) -> dict[str, fio_parse.JobOutcome]:
     """fio's own run of the file, in its own directory."""
     where.mkdir()
-    result = fio.run_jobfile(text, where, timeout=120)
+    result = fio_command.run_jobfile(text, where, timeout=120)
     assert result.returncode == 0, result.stderr
-    return {o.name: o for o in fio.parse(result.stdout)}
+    return {o.name: o for o in fio_parse.parse(result.stdout)}
 
 
 def _run(tmp_path, text: str):
@@ -113,7 +114,7 @@ def test_groups_run_in_order_jobs_of_a_group_together_and_figures_match_fio(tmp_
     assert max(e for _, e in second) <= _mark(marks / "d.post") <= _mark(marks / "e.pre")
     assert _mark(marks / "e.pre") <= spans[6][0] and spans[6][1] <= _mark(marks / "e.post")
 
-    gated = {o.name: o for o in fio.parse(output["stdout"])}
+    gated = {o.name: o for o in fio_parse.parse(output["stdout"])}
     for path in (*logs.iterdir(), *marks.iterdir()):
         path.unlink()
     plain = _as_written(text, tmp_path / "plain")
@@ -153,7 +154,7 @@ def test_group_reporting_still_reports_one_aggregate_per_group(tmp_path):
     results, output = _run(tmp_path, GROUP_REPORTING)
     assert "gate.1" in output["input_text"]
     plain = _as_written(GROUP_REPORTING, tmp_path / "plain")
-    gated = fio.parse(output["stdout"])
+    gated = fio_parse.parse(output["stdout"])
     # fio names a reporting group after its first job: a is a (x2) with b, c is c (x2), d is d
     assert [(o.name, o.groupid) for o in gated] == [(o.name, o.groupid) for o in plain.values()] \
         == [("a", 0), ("c", 1), ("d", 2)]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cephbench.planning.plan import Overrides, make_plan
-from cephbench.tools.fio import parse
+from cephbench.tools.fio.parse import parse
 from cephbench.tools.fio.steps import _finished
 from tests.conftest import FIO_DATA, needs_fio
 from tests.contract import validate

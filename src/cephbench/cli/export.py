@@ -8,13 +8,15 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from cephbench.cli.common import console_err, db_option
-from cephbench.contracts.write import export_document
 from cephbench.errors import UsageError
-from cephbench.store import Store
+
+if TYPE_CHECKING:
+    from cephbench.store import Store
 
 
 @click.command()
@@ -32,6 +34,8 @@ def export(run_refs: tuple[str, ...], output: Path, store: Store) -> None:
       cephbench import attempts.json          # on another machine
     """
     ids = list(dict.fromkeys(store.resolve(ref) for ref in run_refs))
+    from cephbench.contracts.write import export_document  # the store and model: not for --help
+
     text = json.dumps(export_document([store.get_run(i) for i in ids], store), indent=2) + "\n"
     if str(output) == "-":
         sys.stdout.write(text)

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 import click
 
 from cephbench.cli.common import console_err, db_option, emit_table, format_option, print_json
-from cephbench.contracts import IMPORT, IMPORT_PLAN, document
 from cephbench.errors import UsageError
 
 if TYPE_CHECKING:
@@ -40,6 +39,7 @@ def import_(inputs: tuple[str, ...], label: str | None, force: str | None, dry_r
     Several rados bench outputs in one file (write, seq, rand) are one run with a workload
     each, as `cephbench run rados` stores them; so are the OSDs of `ceph tell osd.* bench`.
     """
+    from cephbench.contracts import IMPORT, IMPORT_PLAN, document
     from cephbench.importing import importer, own  # every parser: not for --help
 
     planned_per_input = [(name, own.plan(name, _read(name), label, force)) for name in inputs]

@@ -9,7 +9,6 @@ import click
 
 from cephbench.cli.common import console_err, db_option, format_option
 from cephbench.cli.options import SectionedCommand, run_request_options
-from cephbench.cli.show import emit_run
 from cephbench.errors import ExitStatus, UsageError
 
 if TYPE_CHECKING:
@@ -82,6 +81,7 @@ def run(suite: str, fmt: str, store: Store, resume_ref: str | None, **parts) -> 
       cephbench run osd                               # ceph tell osd.N bench, every up OSD
       cephbench run network                           # iperf3 between the lab's hosts
     """
+    from cephbench.cli.show import emit_run
     from cephbench.planning.request import RunRequest
 
     request = RunRequest(suite=suite, **parts)

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 import click
 
 from cephbench.cli.common import db_option, emit_table, format_option, print_json
-from cephbench.contracts import RUNS, document
 from cephbench.report.table import Table
 
 if TYPE_CHECKING:
@@ -19,6 +18,8 @@ if TYPE_CHECKING:
 @db_option
 def runs(fmt: str, store: Store) -> None:
     """List the stored runs, oldest first."""
+    from cephbench.contracts import RUNS, document  # the JSON contract: not for --help
+
     stored = store.runs()
     if fmt == "json":
         keys = ("id", "label", "suite", "target", "status", "started_at", "ended_at")

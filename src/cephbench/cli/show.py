@@ -16,16 +16,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cephbench import tools
 from cephbench.cli.common import console_err, db_option, emit_table, format_option, print_json
-from cephbench.contracts import CLUSTER, document
-from cephbench.contracts.write import PREFILL_TOOL, run_document
 from cephbench.errors import StoreError
-from cephbench.model import StoredRun
-from cephbench.report.cluster import cluster_table
 
 if TYPE_CHECKING:
-    from cephbench.model import Run
+    from cephbench.model import Run, StoredRun
     from cephbench.store import Store
 
 
@@ -40,7 +35,10 @@ if TYPE_CHECKING:
 @db_option
 def show(run_ref: str, cluster: bool, raw: bool, fmt: str, store: Store) -> None:
     """Show a stored run (an id from `cephbench runs`, or 'last')."""
-    from cephbench.ceph.fingerprint import summarize  # ceph commands, subprocess: not for --help
+    # what showing needs (the cluster summary, the JSON contract, tables): not for --help
+    from cephbench.ceph.fingerprint import summarize
+    from cephbench.contracts import CLUSTER, document
+    from cephbench.report.cluster import cluster_table
 
     run = store.get_run(run_ref)
     if cluster:
@@ -57,6 +55,10 @@ def show(run_ref: str, cluster: bool, raw: bool, fmt: str, store: Store) -> None
 
 
 def emit_run(run: Run, fmt: str, store: Store | None = None, raw: bool = False) -> None:
+    from cephbench import tools
+    from cephbench.contracts.write import run_document
+    from cephbench.model import StoredRun
+
     if fmt == "json":
         print_json(run_document(run, store, raw=raw))
         return
@@ -68,14 +70,15 @@ def emit_run(run: Run, fmt: str, store: Store | None = None, raw: bool = False) 
 
 
 def _notes(run: StoredRun, store: Store) -> list[str]:
+    from cephbench.contracts.write import PREFILL_TOOL
+    from cephbench.model import FLAGS, flag_text
+
     notes = []
     for o in store.outputs(run.id):
         if o["tool"] == PREFILL_TOOL:
             size = next((a.split("=", 1)[1] for a in o["argv"] if a.startswith("--size=")), "?")
             notes.append(f"Prefill: the new RBD image was written once ({size}, sequential 4M) "
                          f"in {o['seconds']:.1f} s before the workloads.")
-    from cephbench.model import FLAGS, flag_text
-
     flags = sorted({f for r in run.results for f in r.flags if f in FLAGS and FLAGS[f].health})
     if flags:
         notes.append("Health during the run: " + "; ".join(flag_text(f) for f in flags)

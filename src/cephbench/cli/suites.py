@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from cephbench.cli.common import debug_option, emit_table, format_option, print_json
-from cephbench.contracts import SUITES, document
 from cephbench.report.table import Table
 
 
@@ -15,6 +14,7 @@ from cephbench.report.table import Table
 def suites(fmt: str) -> None:
     """List the built-in suites and their workloads."""
     from cephbench import tools  # the tools, YAML and pydantic: not for --help
+    from cephbench.contracts import SUITES, document  # the JSON contract: not for --help
     from cephbench.planning.suites import builtin_names, load_suite
 
     specs = [load_suite(name) for name in builtin_names()]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cephbench import tools
 from cephbench.errors import UsageError
+from cephbench.planning.steady import SteadyState
 from cephbench.planning.sweep import Axes, expand
 from cephbench.system.units import parse_seconds, parse_size
 from cephbench.targets import LOCATION_KEYS
@@ -47,43 +47,6 @@ class Overrides:
         for key in ("runtime", "ramp_time"):
             if key in opts:
                 parse_seconds(opts[key])
-        return opts
-
-
-STEADY = re.compile(r"^(iops|bw)(_slope)?:(\d+(?:\.\d+)?)(%?)$")
-
-
-@dataclass(frozen=True)
-class SteadyState:
-    """fio's own steady-state detection: a workload ends once its metric, over the last
-    ``duration`` seconds, stays within the limit; it runs ``max_runtime`` at most."""
-
-    criterion: str
-    """fio's ``steadystate``: ``iops:0.3%``, ``bw_slope:0.1%``, ``iops:50`` ..."""
-    duration: float
-    """Seconds of the window judged (``steadystate_duration``)."""
-    ramp: float = 0.0
-    """Seconds before the window starts being judged (``steadystate_ramp_time``)."""
-    max_runtime: float | None = None
-    """The cap (fio's ``runtime``); None: the suite's runtime."""
-
-    @classmethod
-    def parse(cls, text: str, duration: str | None, ramp: str | None, max_runtime: str | None) -> SteadyState:
-        m = STEADY.match(text.strip())
-        if not m:
-            raise UsageError(f"--steady-state {text}: not a criterion fio knows",
-                             hint="METRIC:LIMIT with METRIC iops, bw, iops_slope or bw_slope, e.g. iops:0.3%")
-        cap = parse_seconds(max_runtime) if max_runtime else None
-        window = parse_seconds(duration) if duration else max(2.0, min(60.0, (cap or 60.0) / 4))
-        if cap is not None and window > cap:
-            raise UsageError(f"the steady-state window ({window:g} s) is longer than --max-runtime ({cap:g} s)")
-        return cls(text.strip(), window, parse_seconds(ramp) if ramp else 0.0, cap)
-
-    def options(self) -> dict[str, str]:
-        opts = {"steadystate": self.criterion, "steadystate_duration": f"{self.duration:g}s",
-                "steadystate_ramp_time": f"{self.ramp:g}s", "time_based": "1"}
-        if self.max_runtime is not None:
-            opts["runtime"] = f"{self.max_runtime:g}s"
         return opts
 
 

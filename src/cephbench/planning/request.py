@@ -21,7 +21,7 @@ from typing import Any
 from cephbench.ceph.connection import DEFAULT_TIMEOUT
 from cephbench.ceph.health import DEFAULT_INTERVAL
 from cephbench.errors import UsageError
-from cephbench.planning.plan import SteadyState
+from cephbench.planning.steady import SteadyState
 from cephbench.planning.sweep import AXES, Axes
 from cephbench.system.units import parse_seconds
 

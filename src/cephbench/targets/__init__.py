@@ -11,15 +11,14 @@ import importlib
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from cephbench.errors import UsageError
-from cephbench.store import ResourceLog
 
 if TYPE_CHECKING:
     from cephbench.ceph.connection import Connection
     from cephbench.model import RawOutput
+    from cephbench.store import ResourceLog
 
 BUILTIN_TARGETS: dict[str, str] = {
     "file": "cephbench.targets.file:FileTarget",
@@ -86,6 +85,8 @@ class Target(ABC):
 
 def _registry() -> dict[str, str]:
     found = dict(BUILTIN_TARGETS)
+    from importlib.metadata import entry_points  # ~20 ms: only when a target is looked up
+
     for ep in entry_points(group="cephbench.targets"):
         found.setdefault(ep.name, ep.value)
     return found

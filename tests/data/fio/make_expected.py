@@ -8,7 +8,7 @@ test_fio_parse.py keeps that check) and the merged percentiles against fio's own
 import json
 from pathlib import Path
 
-from cephbench.tools.fio import parse
+from cephbench.tools.fio.parse import parse
 
 HERE = Path(__file__).parent
 

@@ -18,8 +18,9 @@ from cephbench.model import RawOutput, WorkloadOutcome, now
 from cephbench.planning.plan import Batch, PlannedWorkload, time_based_runtime
 from cephbench.planning.schedule import MIN_REPEATS
 from cephbench.system.process import ProcessInterrupted, ProcessResult
-from cephbench.tools import fio
 from cephbench.tools.base import RunContext, Step
+from cephbench.tools.fio import command as fio_command
+from cephbench.tools.fio import parse as fio_parse
 from cephbench.tools.fio.capture import with_logs, workload_series
 from cephbench.tools.fio.chain import Chain
 from cephbench.tools.fio.jobfile import JobFile, phase_of
@@ -65,7 +66,7 @@ def run_batch(ctx: RunContext, repeat: int, batch: Batch, work: Path, offset: fl
 
         interrupted = False
         try:
-            result = fio.run_jobfile(text, work, env=ctx.fio_target.env, on_tick=tick)
+            result = fio_command.run_jobfile(text, work, env=ctx.fio_target.env, on_tick=tick)
         except ProcessInterrupted as e:
             result, interrupted = e.result, True
     outcomes = _outcomes(result, repeat, batch, interrupted)
@@ -106,7 +107,7 @@ def _raw(result: ProcessResult, text: str, started: str) -> RawOutput:
 
 def _outcomes(result: ProcessResult, repeat: int, batch: Batch, interrupted: bool = False) -> list[WorkloadOutcome]:
     try:
-        jobs = fio.parse(result.stdout, repeat, result.stderr)
+        jobs = fio_parse.parse(result.stdout, repeat, result.stderr)
     except ParseError:
         if interrupted:
             return []
@@ -117,7 +118,7 @@ def _outcomes(result: ProcessResult, repeat: int, batch: Batch, interrupted: boo
     return [j.outcome() for j in jobs]
 
 
-def _finished(jobs: list[fio.JobOutcome], jobfile: JobFile) -> list[fio.JobOutcome]:
+def _finished(jobs: list[fio_parse.JobOutcome], jobfile: JobFile) -> list[fio_parse.JobOutcome]:
     """Of an interrupted fio's report, the jobs that ran to their end.
 
     A time-based job is done when it ran its whole runtime. Otherwise stonewall groups tell:

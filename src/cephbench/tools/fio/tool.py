@@ -15,9 +15,9 @@ class Fio(Tool):
     resumable = True
 
     def versions(self) -> dict[str, str]:
-        from cephbench.tools import fio
+        from cephbench.tools.fio import command as fio_command
 
-        return {"fio": fio.version()}
+        return {"fio": fio_command.version()}
 
     def check_target(self, plan: Any, target: Any) -> None:
         if plan.size is None and target.kind == "file":
