@@ -12,6 +12,7 @@ compares each listed field: to 1e-6 relative for figures, exactly for the rest.
 """
 
 import json
+from decimal import Decimal
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -31,8 +32,16 @@ def osd_text(name, seconds, rate, unit):
             "bw_bytes_per_s": rate * unit, "iops": 256 / seconds, "flags": ["iops_derived"]}
 
 
+def size(printed):
+    """iperf3's printed "57.2 GBytes" (1024-based) in bytes, exactly."""
+    figure, unit = printed.split()
+    power = {"Bytes": 0, "KBytes": 1, "MBytes": 2, "GBytes": 3, "TBytes": 4}[unit]
+    return int(Decimal(figure) * 1024 ** power)
+
+
 def iperf_text(name, seconds, xfer_mib, recv_mbit, sent_mbit, retr):
-    return {"workload": name, "runtime_s": seconds, "io_bytes": int(xfer_mib * MIB),
+    xfer = size(xfer_mib) if isinstance(xfer_mib, str) else int(xfer_mib * MIB)
+    return {"workload": name, "runtime_s": seconds, "io_bytes": xfer,
             "bw_bytes_per_s": recv_mbit * 1e6 / 8,
             "metrics": {"bits_per_second": recv_mbit * 1e6, "sent_bits_per_second": sent_mbit * 1e6,
                         "retransmits": retr}}
@@ -63,6 +72,17 @@ TRANSCRIBED = {
                                                     "10.0.2.15->140.112.30.186"]}],
         "results": [iperf_text("140.112.30.186->10.0.2.15", 5.0, 240, 403, 404, 1769),
                     iperf_text("10.0.2.15->140.112.30.186", 5.01, 130, 218, 219, 0)]},
+    "iperf3/3.x-bandwidth/firecracker-P4-summary": {
+        "runs": [{"parser": "iperf3", "workloads": ["iperf3"]}],
+        "results": [iperf_text("iperf3", 30.0, "57.2 GBytes", 16400, 16400, 0)]},
+    "iperf3/3.x-bandwidth/netem-lab-two-tests": {
+        "runs": [{"parser": "iperf3", "workloads": ["10.0.2.1->10.0.3.1"]}] * 2,
+        "results": [iperf_text("10.0.2.1->10.0.3.1", 10.0, "21.8 GBytes", 18700, 18700, 0),
+                    iperf_text("10.0.2.1->10.0.3.1", 10.0, "36.6 MBytes", 30.7, 31.3, 32)]},
+    "iperf3/3.x-bandwidth/netdev-patch-before-after": {
+        "runs": [{"parser": "iperf3", "workloads": ["iperf3"]}] * 2,
+        "results": [iperf_text("iperf3", 30.0, 120, 33.5, 33.7, 277),
+                    iperf_text("iperf3", 30.0, 135, 37.7, 37.9, 203)]},
 }
 
 
