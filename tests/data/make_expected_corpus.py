@@ -19,9 +19,9 @@ HERE = Path(__file__).parent
 MIB, KIB, OBJ = 1 << 20, 1 << 10, 4194304
 
 
-def rados(workload, rw, runtime, ops, bw_mb, lat_s, max_s, *, iops=None, depth=None):
-    r = {"workload": workload, "op": "write" if rw == "write" else "read", "rw": rw, "bs": OBJ,
-         "iodepth": depth, "runtime_s": runtime, "total_ios": ops, "io_bytes": ops * OBJ,
+def rados(workload, rw, runtime, ops, bw_mb, lat_s, max_s, *, iops=None, depth=None, bs=OBJ):
+    r = {"workload": workload, "op": "write" if rw == "write" else "read", "rw": rw, "bs": bs,
+         "iodepth": depth, "runtime_s": runtime, "total_ios": ops, "io_bytes": ops * bs,
          "bw_bytes_per_s": bw_mb * MIB, "lat_mean_us": lat_s * 1e6, "lat_max_us": max_s * 1e6}
     r["iops"], r["flags"] = (iops, []) if iops is not None else (ops / runtime, ["iops_derived"])
     return r
@@ -72,6 +72,25 @@ TRANSCRIBED = {
                                                     "10.0.2.15->140.112.30.186"]}],
         "results": [iperf_text("140.112.30.186->10.0.2.15", 5.0, 240, 403, 404, 1769),
                     iperf_text("10.0.2.15->140.112.30.186", 5.01, 130, 218, 219, 0)]},
+    "rados-bench/2019-11/collapsed-spaces": {
+        "runs": [{"parser": "rados-bench", "workloads": ["write", "seq", "rand"]}],
+        "results": [rados("write", "write", 10.6523, 124, 46.5625, 1.3707, 2.64427, iops=11, depth=16),
+                    rados("seq", "seq", 4.45077, 124, 111.441, 0.567093, 1.16315, iops=27),
+                    rados("rand", "rand", 10.5902, 297, 112.179, 0.565831, 1.20987, iops=28)]},
+    "rados-bench/2017-03/proxmox-4k-write": {
+        "runs": [{"parser": "rados-bench", "workloads": ["write"]}],
+        "results": [rados("write", "write", 300.015640, 614977, 8.0071, 0.0156087, 1.51347,
+                          iops=2049, depth=32, bs=4096)]},
+    "rados-bench/2014/grid5000-two-clusters": {
+        "runs": [{"parser": "rados-bench", "workloads": ["write", "seq"]}] * 2,
+        "results": [rados("write", "write", 60.231902, 7430, 493.426, 0.129699, 0.793961),
+                    rados("seq", "seq", 20.622478, 7430, 1441.146, 0.0443867, 0.612827),
+                    rados("write", "write", 60.621542, 2344, 154.664, 0.413596, 4.06297),
+                    rados("seq", "seq", 7.272197, 2344, 1289.294, 0.0495207, 0.30642)]},
+    "rados-bench/rook-1.1.6/rook-tabs-elided": {
+        "runs": [{"parser": "rados-bench", "workloads": ["write", "seq"]}],
+        "results": [rados("write", "write", 10.4372, 454, 173.994, 0.366409, 1.10837, iops=43, depth=16),
+                    rados("seq", "seq", 5.18534, 410, 316.276, 0.201392, 0.850704, iops=79)]},
     "iperf3/3.x-bandwidth/firecracker-P4-summary": {
         "runs": [{"parser": "iperf3", "workloads": ["iperf3"]}],
         "results": [iperf_text("iperf3", 30.0, "57.2 GBytes", 16400, 16400, 0)]},
