@@ -1,8 +1,9 @@
 """Write ``<name>.expected.json`` for the corpus of outputs others published (entries with a
 ``<name>.source.md``), independently of cephbench's parsers.
 
-- JSON outputs (iperf3 ``-J``): the figures are read from the document with plain dict
-  look-ups here (``end.sum_received`` / ``end.sum_sent``), not with cephbench's parser.
+- JSON outputs (iperf3 ``-J``, ``ceph tell osd.N bench``): the figures are read from the
+  document with plain dict look-ups here (``end.sum_received`` / ``end.sum_sent``,
+  ``bytes_per_sec``...), not with cephbench's parser.
 - Text outputs: the figures below were transcribed by hand from what each output prints,
   then put in the units the store uses: rados bench's and Ceph's MB/KB are MiB/KiB,
   iperf3's MBytes are MiB and its Mbits 10^6 bits, seconds of latency become µs.
@@ -123,7 +124,31 @@ def iperf3_json(path: Path) -> dict:
                                      "retransmits": sent["retransmits"]}}]}
 
 
-COMPUTED = {"iperf3/3.17/bandwitch-client": ("bandwitch-client.json", iperf3_json)}
+def osd_bench_json(path: Path) -> dict:
+    """Every ``ceph tell osd.N bench`` JSON document in the text, named from the command line
+    above it; figures as the document gives them (old releases print bytes_per_sec as a string
+    and no elapsed_sec: run time unknown, IOPS = bytes_per_sec / blocksize)."""
+    text, decoder, results = path.read_text(), json.JSONDecoder(), []
+    at = text.find('"bytes_written"')
+    while at >= 0:
+        start = text.rfind("{", 0, at)
+        doc, end = decoder.raw_decode(text, start)
+        name = "osd." + text[:start].rsplit("tell osd.", 1)[1].split()[0]
+        bps, bs = float(doc["bytes_per_sec"]), doc["blocksize"]
+        r = {"workload": name, "op": "write", "bs": bs, "io_bytes": doc["bytes_written"],
+             "total_ios": doc["bytes_written"] // bs, "bw_bytes_per_s": bps,
+             "runtime_s": doc.get("elapsed_sec")}
+        r["iops"], r["flags"] = (doc["iops"], []) if "iops" in doc else (bps / bs, ["iops_derived"])
+        results.append(r)
+        at = text.find('"bytes_written"', end)
+    return {"runs": [{"parser": "osd-bench", "workloads": [r["workload"]]} for r in results],
+            "results": results}
+
+
+COMPUTED = {"iperf3/3.17/bandwitch-client": ("bandwitch-client.json", iperf3_json),
+            "ceph/2020-01/budget-slides-osd5": ("budget-slides-osd5.md", osd_bench_json),
+            "ceph/pre-luminous/storage-notes-osd-bench": ("storage-notes-osd-bench.rst",
+                                                          osd_bench_json)}
 
 
 def main() -> None:
