@@ -92,6 +92,13 @@ TRANSCRIBED = {
         "runs": [{"parser": "rados-bench", "workloads": ["write", "seq"]}],
         "results": [rados("write", "write", 10.4372, 454, 173.994, 0.366409, 1.10837, iops=43, depth=16),
                     rados("seq", "seq", 5.18534, 410, 316.276, 0.201392, 0.850704, iops=79)]},
+    "rados-bench/pre-luminous/storage-notes-three-writes": {
+        "runs": [{"parser": "rados-bench", "workloads": ["write"]}] * 3,
+        "results": [rados("write", "write", 60.324225, 860, 228.101, 2.20626, 2.99246,
+                          depth=32, bs=16777216),
+                    rados("write", "write", 60.136300, 60242, 3.913, 0.0319333, 0.718472,
+                          depth=32, bs=4096),
+                    rados("write", "write", 60.651051, 5363, 353.695, 0.360607, 3.67487, depth=32)]},
     "iperf3/3.x-bandwidth/firecracker-P4-summary": {
         "runs": [{"parser": "iperf3", "workloads": ["iperf3"]}],
         "results": [iperf_text("iperf3", 30.0, "57.2 GBytes", 16400, 16400, 0)]},
