@@ -153,6 +153,7 @@ def osd_bench_json(path: Path) -> dict:
 
 
 COMPUTED = {"iperf3/3.17/bandwitch-client": ("bandwitch-client.json", iperf3_json),
+            "iperf3/3.9/cloudpilot-omit3": ("cloudpilot-omit3.json", iperf3_json),
             "ceph/2020-01/budget-slides-osd5": ("budget-slides-osd5.md", osd_bench_json),
             "ceph/pre-luminous/storage-notes-osd-bench": ("storage-notes-osd-bench.rst",
                                                           osd_bench_json)}
