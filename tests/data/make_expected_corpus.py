@@ -99,6 +99,12 @@ TRANSCRIBED = {
                     rados("write", "write", 60.136300, 60242, 3.913, 0.0319333, 0.718472,
                           depth=32, bs=4096),
                     rados("write", "write", 60.651051, 5363, 353.695, 0.360607, 3.67487, depth=32)]},
+    "iperf3/3.7+/couscous-udp-loss": {
+        "known_wrong": "the second test is lost: its block follows one closed by four backticks "
+                       "(````), which the importer's fence pattern does not take as a closing fence",
+        "runs": [{"parser": "iperf3", "workloads": ["iperf3"]}] * 2,
+        "results": [{**iperf_text("iperf3", 10.01, "951 MBytes", 797, 3570, None), "rw": "udp"},
+                    {**iperf_text("iperf3", 10.0, "367 MBytes", 307, 2690, None), "rw": "udp"}]},
     "iperf3/3.x-bandwidth/firecracker-P4-summary": {
         "runs": [{"parser": "iperf3", "workloads": ["iperf3"]}],
         "results": [iperf_text("iperf3", 30.0, "57.2 GBytes", 16400, 16400, 0)]},
