@@ -44,7 +44,8 @@ def iperf_text(name, seconds, xfer_mib, recv_mbit, sent_mbit, retr):
     xfer = size(xfer_mib) if isinstance(xfer_mib, str) else int(xfer_mib * MIB)
     return {"workload": name, "runtime_s": seconds, "io_bytes": xfer,
             "bw_bytes_per_s": recv_mbit * 1e6 / 8,
-            "metrics": {"bits_per_second": recv_mbit * 1e6, "sent_bits_per_second": sent_mbit * 1e6,
+            "metrics": {"bits_per_second": recv_mbit * 1e6,  # a side not printed: None
+                        "sent_bits_per_second": None if sent_mbit is None else sent_mbit * 1e6,
                         "retransmits": retr}}
 
 
@@ -105,6 +106,12 @@ TRANSCRIBED = {
         "runs": [{"parser": "iperf3", "workloads": ["iperf3"]}] * 2,
         "results": [{**iperf_text("iperf3", 10.01, "951 MBytes", 797, 3570, None), "rw": "udp"},
                     {**iperf_text("iperf3", 10.0, "367 MBytes", 307, 2690, None), "rw": "udp"}]},
+    "iperf3/3.7+/pulceo-server-client-tcp-udp": {
+        "runs": [{"parser": "iperf3", "workloads": ["::1->::1"]}] * 4,
+        "results": [{**iperf_text("::1->::1", 10.0, "109 GBytes", 93554, None, None), "rw": "tcp"},
+                    {**iperf_text("::1->::1", 10.0, "109 GBytes", 93554, 93555, 5), "rw": "tcp"},
+                    {**iperf_text("::1->::1", 10.0, "1.22 MBytes", 1.02, None, None), "rw": "udp"},
+                    {**iperf_text("::1->::1", 10.0, "1.22 MBytes", 1.02, 1.02, None), "rw": "udp"}]},
     "iperf3/3.x-bandwidth/firecracker-P4-summary": {
         "runs": [{"parser": "iperf3", "workloads": ["iperf3"]}],
         "results": [iperf_text("iperf3", 30.0, "57.2 GBytes", 16400, 16400, 0)]},
