@@ -100,6 +100,10 @@ TRANSCRIBED = {
                     rados("write", "write", 60.136300, 60242, 3.913, 0.0319333, 0.718472,
                           depth=32, bs=4096),
                     rados("write", "write", 60.651051, 5363, 353.695, 0.360607, 3.67487, depth=32)]},
+    "rados-bench/luminous-or-later/osiris-cache-tier-pre": {
+        "runs": [{"parser": "rados-bench", "workloads": ["write"]}] * 2,
+        "results": [rados("write", "write", 120.164, 11274, 375.289, 0.170519, 1.30727, iops=93),
+                    rados("write", "write", 3000.04, 926281, 1235.02, 0.0518185, 0.46436, iops=308)]},
     "iperf3/3.7+/couscous-udp-loss": {
         "known_wrong": "the second test is lost: its block follows one closed by four backticks "
                        "(````), which the importer's fence pattern does not take as a closing fence",
