@@ -124,6 +124,15 @@ TRANSCRIBED = {
                     {**iperf_text("::1->::1", 10.0, "109 GBytes", 93554, 93555, 5), "rw": "tcp"},
                     {**iperf_text("::1->::1", 10.0, "1.22 MBytes", 1.02, None, None), "rw": "udp"},
                     {**iperf_text("::1->::1", 10.0, "1.22 MBytes", 1.02, 1.02, None), "rw": "udp"}]},
+    "iperf3/3.7+/rtl8xxxu-mail-tcp-udp": {
+        "runs": [{"parser": "iperf3", "workloads": ["192.168.0.11->192.168.0.35"]}] * 4,
+        "results": [{**iperf_text(name, secs, xfer, recv, sent, retr), "rw": rw}
+                    for name in ["192.168.0.11->192.168.0.35"]
+                    for secs, xfer, recv, sent, retr, rw in (
+                        (10.06, "55.6 MBytes", 46.3, 47.7, 0, "tcp"),
+                        (10.07, "60.8 MBytes", 50.7, 51.0, None, "udp"),
+                        (10.04, "1.98 MBytes", 1.65, 2.73, 3, "tcp"),
+                        (11.94, "55.9 MBytes", 39.3, 46.9, None, "udp"))]},
     "iperf3/3.x-bandwidth/firecracker-P4-summary": {
         "runs": [{"parser": "iperf3", "workloads": ["iperf3"]}],
         "results": [iperf_text("iperf3", 30.0, "57.2 GBytes", 16400, 16400, 0)]},
