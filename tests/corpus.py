@@ -5,7 +5,8 @@ An entry is ``tests/data/<tool>/<version>/<name>.<ext>`` with ``<name>.source.md
 was published) and ``<name>.expected.json``: an object whose ``results`` lists, in import
 order, the fields each imported result must have (``metrics`` a subset of the result's); and
 optionally ``runs`` (per run: ``parser``, ``workloads``, ``tool_version``), ``failures``
-(``[workload, error]``) and ``skipped`` (how many outputs were skipped). Figures compare to
+(``[workload, error]``), ``skipped`` (how many outputs were skipped) and ``known_wrong`` (what
+cephbench imports wrong in it: the entry stays, as a strict xfail). Figures compare to
 1e-6 relative (JSON figures are exact; text ones are transcribed at the printed precision and
 converted by a fixed factor), everything else exactly.
 """

@@ -18,7 +18,15 @@ def test_the_corpus_covers_every_tool():
     assert any(r.get("workload", "").startswith("osd.") for e in ENTRIES for r in e.expected["results"])
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
+def _param(entry):
+    """An entry cephbench is known to import wrong (``known_wrong`` in its expected figures,
+    saying what) is a strict xfail: it shows, and it fails the day the import is fixed."""
+    why = entry.expected.get("known_wrong")
+    marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
+    return pytest.param(entry, marks=marks, id=entry.id)
+
+
+@pytest.mark.parametrize("entry", [_param(e) for e in ENTRIES])
 def test_imports_exactly(entry, tmp_path):
     with Store(tmp_path / "results.db") as store:
         assert corpus_differences(entry, import_entry(entry, store)) == []

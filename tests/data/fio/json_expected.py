@@ -31,8 +31,9 @@ def documents(text: str) -> list[dict]:
 
 
 def latency(d: dict, kind: str) -> tuple[dict, float] | None:
-    if f"{kind}_ns" in d:
-        return (d[f"{kind}_ns"], 1000.0) if d[f"{kind}_ns"].get("N", 0) else None
+    if f"{kind}_ns" in d:  # fio < 3.14 prints no "N": then all-zero figures mean none
+        s = d[f"{kind}_ns"]
+        return (s, 1000.0) if s.get("N", s["min"] or s["max"] or s["mean"]) else None
     if kind in d:
         s = d[kind]
         return (s, 1.0) if (s.get("N", 1) and (s["min"] or s["max"] or s["mean"])) else None

@@ -73,13 +73,14 @@ def extract_all(text: str) -> list[FioDocument]:
 
     Pasted output has other text around the document: prompts, the command line, ``ssh``
     warnings, fio's stderr, the same document twice, a document inside a source-code string.
-    A document starts at a ``{`` that opens a line or is followed by ``"fio version"``; an
-    exact repeat of a document already found is the same run pasted again and kept once.
+    A document starts at a ``{`` that opens a line (indented too, as in a Markdown list item)
+    or is followed by ``"fio version"``; an exact repeat of a document already found is the
+    same run pasted again and kept once.
     Lines fio's client/server mode prefixes with ``<host>`` are dropped first: they can land
     in the middle of a document.
     """
     text = "\n".join(ln for ln in text.splitlines() if not ln.startswith("<"))
-    starts = sorted({m.start() for m in _DOC_START.finditer(text)})
+    starts = sorted({m.end() - 1 for m in _DOC_START.finditer(text)})  # at the "{" itself
     decoder, documents = json.JSONDecoder(), []
     spans: list[tuple[int, int]] = []
     for start in starts:

@@ -70,17 +70,24 @@ def _decode(decoder: json.JSONDecoder, text: str, at: int, name: str) -> tuple[o
 
 
 def _single(text: str, decoder: json.JSONDecoder) -> list[OsdBench]:
-    """One OSD's JSON, no ``osd.N:`` before it."""
+    """Each OSD's JSON with no ``osd.N:`` before it (``ceph tell osd.3 bench``, one OSD a
+    command), named from the last such command line above it."""
+    found, end = [], 0
     for m in re.finditer(r"^\s*\{", text, re.MULTILINE):
+        if m.start() < end:
+            continue  # inside the previous document
         try:
-            data, _ = decoder.raw_decode(text, m.end() - 1)
+            data, stop = decoder.raw_decode(text, m.end() - 1)
         except (ValueError, RecursionError):
             continue
         if isinstance(data, dict) and ("bytes_written" in data or "osd_bench_results" in data):
-            command = SINGLE.search(text[:m.start()])
-            name = command["osd"] if command else "osd"
-            return [OsdBench(name, from_data(data, name))]
-    raise ParseError("no ceph tell osd bench output (osd.N: {...}, or bench: wrote ...) found")
+            commands = list(SINGLE.finditer(text, end, m.start()))
+            name = commands[-1]["osd"] if commands else "osd"
+            found.append(OsdBench(name, from_data(data, name)))
+            end = stop
+    if not found:
+        raise ParseError("no ceph tell osd bench output (osd.N: {...}, or bench: wrote ...) found")
+    return found
 
 
 def _bytes(number: str, unit: str) -> float:
