@@ -69,7 +69,8 @@ TOOL_OF_DIR = {"rados-bench": "rados-bench", "ceph": "osd-bench", "iperf3": "ipe
 
 @pytest.mark.parametrize("path", FIXTURES, ids=_id)
 def test_detected_as_its_tool(path):
-    blocks = [b for b in importer.blocks(path.read_text()) if importer.detect(b)]
+    segments = [s for block, before in importer.sections(path.read_text()) for s in (before, block)]
+    blocks = [s for s in segments if s.strip() and importer.detect(s)]  # prose may hold one too
     tools = {TOOL_OF_DIR[path.parent.parent.name]}
     if is_corpus(path):  # a published post may hold outputs of several tools: its golden says which
         tools = {run["parser"] for run in json.loads(golden(path).read_text()).get("runs", [])} or tools

@@ -26,7 +26,9 @@ from cephbench.tools.rados_bench.importing import cut_off
 if TYPE_CHECKING:
     from cephbench.store import Store
 
-FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
+FENCE = re.compile(r"^(?P<fence>(?P<c>[`~])(?P=c){2,})[^\n]*\n(?P<body>.*?)^(?P=fence)(?P=c)*[ \t]*$",
+                   re.MULTILINE | re.DOTALL)
+"""A Markdown fenced block: three or more backticks or tildes, closed by at least as many."""
 
 
 def _registry() -> list[tuple[str, Importer]]:
@@ -62,13 +64,28 @@ def blocks(text: str) -> list[str]:
 
 def sections(text: str) -> list[tuple[str, str]]:
     """Each fenced block (or the whole text when it has none) and the text above it since the
-    previous block (prose, or the command line a write-up shows before its output)."""
+    previous block (prose, or the command line a write-up shows before its output); the text
+    after the last block comes last, as a block of its own prose."""
     text = text.replace("\r\n", "\n")
     out, end = [], 0
     for m in FENCE.finditer(text):
-        out.append((m.group(2), text[end:m.start()]))
+        out.append((m.group("body"), text[end:m.start()]))
         end = m.end()
+    if out and text[end:].strip():
+        out.append(("", text[end:]))
     return out or [(text, "")]
+
+
+def _outputs_in_prose(prose: str, above: str) -> list[Found]:
+    """Tool outputs pasted into the prose between fenced blocks. Prose that only mentions a
+    tool's words (and so reads as no output) is prose: nothing is taken from it."""
+    kind = detect(prose) if prose.strip() else None
+    if kind is None:
+        return []
+    try:
+        return IMPORTERS[kind].parse(prose, above)
+    except ParseError:
+        return []
 
 
 def read(name: str, text: str, force: str | None = None) -> list[Found]:
@@ -83,6 +100,7 @@ def read(name: str, text: str, force: str | None = None) -> list[Found]:
     skipped: list[str] = []
     above = ""  # the text above each block that is no tool's output: prose, command lines
     for block, before in sections(text):
+        found += _outputs_in_prose(before, above)  # pasted without a fence between fenced ones
         above += before
         kind = force or detect(block)
         if kind is None:
