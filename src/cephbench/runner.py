@@ -25,6 +25,7 @@ from .ceph.benches import Step, StepContext, StepInterrupted, osd_details, osd_s
 from .ceph.network import network_steps
 from .ceph.session import CephRun, HealthOptions, ceph_run, preflight
 from .ceph.target import CephTarget
+from .cleanup import ResourceLeft
 from .drivers import fio
 from .drivers.fio.chain import Chain
 from .drivers.fio.jobfile import JobFile
@@ -32,6 +33,7 @@ from .errors import CephbenchError, Interrupted, ParseError, UsageError
 from .plan import Batch, Plan, PlannedWorkload, ToolPlan, time_based_runtime
 from .process import ProcessInterrupted, ProcessResult, run
 from .schedule import MIN_REPEATS, Schedule, main_figure
+from .shield import shielded_exit
 from .store import RawOutput, ResourceLog, Store, WorkloadOutcome
 from .targets import Target
 from .timelogs import with_logs, workload_series
@@ -125,9 +127,11 @@ def execute(
             raise UsageError(f"run {resume} has nothing left to run: every workload has its figures")
         store.reopen_run(run_id, env)
     status, error, failed = "aborted", "interrupted", 0
+    ended: tuple[str, str | None] | None = None
     try:
         resources = ResourceLog(store, run_id)
-        with ExitStack() as stack:
+        # the clean-up (fio gone, image, pool, flags, files) runs to its end, Ctrl-C or not
+        with shielded_exit(ExitStack()) as stack:
             work = stack.enter_context(workdir(run_id, resources))
             fio_target = stack.enter_context(target.session(run_id, resources))
             prefill = getattr(target, "prefill_output", None)
@@ -142,16 +146,31 @@ def execute(
             else:
                 failed = _run_fio(store, run_id, plan, fio_target, work, schedule, progress, live,
                                   before_each, options)
-        status, error = ("failed", f"{failed} workload(s) failed") if failed else ("complete", None)
+            ended = ("failed", f"{failed} workload(s) failed") if failed else ("complete", None)
+        status, error = ended
     except Interrupted:
         raise
     except CephbenchError as e:
-        status, error = "failed", str(e)
+        status, error = _status_after(e, ended), str(e)
         raise
     finally:
         progress.stop()
         store.finish_run(run_id, status, error)
     return RunOutcome(run_id, failed)
+
+
+def _status_after(e: CephbenchError, ended: tuple[str, str | None] | None) -> str:
+    """A run's status when ``e`` ended it: "aborted" when ``e`` came while an interrupt was
+    being handled (a clean-up step failing after Ctrl-C); the status the benchmark reached
+    when only something it created was left (:class:`ResourceLeft`); else "failed"."""
+    cause: BaseException | None = e
+    while cause is not None:
+        if isinstance(cause, KeyboardInterrupt):
+            return "aborted"
+        cause = cause.__context__
+    if isinstance(e, ResourceLeft) and ended is not None:
+        return ended[0]
+    return "failed"
 
 
 def _params(plan: Plan | ToolPlan, target: Target, repeats: int, options: RunOptions) -> dict:
