@@ -123,16 +123,18 @@ def _remove_recorded(conn: Connection, spec: str, resources: ResourceLog, rid: i
 def remove_image(conn: Connection, spec: str, resources: ResourceLog | None = None) -> None:
     """Remove image ``spec`` (one cephbench created) once no client holds it; see the module doc."""
     with deferred_interrupts():
-        listed_before = _blocklist(conn)
+        listed_before: set[str] | None = None
         added: dict[str, int | None] = {}
         try:
             for attempt in range(RM_ATTEMPTS):
                 stale = _wait_unwatched(conn, spec, WATCH_WAIT)
-                for addr in stale | _lockers(conn, spec):  # rbd rm blocklists a dead lock holder
-                    if addr not in listed_before and addr not in added:
-                        added[addr] = (resources.add("ceph_blocklist", addr, {"conn": conn.to_json()})
-                                       if resources else None)
-                for addr in stale - listed_before:
+                holders = stale | _lockers(conn, spec)  # rbd rm blocklists a dead lock holder
+                if holders and listed_before is None:
+                    listed_before = _blocklist(conn)
+                for addr in holders - (listed_before or set()) - set(added):
+                    added[addr] = (resources.add("ceph_blocklist", addr, {"conn": conn.to_json()})
+                                   if resources else None)
+                for addr in stale - (listed_before or set()):
                     ceph(conn, "osd", "blocklist", "add", addr, str(BLOCKLIST_SECONDS))
                 if stale and _wait_unwatched(conn, spec, WATCH_WAIT):
                     raise ToolFailed(f"cannot remove RBD image {spec}: clients still watch it "
