@@ -1,6 +1,7 @@
 """Failures during Ceph runs on the real lab: an OSD stopped mid-run flags the results and
 the run still completes (and a new run is refused while PGs are degraded); Ctrl-C leaves no
-pool, image or noscrub flag; `cleanup` after SIGKILL restores the cluster."""
+pool, image, blocklist entry or noscrub flag (looped by bench/ctrl_c_loop.py); `cleanup` after
+SIGKILL restores the cluster."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import pytest
 from cephbench.ceph.health import refuse_reason
 from cephbench.lab import ceph_json, restart_osd, stop_osd
 from cephbench.store import Store
+from tests.interrupt_lab import Run, blocklist, leftovers, start
 
 pytestmark = pytest.mark.lab
 CEPHBENCH = str(Path(sys.executable).with_name("cephbench"))
@@ -103,31 +105,45 @@ def test_osd_stopped_mid_run_flags_results_and_run_completes(invoke, invoke_json
         _wait_clean(in_lab)
 
 
-def _interrupted_run(db, lab, sig: int) -> int:
-    proc = _start(db, lab, "quick", "--runtime", "30", "--size", "64m", "--quiesce")
-    _wait_for(lambda: _store_has(db, "SELECT COUNT(*) FROM resources WHERE kind = 'osd_flag'"), proc)
-    time.sleep(1.0)  # noscrub set (or being set); fio starting on the image
-    proc.send_signal(sig)
-    proc.communicate(timeout=120)
+def _interrupted_run(db, lab, sig: int) -> tuple[int, Run]:
+    """A run stopped by ``sig`` once fio is starting on the image (noscrub set, pool and image made)."""
+    run = start(db, lab, "quick", "--runtime", "30", "--size", "64m", "--quiesce")
+    try:
+        run.wait_for(lambda: run.child("fio", "job.fio"))
+        run.proc.send_signal(sig)
+        run.proc.communicate(timeout=120)
+    finally:
+        if run.proc.poll() is None:
+            run.proc.kill()
     with Store(db) as s:
-        return max(r.id for r in s.runs())
+        return max(r.id for r in s.runs()), run
 
 
-def test_ctrl_c_leaves_no_pool_image_or_noscrub(invoke, in_lab, db):
-    run_id = _interrupted_run(db, in_lab, signal.SIGINT)
+LOOP = int(os.environ.get("CEPHBENCH_CTRL_C_LOOP", "1"))
+"""Times to run the Ctrl-C test (bench/ctrl_c_loop.py sets it): it must pass every time."""
+
+
+@pytest.mark.parametrize("attempt", range(LOOP))
+def test_ctrl_c_leaves_no_pool_image_or_noscrub(invoke, in_lab, db, attempt):
+    before = blocklist(in_lab)
+    run_id, run = _interrupted_run(db, in_lab, signal.SIGINT)
+    assert run.proc.returncode == 130
     assert _leftovers(in_lab, run_id) == []
+    assert leftovers(in_lab, run, before) == []  # nor image, watcher's blocklist entry, process
     with Store(db) as s:
         assert s.open_resources() == []
-        assert s.get_run(run_id).status == "aborted"
+        assert s.get_run(run_id).status == "aborted", s.get_run(run_id).error
 
 
 def test_cleanup_after_sigkill_restores_the_cluster(invoke, in_lab, db):
-    run_id = _interrupted_run(db, in_lab, signal.SIGKILL)
+    before = blocklist(in_lab)
+    run_id, run = _interrupted_run(db, in_lab, signal.SIGKILL)
     try:
         assert "noscrub" in _leftovers(in_lab, run_id)
     finally:
         out = invoke("cleanup").stdout
-    assert "ceph_pool" in out and "osd_flag noscrub" in out
+    assert "ceph_pool" in out and "osd_flag noscrub" in out and "rbd_image" in out
     assert _leftovers(in_lab, run_id) == []
+    assert leftovers(in_lab, run, before) == []
     with Store(db) as s:
         assert s.open_resources() == []

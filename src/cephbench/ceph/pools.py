@@ -1,39 +1,75 @@
 """Pools cephbench creates for a run: recorded before creation, tagged as cephbench's,
 deleted afterwards. A pool that already existed is never deleted.
 
-Deleting a pool needs ``mon_allow_pool_delete``; where it is off, the error says what was
-left and the command that removes it.
+Ours is a pool that carries the run's tag, or one created after it was recorded: the record
+keeps ``pool_max`` (the highest pool id the cluster had handed out), so a pool of that name
+with a higher id did not exist then. That covers a run stopped (or killed) between creating
+and tagging; Ctrl-C waits until the tag is set anyway.
+
+Deleting a pool needs ``mon_allow_pool_delete``; where it is off, the pool is left recorded
+and :class:`ResourceLeft` says what was left and how to remove it (``cephbench cleanup``).
+A client that may not create pools is told so before anything is made.
 """
 
 from __future__ import annotations
 
 import re
+import secrets
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from cephbench.ceph.commands import ceph, ceph_json
 from cephbench.ceph.connection import Connection
-from cephbench.errors import CephbenchError, TargetError
-from cephbench.execution.cleanup import undoes
+from cephbench.errors import CephbenchError, TargetError, ToolFailed
+from cephbench.execution.cleanup import ResourceLeft, undoes
+from cephbench.execution.shield import deferred_interrupts
 from cephbench.store import Resource, ResourceLog
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 TAG_APP, TAG_KEY = "cephbench", "created_by"
 POLL = 0.3
+ALLOW_DELETE = "ceph tell 'mon.*' config set mon_allow_pool_delete true"
 
 
 def exists(conn: Connection, pool: str) -> bool:
     return pool in (ceph_json(conn, "osd", "pool", "ls") or [])
 
 
-def create(conn: Connection, pool: str, tag: str, *, size: int | None, pg_num: int,
-           application: str, timeout: float = 120) -> None:
-    """A replicated pool, application enabled, tagged ``cephbench created_by=<tag>``, PGs clean."""
-    if not NAME.match(pool):
-        raise TargetError(f"'{pool}' is not a pool name cephbench creates", hint="letters, digits, . _ -")
-    ceph(conn, "osd", "pool", "create", pool, str(pg_num), str(pg_num), "replicated",
-         "--autoscale_mode", "off")
+def pool_ids(conn: Connection) -> tuple[int, dict[str, int]]:
+    """The highest pool id handed out so far, and each pool's id by name."""
+    dump = ceph_json(conn, "osd", "dump")
+    return int(dump.get("pool_max", 0)), {p["pool_name"]: int(p["pool"]) for p in dump.get("pools", [])}
+
+
+def check_may_create(conn: Connection, pool: str) -> None:
+    """Refuse, before anything is made, when ``conn``'s client may not create pools.
+
+    Asks the monitors to create ``pool`` with a CRUSH rule that does not exist: a client
+    without the caps gets "access denied", one with them "rule doesn't exist"; either way no
+    pool is made.
+    """
+    rule = f"cephbench-probe-no-such-rule-{secrets.token_hex(4)}"
+    result = ceph(conn, "osd", "pool", "create", pool, "1", "1", "replicated", rule, check=False)
+    if result.returncode != 0 and _denied(result.stderr):
+        raise TargetError(
+            f"client.{conn.id} may not create pools, and pool {pool} does not exist",
+            hint="name a pool that exists (e.g. --target rbd:POOL/IMAGE): cephbench uses it as "
+                 "it is, or use a client with 'mon allow w' caps")
+
+
+def check_usable(conn: Connection, pool: str | None) -> None:
+    """Before a run: ``pool`` (None: a fresh one) exists, or ``conn``'s client may create it."""
+    if pool is None or not exists(conn, pool):
+        check_may_create(conn, pool or f"cephbench-probe-{secrets.token_hex(4)}")
+
+
+def _denied(stderr: str) -> bool:
+    return "EACCES" in stderr or "access denied" in stderr.lower() or "Permission denied" in stderr
+
+
+def tag_pool(conn: Connection, pool: str, tag: str, size: int | None, application: str) -> None:
+    """Replicas, the application, and cephbench's ``created_by`` tag on a new pool."""
     if size is None:
         up = sum(1 for o in ceph_json(conn, "osd", "dump")["osds"] if o["up"])
         size = min(3, max(1, up))
@@ -41,6 +77,9 @@ def create(conn: Connection, pool: str, tag: str, *, size: int | None, pg_num: i
     ceph(conn, "osd", "pool", "application", "enable", pool, application)
     ceph(conn, "osd", "pool", "application", "enable", pool, TAG_APP, "--yes-i-really-mean-it")
     ceph(conn, "osd", "pool", "application", "set", pool, TAG_APP, TAG_KEY, tag)
+
+
+def wait_clean(conn: Connection, pool: str, pg_num: int, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while not _clean(conn, pool, pg_num):
         if time.monotonic() > deadline:
@@ -60,19 +99,32 @@ def tag_of(conn: Connection, pool: str) -> str | None:
     return apps.get(TAG_APP, {}).get(TAG_KEY)
 
 
-def remove(conn: Connection, pool: str, tag: str) -> None:
-    """Delete ``pool`` if it carries cephbench's ``tag``; say what to do when Ceph refuses."""
+def ours(conn: Connection, pool: str, tag: str, pool_max: int | None) -> bool:
+    """Whether ``pool`` (which exists) is the one recorded with ``tag``.
+
+    Tagged ``tag``: ours. Untagged and with an id above ``pool_max`` (the highest id handed
+    out when it was recorded, before it was created): ours too, cut off before its tag.
+    """
+    found = tag_of(conn, pool)
+    if found is not None or pool_max is None:
+        return found == tag
+    return pool_ids(conn)[1].get(pool, -1) > pool_max
+
+
+def remove(conn: Connection, pool: str, tag: str, pool_max: int | None = None) -> None:
+    """Delete ``pool`` if it is ours (see :func:`ours`); say what to do when Ceph refuses."""
     if not exists(conn, pool):
         return
-    if tag_of(conn, pool) != tag:
+    if not ours(conn, pool, tag, pool_max):
         raise CephbenchError(f"pool {pool} is not tagged as created by cephbench ({tag}); not deleting it")
     result = ceph(conn, "osd", "pool", "rm", pool, pool, "--yes-i-really-really-mean-it", check=False)
     if result.returncode != 0:
         cmd = f"ceph osd pool rm {pool} {pool} --yes-i-really-really-mean-it"
         if "mon_allow_pool_delete" in result.stderr:
-            raise CephbenchError(
-                f"pool {pool} (created by cephbench) was left: the cluster forbids deleting pools",
-                hint=f"ceph config set mon mon_allow_pool_delete true; {cmd}")
+            raise ResourceLeft(
+                f"pool {pool} (created by cephbench, {tag}) was left: the cluster forbids deleting "
+                "pools (mon_allow_pool_delete is false)",
+                hint=f"to remove it: {ALLOW_DELETE}; cephbench cleanup; then set it back to false")
         raise CephbenchError(f"deleting pool {pool} failed: {result.last_error_line()}", hint=f"run: {cmd}")
 
 
@@ -81,19 +133,46 @@ def pool_for_run(conn: Connection, pool: str, resources: ResourceLog, run_id: in
                  size: int | None = None, pg_num: int = 32, application: str = "rbd") -> Iterator[bool]:
     """``pool`` exists for the block; created (and afterwards deleted) when it did not. Yields
     whether it was created."""
-    if exists(conn, pool):
+    pool_max, by_name = pool_ids(conn)
+    if pool in by_name:
         yield False
         return
     tag = f"run-{run_id}"
-    rid = resources.add("ceph_pool", pool, {"conn": conn.to_json(), "tag": tag})
+    rid = None
     try:
-        create(conn, pool, tag, size=size, pg_num=pg_num, application=application)
+        with deferred_interrupts():  # recorded, created and tagged; or not begun
+            rid = resources.add("ceph_pool", pool, {"conn": conn.to_json(), "tag": tag,
+                                                    "pool_max": pool_max})
+            _create(conn, pool, tag, size, pg_num, application)
+        wait_clean(conn, pool, pg_num)
         yield True
     finally:
-        remove(conn, pool, tag)
+        if rid is not None:
+            _remove_recorded(conn, pool, tag, pool_max, resources, rid)
+
+
+def _create(conn: Connection, pool: str, tag: str, size: int | None, pg_num: int, application: str) -> None:
+    if not NAME.match(pool):
+        raise TargetError(f"'{pool}' is not a pool name cephbench creates", hint="letters, digits, . _ -")
+    result = ceph(conn, "osd", "pool", "create", pool, str(pg_num), str(pg_num), "replicated",
+                  "--autoscale_mode", "off", check=False)
+    if result.returncode != 0:
+        if _denied(result.stderr):
+            raise TargetError(f"client.{conn.id} may not create pool {pool}",
+                              hint="name a pool that exists, e.g. --target rbd:POOL/IMAGE")
+        raise ToolFailed(f"ceph osd pool create {pool} failed: {result.last_error_line()}")
+    tag_pool(conn, pool, tag, size, application)
+
+
+def _remove_recorded(conn: Connection, pool: str, tag: str, pool_max: int, resources: ResourceLog,
+                     rid: int) -> None:
+    """Delete the pool, then mark its record removed; both or neither, whatever Ctrl-C does."""
+    with deferred_interrupts():
+        remove(conn, pool, tag, pool_max)
         resources.removed(rid)
 
 
 @undoes("ceph_pool")
 def _undo_pool(resource: Resource) -> None:
-    remove(Connection.from_json(resource.detail["conn"]), resource.name, resource.detail["tag"])
+    remove(Connection.from_json(resource.detail["conn"]), resource.name, resource.detail["tag"],
+           resource.detail.get("pool_max"))

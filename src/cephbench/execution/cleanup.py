@@ -11,16 +11,31 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cephbench.errors import CephbenchError
-from cephbench.store import Resource, Store
+from cephbench.store import Resource, ResourceLog, Store
 
-UNDO: dict[str, Callable[[Resource], None]] = {}
+UNDO: dict[str, Callable[..., None]] = {}
+WITH_LOG: set[str] = set()
+"""Kinds whose undo function records what it creates on the way (``resources=``)."""
 
 
-def undoes(kind: str):
-    """Register the undo function of a resource kind (targets add theirs: pools, images...)."""
+class ResourceLeft(CephbenchError):
+    """Something cephbench created could not be removed; it stays recorded for ``cleanup``.
 
-    def register(fn: Callable[[Resource], None]) -> Callable[[Resource], None]:
+    The benchmark itself is not affected: a run that ends with this keeps its status.
+    """
+
+
+def undoes(kind: str, *, with_log: bool = False):
+    """Register the undo function of a resource kind (targets add theirs: pools, images...).
+
+    ``with_log``: the function takes a ``resources`` keyword, a :class:`ResourceLog` of the
+    resource's run, for what it must create to finish (a blocklist entry, say).
+    """
+
+    def register(fn: Callable[..., None]) -> Callable[..., None]:
         UNDO[kind] = fn
+        if with_log:
+            WITH_LOG.add(kind)
         return fn
 
     return register
@@ -56,13 +71,13 @@ class CleanupReport:
 
 
 def cleanup(store: Store, active_runs: set[int] | None = None) -> CleanupReport:
-    """Undo every open resource whose run is not running now."""
+    """Undo every open resource whose run is not running now (an image before its pool)."""
     running = active_runs if active_runs is not None else {
         r.id for r in store.runs() if r.status == "running"
     }
     load_all()  # every target module registers the undo functions of what it creates
     removed, failed = [], []
-    for resource in store.open_resources():
+    for resource in reversed(store.open_resources()):  # newest first, as a run undoes them
         if resource.run_id in running:
             continue
         undo = UNDO.get(resource.kind)
@@ -70,7 +85,10 @@ def cleanup(store: Store, active_runs: set[int] | None = None) -> CleanupReport:
             failed.append((resource, f"cephbench does not know how to remove a {resource.kind}"))
             continue
         try:
-            undo(resource)
+            if resource.kind in WITH_LOG:
+                undo(resource, resources=ResourceLog(store, resource.run_id))
+            else:
+                undo(resource)
         except (CephbenchError, OSError) as e:
             failed.append((resource, str(e)))
             continue

@@ -23,7 +23,9 @@ from cephbench import tools
 from cephbench.ceph import caches
 from cephbench.ceph.session import CephRun, ceph_run, preflight
 from cephbench.errors import CephbenchError, Interrupted, UsageError
+from cephbench.execution.cleanup import ResourceLeft
 from cephbench.execution.options import RunOptions
+from cephbench.execution.shield import shielded_exit
 from cephbench.model import Result, RunStatus, Series
 from cephbench.planning.schedule import Schedule
 from cephbench.store import ResourceLog, Store
@@ -88,9 +90,11 @@ def execute(
     status: RunStatus = "aborted"
     error: str | None = "interrupted"
     failed = 0
+    ended: tuple[RunStatus, str | None] | None = None
     try:
         resources = ResourceLog(store, run_id)
-        with ExitStack() as stack:
+        # the clean-up (fio gone, image, pool, flags, files) runs to its end, Ctrl-C or not
+        with shielded_exit(ExitStack()) as stack:
             work = stack.enter_context(workdir(run_id, resources))
             fio_target = stack.enter_context(target.session(run_id, resources))
             for raw in target.setup_outputs():
@@ -101,16 +105,32 @@ def execute(
             ctx = RunContext(run_id, plan, target, fio_target, resources, work, schedule, progress,
                              options, _dropper(store, run_id) if options.drop_caches else (lambda: None))
             failed = _run_steps(store, tool, ctx, live)
-        status, error = ("failed", f"{failed} workload(s) failed") if failed else ("complete", None)
+            ended = ("failed", f"{failed} workload(s) failed") if failed else ("complete", None)
+        assert ended is not None, "the run's block sets how it ended, or raises"
+        status, error = ended
     except Interrupted:
         raise
     except CephbenchError as e:
-        status, error = "failed", str(e)
+        status, error = _status_after(e, ended), str(e)
         raise
     finally:
         progress.stop()
         store.finish_run(run_id, status, error)
     return RunOutcome(run_id, failed)
+
+
+def _status_after(e: CephbenchError, ended: tuple[RunStatus, str | None] | None) -> RunStatus:
+    """A run's status when ``e`` ended it: "aborted" when ``e`` came while an interrupt was
+    being handled (a clean-up step failing after Ctrl-C); the status the benchmark reached
+    when only something it created was left (:class:`ResourceLeft`); else "failed"."""
+    cause: BaseException | None = e
+    while cause is not None:
+        if isinstance(cause, KeyboardInterrupt):
+            return "aborted"
+        cause = cause.__context__
+    if isinstance(e, ResourceLeft) and ended is not None:
+        return ended[0]
+    return "failed"
 
 
 def _run_steps(store: Store, tool: Tool, ctx: RunContext, live: CephRun | None) -> int:

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from cephbench.errors import Interrupted, ToolFailed, ToolMissing
 
 POLL_SECONDS = 0.2
+GROUP_POLL_SECONDS = 0.05
+KILL_WAIT_SECONDS = 10.0
 PR_SET_PDEATHSIG = 1
 _libc: ctypes.CDLL | None
 try:
@@ -169,14 +171,45 @@ def _die_with_parent() -> None:
 
 
 def _stop(proc: subprocess.Popen, sig: int, grace: float) -> int:
-    """Send ``sig`` to the child's process group, wait ``grace`` s, then SIGKILL it."""
-    if proc.poll() is not None:
-        return proc.returncode
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, sig)
+    """Send ``sig`` to the child's process group, wait ``grace`` s, then SIGKILL it.
+
+    Returns once the whole group is gone, not only the child: what its other processes hold
+    (fio's job processes and their RBD watches, say) must be released before clean-up.
+    """
+    deadline = time.monotonic() + grace
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
     try:
-        return proc.wait(timeout=grace)
+        proc.wait(timeout=grace)
+        while _group_alive(proc.pid) and time.monotonic() < deadline:
+            time.sleep(GROUP_POLL_SECONDS)
     except (subprocess.TimeoutExpired, KeyboardInterrupt):  # too slow, or a second Ctrl-C
+        pass
+    if proc.poll() is None or _group_alive(proc.pid):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        return proc.wait()
+        proc.wait()
+        killed = time.monotonic() + KILL_WAIT_SECONDS
+        while _group_alive(proc.pid) and time.monotonic() < killed:
+            time.sleep(GROUP_POLL_SECONDS)
+    return proc.returncode
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` still runs (zombies do not count: they hold nothing).
+
+    Read from /proc, as signal 0 to the group also succeeds for zombies nobody reaps.
+    """
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()  # after "pid (comm) ": state ppid pgrp
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from cephbench.ceph.pools import NAME
+from cephbench.ceph.pools import NAME, check_usable
 from cephbench.errors import TargetError
 from cephbench.store import ResourceLog
 from cephbench.targets import FioTarget
@@ -25,6 +25,10 @@ class RadosTarget(CephTarget):
         super().__init__(location, options)
         if location != FRESH and not NAME.match(location):
             raise TargetError(f"'rados:{location}' is not a pool name", hint="e.g. rados:bench-pool")
+
+    def check(self, size: int) -> None:
+        super().check(size)
+        check_usable(self.conn, None if self.location == FRESH else self.location)
 
     @contextmanager
     def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:

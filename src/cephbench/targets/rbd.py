@@ -5,18 +5,32 @@ that does not is created with ``--size``, prefilled with sequential writes befor
 workload (reads of never-written RBD objects return zeros without touching a disk) unless
 ``--no-prefill``, and removed afterwards; so is a pool cephbench created for the run.
 Everything is recorded in the resource log before it is created.
+
+An image is removed only once no client holds it: fio's processes are gone by then (the
+process helper waits for their whole group), and a client that closed the image has
+unwatched it; a client that died while opening or using it (Ctrl-C during fio's start-up,
+a kill) leaves a watch the OSDs keep for ``osd_client_watch_timeout`` (30 s). After a short,
+bounded wait such a client is blocklisted (which ends its watch at once), the image removed,
+and the blocklist entries lifted again, also those ``rbd rm`` adds itself when it breaks a
+dead client's exclusive lock. Each entry is recorded before it is made.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from cephbench import lab as labapi
+from cephbench.ceph import pools
+from cephbench.ceph.commands import ceph
+from cephbench.ceph.connection import Connection
 from cephbench.errors import TargetError, ToolFailed
-from cephbench.execution.cleanup import undoes
+from cephbench.execution.cleanup import ResourceLeft, undoes
+from cephbench.execution.shield import deferred_interrupts
 from cephbench.model import RawOutput, now
 from cephbench.store import Resource, ResourceLog
 from cephbench.system.process import ProcessResult, run, which
@@ -26,6 +40,11 @@ from cephbench.targets.cluster import FRESH, CephTarget
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 PREFILL_TOOL = "fio-prefill"
+WATCH_WAIT = 5.0
+"""Seconds a client that is gone gets to lose its watch before it is blocklisted."""
+BLOCKLIST_SECONDS = 600
+"""Expiry of a blocklist entry cephbench adds: one a kill leaves lifts itself."""
+RM_ATTEMPTS = 3
 
 
 class RbdTarget(CephTarget):
@@ -45,16 +64,18 @@ class RbdTarget(CephTarget):
         which("rbd", "ceph-common")
         super().check(size)
         self.size = size or 1 << 30
+        pools.check_usable(self.conn, None if self.location == FRESH else self.location.split("/")[0])
 
     @contextmanager
     def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
         image = self.fresh_name(run_id) if self.location == FRESH else self.location.split("/")[1]
         with self.pool_session(run_id, resources) as pool, ExitStack() as undo:
             if not self._image_exists(pool, image):
-                rid = resources.add("rbd_image", f"{pool}/{image}", {"conn": self.conn.to_json()})
-                undo.callback(resources.removed, rid)
-                undo.callback(_remove_image, self.conn.args(), self.env, f"{pool}/{image}")
-                self._rbd("create", "--size", f"{max(1, self.size >> 20)}M", f"{pool}/{image}")
+                spec = f"{pool}/{image}"
+                with deferred_interrupts():  # recorded and created; or not begun
+                    rid = resources.add("rbd_image", spec, {"conn": self.conn.to_json()})
+                    undo.callback(_remove_recorded, self.conn, spec, resources, rid)
+                    self._rbd("create", "--size", f"{max(1, self.size >> 20)}M", spec)
                 if self.ceph.prefill:
                     self._prefill(pool, image)
             yield FioTarget({"ioengine": "rbd", **self.conn.fio_options(), "pool": pool, "rbdname": image},
@@ -92,15 +113,136 @@ class RbdTarget(CephTarget):
         run(["rbd", *self.conn.args(), *args], env=self.env, timeout=self.conn.timeout + 30, check=True)
 
 
-def _remove_image(args: list[str], env: dict[str, str], spec: str) -> None:
-    result = run(["rbd", *args, "rm", "--no-progress", spec], env=env, timeout=600)
-    if result.returncode != 0 and "No such file" not in result.stderr:
-        raise ToolFailed(f"rbd rm {spec} failed: {result.last_error_line()}")
+def _remove_recorded(conn: Connection, spec: str, resources: ResourceLog, rid: int) -> None:
+    """Remove the image, then mark its record removed: both, or neither, whatever Ctrl-C does."""
+    with deferred_interrupts():
+        try:
+            remove_image(conn, spec, resources)
+        except ResourceLeft:  # the image is gone; a blocklist entry is what was left
+            resources.removed(rid)
+            raise
+        resources.removed(rid)
 
 
-@undoes("rbd_image")
-def _undo_image(resource: Resource) -> None:
-    from cephbench.ceph.connection import Connection
+def remove_image(conn: Connection, spec: str, resources: ResourceLog | None = None) -> None:
+    """Remove image ``spec`` (one cephbench created) once no client holds it; see the module doc."""
+    with deferred_interrupts():
+        listed_before: set[str] | None = None
+        added: dict[str, int | None] = {}
+        try:
+            for attempt in range(RM_ATTEMPTS):
+                stale = _wait_unwatched(conn, spec, WATCH_WAIT)
+                holders = stale | _lockers(conn, spec)  # rbd rm blocklists a dead lock holder
+                if holders and listed_before is None:
+                    listed_before = _blocklist(conn)
+                for addr in holders - (listed_before or set()) - set(added):
+                    added[addr] = (resources.add("ceph_blocklist", addr, {"conn": conn.to_json()})
+                                   if resources else None)
+                for addr in stale - (listed_before or set()):
+                    ceph(conn, "osd", "blocklist", "add", addr, str(BLOCKLIST_SECONDS))
+                if stale and _wait_unwatched(conn, spec, WATCH_WAIT):
+                    raise ToolFailed(f"cannot remove RBD image {spec}: clients still watch it "
+                                     f"although blocklisted ({', '.join(sorted(stale))})",
+                                     hint="see `rbd status`; then run: cephbench cleanup")
+                result = _rbd_rm(conn, spec)
+                if result is None:
+                    return
+                if "watchers" not in result.stderr or attempt == RM_ATTEMPTS - 1:
+                    raise ToolFailed(f"rbd rm {spec} failed: {result.last_error_line()}")
+        finally:
+            _lift(conn, added, resources)
 
+
+def _rbd_rm(conn: Connection, spec: str) -> ProcessResult | None:
+    """``rbd rm``; None when the image is gone (also when it already was)."""
+    result = run(["rbd", *conn.args(), "rm", "--no-progress", spec], env=conn.env, timeout=600)
+    if result.returncode == 0 or "No such file" in result.stderr:
+        return None
+    return result
+
+
+def _wait_unwatched(conn: Connection, spec: str, seconds: float) -> set[str]:
+    """Addresses of the clients still watching ``spec`` after up to ``seconds`` (backing off)."""
+    deadline, delay = time.monotonic() + seconds, 0.1
+    while True:
+        watchers = _watchers(conn, spec)
+        if not watchers or time.monotonic() + delay > deadline:
+            return watchers
+        time.sleep(delay)
+        delay = min(delay * 2, 1.0)
+
+
+def _watchers(conn: Connection, spec: str) -> set[str]:
+    data = _rbd_json(conn, "status", spec)
+    return {w["address"] for w in (data or {}).get("watchers", [])}
+
+
+def _lockers(conn: Connection, spec: str) -> set[str]:
+    data = _rbd_json(conn, "lock", "ls", spec)
+    return {lk["address"] for lk in (data or [])}
+
+
+def _rbd_json(conn: Connection, *args: str):
+    """``rbd ARGS --format json`` parsed; None when the image (or its pool) does not exist."""
+    result = run(["rbd", *conn.args(), *args, "--format", "json"], env=conn.env,
+                 timeout=conn.timeout + 30)
+    if result.returncode != 0:
+        if "No such file" in result.stderr:
+            return None
+        raise ToolFailed(f"rbd {' '.join(args)} failed: {result.last_error_line()}")
+    return json.loads(result.stdout or "null")
+
+
+def _blocklist(conn: Connection) -> set[str]:
+    """Addresses on the cluster's OSD blocklist now."""
+    out, entries, decoder = ceph(conn, "osd", "blocklist", "ls", "-f", "json").stdout, [], json.JSONDecoder()
+    pos = 0
+    while out[pos:].strip():  # Pacific prints two arrays: addresses, then address ranges
+        pos += len(out[pos:]) - len(out[pos:].lstrip())
+        value, pos = decoder.raw_decode(out, pos)
+        entries += value if isinstance(value, list) else []
+    return {e["addr"] for e in entries if "addr" in e}
+
+
+def _blocklist_rm(conn: Connection, addr: str) -> None:
+    """Lift ``addr``'s blocklist entry; ResourceLeft when the client may not (``profile rbd``
+    may add entries, not remove them: they expire by themselves)."""
+    result = ceph(conn, "osd", "blocklist", "rm", addr, check=False)
+    if result.returncode == 0:
+        return
+    if "EACCES" in result.stderr or "access denied" in result.stderr.lower():
+        raise ResourceLeft(
+            f"blocklist entry {addr} (a dead client of an image cephbench removed) was left: "
+            f"client.{conn.id} may not lift blocklist entries; it expires by itself",
+            hint=f"or, as an admin: ceph osd blocklist rm {addr}")
+    raise ToolFailed(f"ceph osd blocklist rm {addr} failed: {result.last_error_line()}")
+
+
+def _lift(conn: Connection, added: dict[str, int | None], resources: ResourceLog | None) -> None:
+    """Lift the entries of ``added`` that are listed now, marking each record removed."""
+    if not added:
+        return
+    listed, left = _blocklist(conn), None
+    for addr, rid in added.items():
+        if addr in listed:
+            try:
+                _blocklist_rm(conn, addr)
+            except ResourceLeft as e:
+                left = left or e
+                continue
+        if resources is not None and rid is not None:
+            resources.removed(rid)
+    if left is not None:
+        raise left
+
+
+@undoes("rbd_image", with_log=True)
+def _undo_image(resource: Resource, resources: ResourceLog | None = None) -> None:
+    remove_image(Connection.from_json(resource.detail["conn"]), resource.name, resources)
+
+
+@undoes("ceph_blocklist")
+def _undo_blocklist(resource: Resource) -> None:
     conn = Connection.from_json(resource.detail["conn"])
-    _remove_image(conn.args(), conn.env, resource.name)
+    if resource.name in _blocklist(conn):
+        _blocklist_rm(conn, resource.name)
