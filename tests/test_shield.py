@@ -17,6 +17,7 @@ from cephbench.execution.shield import deferred_interrupts, shielded_exit
 from cephbench.system.process import ProcessInterrupted, run
 
 
+@pytest.mark.fio  # starts real processes
 def test_ctrl_c_in_a_shielded_block_is_raised_after_it():
     done = []
     with pytest.raises(Interrupted), deferred_interrupts():
@@ -60,6 +61,7 @@ while True:
 """
 
 
+@pytest.mark.fio  # starts real processes
 def test_a_stopped_childs_whole_process_group_is_gone(tmp_path: Path):
     """The child exits at once on SIGINT; its own child takes a second: `run` waits for it."""
     ready = tmp_path / "grandchild.pid"
