@@ -30,14 +30,18 @@ CEPHBENCH = str(Path(sys.executable).with_name("cephbench"))
 
 
 def cb(env: dict[str, str], *args: str) -> str:
-    return subprocess.run([CEPHBENCH, *args], env=env, check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        [CEPHBENCH, *args], env=env, check=True, capture_output=True, text=True
+    ).stdout
 
 
 def capped_jobfile(iops: dict[str, float], path: Path) -> None:
     """The quick suite as a plain fio job file, each workload its own stonewall group, capped."""
     jobfile = make_plan("quick", Overrides()).jobfile
-    jobs = tuple(j.with_options({"stonewall": None, "rate_iops": str(max(1, int(iops[j.name] * 0.9)))})
-                 for j in jobfile.jobs)
+    jobs = tuple(
+        j.with_options({"stonewall": None, "rate_iops": str(max(1, int(iops[j.name] * 0.9)))})
+        for j in jobfile.jobs
+    )
     path.write_text(type(jobfile)(jobfile.global_, jobs).render())
 
 
@@ -54,7 +58,11 @@ def main() -> None:
     parser.add_argument("--lab-dir", default="/tmp/aa-lab")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="cephbench-aa-"))
-    env = {**os.environ, "CEPHBENCH_DB": str(work / "results.db"), "CEPHBENCH_LAB_DIR": args.lab_dir}
+    env = {
+        **os.environ,
+        "CEPHBENCH_DB": str(work / "results.db"),
+        "CEPHBENCH_LAB_DIR": args.lab_dir,
+    }
     quick = ("--runtime", args.runtime)
     ids: dict[str, list[str]] = {"A": [], "B": [], "C": []}
 
@@ -69,7 +77,9 @@ def main() -> None:
             run("A", "quick")
             run("B", "quick")
         aa, data = compare(env, ids["A"], ids["B"])
-        mean_iops = {r["workload"]: r["values"][ids["A"][0]] for r in data["rows"] if r["metric"] == "iops"}
+        mean_iops = {
+            r["workload"]: r["values"][ids["A"][0]] for r in data["rows"] if r["metric"] == "iops"
+        }
         capped_jobfile(mean_iops, work / "capped.fio")
         for _ in range(args.n):
             run("C", str(work / "capped.fio"))
@@ -80,11 +90,15 @@ def main() -> None:
     fp = sum(s is True for _, s, _ in aa)
     changed = [(s, p) for m, s, p in shift if m in ("iops", "bw_bytes_per_s")]
     found = sum(s is True and p < 0 for s, p in changed)
-    print(f"A/A: {fp} of {len(aa)} cells significant (false-positive rate {fp / len(aa):.1%}), "
-          f"N = {args.n} runs per label, --runtime {args.runtime}")
-    print(f"10 % cap: {found} of {len(changed)} IOPS/bandwidth cells significantly worse "
-          f"(detection rate {found / len(changed):.1%}); mean change "
-          f"{sum(p for _, p in changed) / len(changed):+.1f} %, N = {args.n} runs per label")
+    print(
+        f"A/A: {fp} of {len(aa)} cells significant (false-positive rate {fp / len(aa):.1%}), "
+        f"N = {args.n} runs per label, --runtime {args.runtime}"
+    )
+    print(
+        f"10 % cap: {found} of {len(changed)} IOPS/bandwidth cells significantly worse "
+        f"(detection rate {found / len(changed):.1%}); mean change "
+        f"{sum(p for _, p in changed) / len(changed):+.1f} %, N = {args.n} runs per label"
+    )
     print(f"store kept in {work / 'results.db'}")
 
 

@@ -32,7 +32,9 @@ CEPHBENCH = str(Path(sys.executable).with_name("cephbench"))
 
 
 def cb(env: dict[str, str], *args: str) -> str:
-    return subprocess.run([CEPHBENCH, *args], env=env, check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        [CEPHBENCH, *args], env=env, check=True, capture_output=True, text=True
+    ).stdout
 
 
 def timed_run(env: dict[str, str], *args: str) -> tuple[dict, float]:
@@ -63,27 +65,48 @@ def main() -> None:
     parser.add_argument("--lab-dir", default="/tmp/adaptive-lab")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="cephbench-adaptive-"))
-    env = {**os.environ, "CEPHBENCH_DB": str(work / "results.db"), "CEPHBENCH_LAB_DIR": args.lab_dir}
+    env = {
+        **os.environ,
+        "CEPHBENCH_DB": str(work / "results.db"),
+        "CEPHBENCH_LAB_DIR": args.lab_dir,
+    }
     cb(env, "lab", "up", "--dir", args.lab_dir)
     try:
-        adaptive, t_adaptive = timed_run(env, "--label", "adaptive", "--runtime", args.adaptive_runtime,
-                                         "--target-ci", args.target_ci, "--max-repeats", args.max_repeats)
+        adaptive, t_adaptive = timed_run(
+            env,
+            "--label",
+            "adaptive",
+            "--runtime",
+            args.adaptive_runtime,
+            "--target-ci",
+            args.target_ci,
+            "--max-repeats",
+            args.max_repeats,
+        )
         print(f"  adaptive done in {t_adaptive:.0f} s", file=sys.stderr, flush=True)
-        fixed, t_fixed = timed_run(env, "--label", "fixed", "--runtime", args.fixed_runtime, "--repeat", "3")
+        fixed, t_fixed = timed_run(
+            env, "--label", "fixed", "--runtime", args.fixed_runtime, "--repeat", "3"
+        )
     finally:
         cb(env, "lab", "down", "--dir", args.lab_dir, "--purge")
 
     a, f = half_widths(adaptive), half_widths(fixed)
-    print(f"standard suite on the lab (3 BlueStore OSDs, rbd): fixed 3 x {args.fixed_runtime} s "
-          f"vs --target-ci {args.target_ci} at {args.adaptive_runtime} s per repeat "
-          f"(max {args.max_repeats})")
-    print(f"{'workload':10} {'fixed n':>8} {'fixed CI±':>10} {'adaptive n':>11} {'adaptive CI±':>13} reached")
+    print(
+        f"standard suite on the lab (3 BlueStore OSDs, rbd): fixed 3 x {args.fixed_runtime} s "
+        f"vs --target-ci {args.target_ci} at {args.adaptive_runtime} s per repeat "
+        f"(max {args.max_repeats})"
+    )
+    print(
+        f"{'workload':10} {'fixed n':>8} {'fixed CI±':>10} {'adaptive n':>11} {'adaptive CI±':>13} reached"
+    )
     for name in f:
         (fn, fw), (an, aw) = f[name], a.get(name, (0, None))
         reached = adaptive["params"].get("adaptive", {}).get(name, {}).get("reached")
         print(f"{name:10} {fn:8d} {_pct(fw):>10} {an:11d} {_pct(aw):>13} {reached}")
-    print(f"total time: fixed {t_fixed:.0f} s, adaptive {t_adaptive:.0f} s "
-          f"(ratio {t_adaptive / t_fixed:.2f})")
+    print(
+        f"total time: fixed {t_fixed:.0f} s, adaptive {t_adaptive:.0f} s "
+        f"(ratio {t_adaptive / t_fixed:.2f})"
+    )
     print(f"store kept in {work / 'results.db'}")
 
 

@@ -25,21 +25,40 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=20)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="cephbench-ctrl-c-") as tmp:
-        env = {**os.environ, "CEPHBENCH_CTRL_C_LOOP": str(args.rounds),
-               "CEPHBENCH_LAB_DIR": str(Path(tmp) / "no-lab")}  # the test session brings its own
+        env = {
+            **os.environ,
+            "CEPHBENCH_CTRL_C_LOOP": str(args.rounds),
+            "CEPHBENCH_LAB_DIR": str(Path(tmp) / "no-lab"),
+        }  # the test session brings its own
         started = time.monotonic()
         result = subprocess.run(
-            [sys.executable, "-m", "pytest", TEST, "-q", "-p", "no:cacheprovider", "--basetemp",
-             str(Path(tmp) / "pytest"), "-rf"],
-            cwd=ROOT, env=env, capture_output=True, text=True)
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                TEST,
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--basetemp",
+                str(Path(tmp) / "pytest"),
+                "-rf",
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         seconds = time.monotonic() - started
     passed = _count(result.stdout, "passed")
     failed = _count(result.stdout, "failed") + _count(result.stdout, "error")
     for line in result.stdout.splitlines():
         if line.startswith(("FAILED", "ERROR")):
             print(line)
-    print(f"Ctrl-C during an RBD run: {passed} of {args.rounds} passed, {failed} failed "
-          f"({seconds:.0f} s in all, lab start included)")
+    print(
+        f"Ctrl-C during an RBD run: {passed} of {args.rounds} passed, {failed} failed "
+        f"({seconds:.0f} s in all, lab start included)"
+    )
     return 0 if passed == args.rounds else 1
 
 

@@ -33,15 +33,20 @@ from cephbench.store import Store  # noqa: E402
 
 def samples() -> list[str]:
     paths = {e.path for e in entries()} | set(fixtures())
-    paths |= {p for p in (ROOT / "tests/data/fio").glob("*/*") if p.suffix in (".json", ".txt")
-              and not p.name.endswith(".expected.json")}
+    paths |= {
+        p
+        for p in (ROOT / "tests/data/fio").glob("*/*")
+        if p.suffix in (".json", ".txt") and not p.name.endswith(".expected.json")
+    }
     return [p.read_text(encoding="utf-8", errors="replace") for p in sorted(paths)]
 
 
 def counts(db: Path) -> tuple[int, ...]:
     with sqlite3.connect(db) as conn:
-        return tuple(conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-                     for t in ("runs", "workloads", "results"))
+        return tuple(
+            conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+            for t in ("runs", "workloads", "results")
+        )
 
 
 def fuzz(count: int, seed: int) -> tuple[Counter, list[str]]:
@@ -78,9 +83,11 @@ def main() -> None:
     args = parser.parse_args()
     start = time.monotonic()
     outcome, bad = fuzz(args.count, args.seed)
-    print(f"{args.count} mutated inputs in {time.monotonic() - start:.0f} s: "
-          f"{outcome['imported']} imported, {outcome['refused']} refused with a one-line error, "
-          f"{len(bad)} otherwise")
+    print(
+        f"{args.count} mutated inputs in {time.monotonic() - start:.0f} s: "
+        f"{outcome['imported']} imported, {outcome['refused']} refused with a one-line error, "
+        f"{len(bad)} otherwise"
+    )
     print("\n".join(bad[:20]))
     sys.exit(1 if bad else 0)
 

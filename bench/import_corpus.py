@@ -40,7 +40,10 @@ def main() -> None:
             except CephbenchError as e:
                 diffs = [f"import failed: {e}"]
             if diffs:
-                wrong.append(f"  {entry.id}: {diffs[0]}" + (f" (+{len(diffs) - 1})" if len(diffs) > 1 else ""))
+                wrong.append(
+                    f"  {entry.id}: {diffs[0]}"
+                    + (f" (+{len(diffs) - 1})" if len(diffs) > 1 else "")
+                )
             else:
                 exact[entry.tool] += 1
     for tool in sorted(total):

@@ -18,7 +18,11 @@ from pathlib import Path
 from cephbench.system.process import run
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = sorted(p for p in (ROOT / "tests/data/fio/3.33").glob("*.json") if not p.name.endswith(".expected.json"))
+SAMPLES = sorted(
+    p
+    for p in (ROOT / "tests/data/fio/3.33").glob("*.json")
+    if not p.name.endswith(".expected.json")
+)
 
 
 def main() -> None:
@@ -36,10 +40,24 @@ def main() -> None:
         size = sum(Path(p).stat().st_size for p in paths)
         db = Path(tmp) / "results.db"
         start = time.monotonic()
-        run([str(ROOT / ".venv/bin/cephbench"), "import", *paths, "--db", str(db), "--format", "json"],
-            check=True, timeout=3600)
+        run(
+            [
+                str(ROOT / ".venv/bin/cephbench"),
+                "import",
+                *paths,
+                "--db",
+                str(db),
+                "--format",
+                "json",
+            ],
+            check=True,
+            timeout=3600,
+        )
         seconds = time.monotonic() - start
-        listed = run([str(ROOT / ".venv/bin/cephbench"), "runs", "--db", str(db), "--format", "json"], check=True)
+        listed = run(
+            [str(ROOT / ".venv/bin/cephbench"), "runs", "--db", str(db), "--format", "json"],
+            check=True,
+        )
         stored = len(json.loads(listed.stdout)["runs"])
     print(f"{len(paths)} files, {size / 1e6:.1f} MB, stored {stored} runs in {seconds:.2f} s")
     print(f"{len(paths) / seconds:.0f} files/s, {size / 1e6 / seconds:.1f} MB/s")

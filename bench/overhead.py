@@ -41,14 +41,38 @@ SIZE, RUNTIME = "256M", 1
 
 def cephbench(work: Path) -> float:
     suite = work / "sweep.yaml"
-    lines = ["name: sweep", "description: overhead sweep", "global:", "  ioengine: libaio",
-             "  direct: 1", "  time_based: true", f"  runtime: {RUNTIME}", f"  size: {SIZE}", "workloads:"]
-    lines += [f"  - {{name: {rw}-{bs}-qd{qd}, rw: {rw}, bs: {bs}, iodepth: {qd}}}" for rw, bs, qd in POINTS]
+    lines = [
+        "name: sweep",
+        "description: overhead sweep",
+        "global:",
+        "  ioengine: libaio",
+        "  direct: 1",
+        "  time_based: true",
+        f"  runtime: {RUNTIME}",
+        f"  size: {SIZE}",
+        "workloads:",
+    ]
+    lines += [
+        f"  - {{name: {rw}-{bs}-qd{qd}, rw: {rw}, bs: {bs}, iodepth: {qd}}}"
+        for rw, bs, qd in POINTS
+    ]
     suite.write_text("\n".join(lines) + "\n")
     db = work / "results.db"
     start = time.monotonic()
-    run([str(CEPHBENCH), "run", str(suite), "--target", f"file:{work}", "--db", str(db), "--format", "json"],
-        check=True)
+    run(
+        [
+            str(CEPHBENCH),
+            "run",
+            str(suite),
+            "--target",
+            f"file:{work}",
+            "--db",
+            str(db),
+            "--format",
+            "json",
+        ],
+        check=True,
+    )
     seconds = time.monotonic() - start
     shown = run([str(CEPHBENCH), "show", "last", "--db", str(db), "--format", "json"], check=True)
     stored = len(json.loads(shown.stdout)["results"])
@@ -58,9 +82,18 @@ def cephbench(work: Path) -> float:
 
 def job_file(work: Path, filename: Path | None = None, extra: str = "") -> Path:
     """The 20-group job file; with ``filename`` set for plain fio (cephbench sets its own)."""
-    lines = ["[global]", "ioengine=libaio", "direct=1", "rw=randread", "bs=4k", "time_based",
-             f"runtime={RUNTIME}", f"size={SIZE}", *([f"filename={filename}"] if filename else []),
-             *([extra] if extra else [])]
+    lines = [
+        "[global]",
+        "ioengine=libaio",
+        "direct=1",
+        "rw=randread",
+        "bs=4k",
+        "time_based",
+        f"runtime={RUNTIME}",
+        f"size={SIZE}",
+        *([f"filename={filename}"] if filename else []),
+        *([extra] if extra else []),
+    ]
     for i in range(len(POINTS)):
         lines += [f"[qd{1 + i % 17}-{i}]", f"iodepth={1 + i % 17}", "stonewall"]
     path = work / "groups.fio"
@@ -80,11 +113,27 @@ def plain_fio(work: Path) -> float:
 def cephbench_file(work: Path, *options: str, extra: str = "") -> float:
     job, db = job_file(work, extra=extra), work / "results.db"
     start = time.monotonic()
-    run([str(CEPHBENCH), "run", str(job), "--target", f"file:{work}", "--db", str(db),
-         "--format", "json", *options], check=True)
+    run(
+        [
+            str(CEPHBENCH),
+            "run",
+            str(job),
+            "--target",
+            f"file:{work}",
+            "--db",
+            str(db),
+            "--format",
+            "json",
+            *options,
+        ],
+        check=True,
+    )
     seconds = time.monotonic() - start
-    shown = json.loads(run([str(CEPHBENCH), "show", "last", "--db", str(db), "--format", "json"],
-                           check=True).stdout)
+    shown = json.loads(
+        run(
+            [str(CEPHBENCH), "show", "last", "--db", str(db), "--format", "json"], check=True
+        ).stdout
+    )
     stored = len(shown["results"])
     assert stored == len(POINTS), f"cephbench stored {stored} jobs, expected {len(POINTS)}"
     with Store(db) as store:
@@ -105,9 +154,23 @@ JOBFILE_CONTENDERS = {
 def fio_loop(work: Path) -> float:
     start = time.monotonic()
     for rw, bs, qd in POINTS:
-        run(["fio", "--name=point", f"--filename={work}/fio-loop.dat", f"--size={SIZE}", "--ioengine=libaio",
-             "--direct=1", "--time_based", f"--runtime={RUNTIME}", f"--rw={rw}", f"--bs={bs}",
-             f"--iodepth={qd}", "--output-format=json"], check=True)
+        run(
+            [
+                "fio",
+                "--name=point",
+                f"--filename={work}/fio-loop.dat",
+                f"--size={SIZE}",
+                "--ioengine=libaio",
+                "--direct=1",
+                "--time_based",
+                f"--runtime={RUNTIME}",
+                f"--rw={rw}",
+                f"--bs={bs}",
+                f"--iodepth={qd}",
+                "--output-format=json",
+            ],
+            check=True,
+        )
     seconds = time.monotonic() - start
     (work / "fio-loop.dat").unlink()
     return seconds
@@ -116,10 +179,38 @@ def fio_loop(work: Path) -> float:
 def bench_fio(work: Path, venv: Path) -> float:
     out = work / "bench-fio-out"
     start = time.monotonic()
-    run([str(venv / "bin" / "bench-fio"), "--target", str(work / "bench-fio.dat"), "--type", "file",
-         "--size", SIZE, "--output", str(out), "--block-size", *BS, "--iodepth", *map(str, IODEPTH),
-         "--numjobs", "1", "--mode", *RW, "--runtime", str(RUNTIME), "--time-based", "--direct", "1",
-         "--engine", "libaio", "--quiet", "--destructive", "--create"], check=True)
+    run(
+        [
+            str(venv / "bin" / "bench-fio"),
+            "--target",
+            str(work / "bench-fio.dat"),
+            "--type",
+            "file",
+            "--size",
+            SIZE,
+            "--output",
+            str(out),
+            "--block-size",
+            *BS,
+            "--iodepth",
+            *map(str, IODEPTH),
+            "--numjobs",
+            "1",
+            "--mode",
+            *RW,
+            "--runtime",
+            str(RUNTIME),
+            "--time-based",
+            "--direct",
+            "1",
+            "--engine",
+            "libaio",
+            "--quiet",
+            "--destructive",
+            "--create",
+        ],
+        check=True,
+    )
     seconds = time.monotonic() - start
     produced = len(list(out.rglob("*.json")))
     assert produced == len(POINTS), f"bench-fio wrote {produced} results, expected {len(POINTS)}"
@@ -166,8 +257,15 @@ def _rounds(scratch: Path, rounds: int, contenders: dict) -> dict[str, list[floa
 
 def sweep(scratch: Path, rounds: int) -> None:
     venv = install_fio_plot(scratch)
-    times = _rounds(scratch, rounds, {"cephbench": cephbench, "fio loop": fio_loop,
-                                      "bench-fio": lambda work: bench_fio(work, venv)})
+    times = _rounds(
+        scratch,
+        rounds,
+        {
+            "cephbench": cephbench,
+            "fio loop": fio_loop,
+            "bench-fio": lambda work: bench_fio(work, venv),
+        },
+    )
     print(f"sweep: {len(POINTS)} points x {RUNTIME} s, {rounds} round(s); wall time in seconds")
     _table(times)
     ratio = statistics.median(times["cephbench"]) / statistics.median(times["bench-fio"])
@@ -178,15 +276,19 @@ def sweep(scratch: Path, rounds: int) -> None:
 
 def jobfile(scratch: Path, rounds: int) -> None:
     times = _rounds(scratch, rounds, JOBFILE_CONTENDERS)
-    print(f"job file: {len(POINTS)} stonewall groups x {RUNTIME} s, {rounds} round(s); "
-          "wall time in seconds")
+    print(
+        f"job file: {len(POINTS)} stonewall groups x {RUNTIME} s, {rounds} round(s); "
+        "wall time in seconds"
+    )
     _table(times)
     plain = statistics.median(times["plain fio"])
     for name, goal in (("cephbench", "0.9"), ("--no-logs", "0.9"), ("as written", "1.05")):
         pairs = zip(times[name], times["plain fio"], strict=True)
         rounds_ = ", ".join(f"{t / p:.2f}" for t, p in pairs)
-        print(f"{name} / plain fio = {statistics.median(times[name]) / plain:.2f} "
-              f"(goal <= {goal}; per round {rounds_})")
+        print(
+            f"{name} / plain fio = {statistics.median(times[name]) / plain:.2f} "
+            f"(goal <= {goal}; per round {rounds_})"
+        )
 
 
 if __name__ == "__main__":

@@ -75,8 +75,12 @@ def peak_rss_mib(argv: list[str]) -> float | None:
     if not Path(TIME).exists():
         return None
     with tempfile.NamedTemporaryFile("r") as out:
-        subprocess.run([TIME, "-f", "%M", "-o", out.name, *argv], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, check=True)
+        subprocess.run(
+            [TIME, "-f", "%M", "-o", out.name, *argv],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=True,
+        )
         return int(out.read().split()[-1]) / 1024
 
 
@@ -86,8 +90,10 @@ def main() -> int:
     parser.add_argument("--limit", type=float, default=3.0, help="largest ratio allowed")
     args = parser.parse_args()
 
-    rows = [("python -c pass", [sys.executable, "-c", "pass"]),
-            (FLOOR, [sys.executable, "-c", FLOOR_CODE])]
+    rows = [
+        ("python -c pass", [sys.executable, "-c", "pass"]),
+        (FLOOR, [sys.executable, "-c", FLOOR_CODE]),
+    ]
     rows += [("cephbench " + " ".join(line), [str(CEPHBENCH), *line]) for line in command_lines()]
     rss = {label: peak_rss_mib(argv) for label, argv in rows}  # also warms the page cache
     # Interleaved rounds: a burst of load on the shared machine hits every line alike.
@@ -97,13 +103,17 @@ def main() -> int:
             samples[label].append(measure(argv))
 
     def medians(label: str) -> tuple[float, float]:
-        return (statistics.median(w for w, _ in samples[label]),
-                statistics.median(c for _, c in samples[label]))
+        return (
+            statistics.median(w for w, _ in samples[label]),
+            statistics.median(c for _, c in samples[label]),
+        )
 
     base_wall, base_cpu = medians(rows[0][0])
     width = max(len(label) for label, _ in rows)
-    print(f"{'command':<{width}}  {'median ms':>9}  {'ratio':>6}  {'CPU ms':>6}  {'ratio':>6}"
-          f"  {'peak RSS MiB':>12}")
+    print(
+        f"{'command':<{width}}  {'median ms':>9}  {'ratio':>6}  {'CPU ms':>6}  {'ratio':>6}"
+        f"  {'peak RSS MiB':>12}"
+    )
     worst = ("", 0.0)
     for label, _ in rows:
         wall, cpu = medians(label)
@@ -112,10 +122,13 @@ def main() -> int:
             worst = (label, ratio)
         mib = "n/a" if rss[label] is None else f"{rss[label]:.1f}"
         flag = "  > limit" if ratio > args.limit and label.startswith("cephbench") else ""
-        print(f"{label:<{width}}  {wall * 1000:9.1f}  {ratio:6.2f}  {cpu * 1000:6.1f}"
-              f"  {cpu / base_cpu:6.2f}  {mib:>12}{flag}")
+        print(
+            f"{label:<{width}}  {wall * 1000:9.1f}  {ratio:6.2f}  {cpu * 1000:6.1f}"
+            f"  {cpu / base_cpu:6.2f}  {mib:>12}{flag}"
+        )
     print(f"worst: {worst[0]} at {worst[1]:.2f}x (limit {args.limit:g}x, median of {args.repeat})")
     return 1 if worst[1] > args.limit else 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -28,7 +28,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 DATA = Path(__file__).parent / "data"
 FIO_DATA = DATA / "fio" / "3.33"
 
-needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed (make install)")
+needs_fio = pytest.mark.skipif(
+    shutil.which("fio") is None, reason="fio is not installed (make install)"
+)
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root")
 
 
@@ -99,13 +101,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def _runs_tools(item: pytest.Item) -> bool:
     tools = ("fio", "chromium", "iperf3")
-    return ("fio" in item.keywords or "root" in item.keywords
-            or any(tool in str(m.kwargs.get("reason", "")) for m in item.iter_markers("skipif")
-                   for tool in tools))
+    return (
+        "fio" in item.keywords
+        or "root" in item.keywords
+        or any(
+            tool in str(m.kwargs.get("reason", ""))
+            for m in item.iter_markers("skipif")
+            for tool in tools
+        )
+    )
 
 
 @pytest.fixture(autouse=True)
-def _pure_tests_start_no_tool(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+def _pure_tests_start_no_tool(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A test in the pure tier that starts a tool is misfiled: it fails, naming the fix."""
     if request.node.get_closest_marker("pure") is None:
         return

@@ -15,7 +15,8 @@ from cephbench import contracts
 def _validators() -> dict[str, Draft202012Validator]:
     schemas = {kind: contracts.schema(kind) for kind in contracts.KINDS}
     registry = Registry().with_resources(
-        (s["$id"], Resource.from_contents(s)) for s in schemas.values())
+        (s["$id"], Resource.from_contents(s)) for s in schemas.values()
+    )
     for s in schemas.values():
         Draft202012Validator.check_schema(s)
     return {kind: Draft202012Validator(s, registry=registry) for kind, s in schemas.items()}
@@ -25,8 +26,10 @@ def validate(doc: Any) -> Any:
     """``doc`` itself, after checking it against the schema its ``schema`` key names
     (AssertionError listing every violation otherwise)."""
     assert isinstance(doc, dict) and doc.get("schema") in contracts.KINDS, (
-        f"not a cephbench document: schema {doc.get('schema') if isinstance(doc, dict) else doc!r}")
+        f"not a cephbench document: schema {doc.get('schema') if isinstance(doc, dict) else doc!r}"
+    )
     errors = sorted(_validators()[doc["schema"]].iter_errors(doc), key=lambda e: list(e.path))
     assert not errors, "\n".join(
-        f"{doc['schema']} at /{'/'.join(map(str, e.path))}: {e.message[:300]}" for e in errors)
+        f"{doc['schema']} at /{'/'.join(map(str, e.path))}: {e.message[:300]}" for e in errors
+    )
     return doc

@@ -49,8 +49,11 @@ def entries() -> list[Entry]:
         expected = json.loads(golden.read_text())
         if not isinstance(expected, dict) or "results" not in expected:
             continue  # a lab recording's note, not a corpus entry
-        inputs = sorted(p for p in source.parent.glob(f"{stem}.*")
-                        if not p.name.endswith(NOT_INPUTS) and p.name[len(stem) + 1:].count(".") == 0)
+        inputs = sorted(
+            p
+            for p in source.parent.glob(f"{stem}.*")
+            if not p.name.endswith(NOT_INPUTS) and p.name[len(stem) + 1 :].count(".") == 0
+        )
         for path in inputs:
             out.append(Entry(source.parent.parent.name, source.parent.name, path, expected))
     return out
@@ -58,7 +61,9 @@ def entries() -> list[Entry]:
 
 def import_entry(entry: Entry, store: Store) -> list:
     """The entry imported as ``cephbench import`` does it: planned, stored, read back."""
-    planned = importer.plan(entry.path.name, entry.path.read_text(encoding="utf-8", errors="replace"), None)
+    planned = importer.plan(
+        entry.path.name, entry.path.read_text(encoding="utf-8", errors="replace"), None
+    )
     ids = importer.save(store, planned)
     return [(p, store.get_run(i)) for p, i in zip(planned, ids, strict=True)]
 
@@ -83,16 +88,26 @@ def differences(entry: Entry, imported: list) -> list[str]:
             if key == "metrics":
                 for m, v in value.items():
                     if not _same(v, got["metrics"].get(m)):
-                        diffs.append(f"result {i} metrics.{m}: {got['metrics'].get(m)!r}, expected {v!r}")
+                        diffs.append(
+                            f"result {i} metrics.{m}: {got['metrics'].get(m)!r}, expected {v!r}"
+                        )
             elif not _same(value, got.get(key)):
                 diffs.append(f"result {i} {key}: {got.get(key)!r}, expected {value!r}")
     if "runs" in exp:
-        found = [{"parser": p.found.parser, "tool_version": p.found.tool_version,
-                  "workloads": [o.name for o in p.found.outcomes]} for p, _ in imported]
+        found = [
+            {
+                "parser": p.found.parser,
+                "tool_version": p.found.tool_version,
+                "workloads": [o.name for o in p.found.outcomes],
+            }
+            for p, _ in imported
+        ]
         if len(found) != len(exp["runs"]):
             diffs.append(f"{len(found)} runs, expected {len(exp['runs'])}")
         for want, got in zip(exp["runs"], found, strict=False):
-            diffs += [f"run {k}: {got[k]!r}, expected {v!r}" for k, v in want.items() if got[k] != v]
+            diffs += [
+                f"run {k}: {got[k]!r}, expected {v!r}" for k, v in want.items() if got[k] != v
+            ]
     if "failures" in exp:
         failures = [[f.workload, f.error] for run in runs for f in run.failures]
         if failures != exp["failures"]:

@@ -79,72 +79,148 @@ def chain_events(tmp: Path) -> list[int]:
 
 
 def cephbench_cli(db: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*CEPHBENCH, *args], env={**os.environ, "CEPHBENCH_DB": str(db)},
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [*CEPHBENCH, *args],
+        env={**os.environ, "CEPHBENCH_DB": str(db)},
+        capture_output=True,
+        text=True,
+    )
 
 
-ENV = {"host": "lab1", "kernel": "6.1.0-18-amd64", "tools": {"fio": "fio-3.33"},
-       "target": {"spec": "file:/mnt/bench", "filesystem": "ext4", "device_model": "Samsung SSD 870"}}
+ENV = {
+    "host": "lab1",
+    "kernel": "6.1.0-18-amd64",
+    "tools": {"fio": "fio-3.33"},
+    "target": {"spec": "file:/mnt/bench", "filesystem": "ext4", "device_model": "Samsung SSD 870"},
+}
 
 
-WORKLOADS = (("seq_wr", "write", 131072), ("seq_rd", "read", 131072),
-             ("rand_rd", "read", 4096), ("rand_wr", "write", 4096))
+WORKLOADS = (
+    ("seq_wr", "write", 131072),
+    ("seq_rd", "read", 131072),
+    ("rand_rd", "read", 4096),
+    ("rand_wr", "write", 4096),
+)
 
 
-def result(workload: str, op: str, bs: int, repeat: int, iops: float, lat_us: float | None,
-           flags: tuple[str, ...] = ()) -> Result:
-    return Result(workload=workload, repeat=repeat, op=op, bs=bs, iodepth=256, numjobs=1,
-                  runtime_s=5.0, iops=iops, bw_bytes_per_s=iops * bs, lat_mean_us=lat_us,
-                  lat_p99_us=None if lat_us is None else lat_us * 3, lat_kind="lat" if lat_us else None,
-                  percentiles=() if lat_us is None else ((50.0, lat_us), (99.0, lat_us * 3), (99.9, lat_us * 4)),
-                  flags=flags)
+def result(
+    workload: str,
+    op: str,
+    bs: int,
+    repeat: int,
+    iops: float,
+    lat_us: float | None,
+    flags: tuple[str, ...] = (),
+) -> Result:
+    return Result(
+        workload=workload,
+        repeat=repeat,
+        op=op,
+        bs=bs,
+        iodepth=256,
+        numjobs=1,
+        runtime_s=5.0,
+        iops=iops,
+        bw_bytes_per_s=iops * bs,
+        lat_mean_us=lat_us,
+        lat_p99_us=None if lat_us is None else lat_us * 3,
+        lat_kind="lat" if lat_us else None,
+        percentiles=()
+        if lat_us is None
+        else ((50.0, lat_us), (99.0, lat_us * 3), (99.9, lat_us * 4)),
+        flags=flags,
+    )
 
 
-def store_run(db: Path, label: str | None, iops: Sequence[Sequence[float]], *,
-              env: dict | None = None, lat_factor: float = 1.0, skip: Sequence[str] = (),
-              flags: dict[str, tuple[str, ...]] | None = None) -> int:
+def store_run(
+    db: Path,
+    label: str | None,
+    iops: Sequence[Sequence[float]],
+    *,
+    env: dict | None = None,
+    lat_factor: float = 1.0,
+    skip: Sequence[str] = (),
+    flags: dict[str, tuple[str, ...]] | None = None,
+) -> int:
     """A run of the four quick workloads: ``iops[repeat][workload]``; latency from Little's law."""
     with Store(db) as s:
-        run_id = s.start_run(label=label, suite="quick", target="file:/mnt/bench",
-                             environment=env or ENV, params={"repeat": len(iops), "overrides": {}},
-                             started_at="2024-05-01T10:00:00+00:00")
+        run_id = s.start_run(
+            label=label,
+            suite="quick",
+            target="file:/mnt/bench",
+            environment=env or ENV,
+            params={"repeat": len(iops), "overrides": {}},
+            started_at="2024-05-01T10:00:00+00:00",
+        )
         for rep, row in enumerate(iops):
             outcomes = []
             for (name, op, bs), v in zip(WORKLOADS, row, strict=True):
                 if name in skip:
                     continue
-                lat = None if (flags or {}).get(name) == ("no_latency",) else 256 / v * 1e6 * lat_factor
-                outcomes.append(WorkloadOutcome(name, (result(name, op, bs, rep, v, lat, (flags or {}).get(name, ())),)))
+                lat = (
+                    None
+                    if (flags or {}).get(name) == ("no_latency",)
+                    else 256 / v * 1e6 * lat_factor
+                )
+                outcomes.append(
+                    WorkloadOutcome(
+                        name, (result(name, op, bs, rep, v, lat, (flags or {}).get(name, ())),)
+                    )
+                )
             s.record_batch(run_id, rep, None, outcomes)
         s.finish_run(run_id, "complete")
     return run_id
 
 
-CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+CHROMIUM = next(
+    (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None
+)
 
 
 needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium is not installed: apt-get install -y chromium (make deps installs it)")
+    CHROMIUM is None,
+    reason="chromium is not installed: apt-get install -y chromium (make deps installs it)",
+)
 
 
 def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
-         "--virtual-time-budget=3000", *args],
-        capture_output=True, text=True, timeout=120, check=True)
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=3000",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
 
 
 def console_messages(stderr: str) -> list[str]:
     return [ln for ln in stderr.splitlines() if ":CONSOLE" in ln]
 
 
-
 CEPH = DATA / "ceph" / "16.2.15"
 
 
-FILES = {"versions": "versions", "status": "status", "osd_tree": "osd-tree", "osd_metadata": "osd-metadata",
-         "pools": "osd-pool-ls-detail", "crush_rules": "crush-rule-dump", "df": "df", "config": "config-dump"}
+FILES = {
+    "versions": "versions",
+    "status": "status",
+    "osd_tree": "osd-tree",
+    "osd_metadata": "osd-metadata",
+    "pools": "osd-pool-ls-detail",
+    "crush_rules": "crush-rule-dump",
+    "df": "df",
+    "config": "config-dump",
+}
 
 
 def lab_fingerprint() -> dict:
@@ -153,8 +229,9 @@ def lab_fingerprint() -> dict:
 
 
 def cb(db: Path, *args: str, expect: int | None = 0):
-    result = CliRunner().invoke(cli, list(args), env={"CEPHBENCH_DB": str(db)},
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli, list(args), env={"CEPHBENCH_DB": str(db)}, catch_exceptions=False
+    )
     if expect is not None:
         assert result.exit_code == expect, f"exit {result.exit_code}\n{result.output}"
     return result

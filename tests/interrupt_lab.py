@@ -28,7 +28,7 @@ def children(pid: int) -> list[tuple[int, list[str]]]:
             continue
         try:
             stat = Path(f"/proc/{entry}/stat").read_bytes()
-            if int(stat[stat.rfind(b")") + 2:].split()[1]) != pid:
+            if int(stat[stat.rfind(b")") + 2 :].split()[1]) != pid:
                 continue
             argv = Path(f"/proc/{entry}/cmdline").read_bytes().decode(errors="replace").split("\0")
         except (OSError, ValueError):
@@ -42,7 +42,7 @@ def alive(pid: int) -> bool:
         state = Path(f"/proc/{pid}/stat").read_bytes()
     except OSError:
         return False
-    return state[state.rfind(b")") + 2:][:1] not in (b"Z", b"X")
+    return state[state.rfind(b")") + 2 :][:1] not in (b"Z", b"X")
 
 
 def query(db: Path, sql: str) -> list[tuple]:
@@ -102,14 +102,24 @@ class Run:
 
 def start(db: Path, lab, *args: str, env: dict | None = None) -> Run:
     full = {**os.environ, "CEPHBENCH_DB": str(db), "CEPHBENCH_LAB_DIR": str(lab.dir), **(env or {})}
-    proc = subprocess.Popen([CEPHBENCH, "run", *args], env=full, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [CEPHBENCH, "run", *args],
+        env=full,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     return Run(proc, db)
 
 
 def blocklist(lab) -> set[str]:
-    out = subprocess.run(["ceph", "osd", "blocklist", "ls", "-f", "json"], env={**os.environ, **lab.env},
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["ceph", "osd", "blocklist", "ls", "-f", "json"],
+        env={**os.environ, **lab.env},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     decoder, pos, found = json.JSONDecoder(), 0, set()
     while out[pos:].strip():
         pos += len(out[pos:]) - len(out[pos:].lstrip())
@@ -119,8 +129,12 @@ def blocklist(lab) -> set[str]:
 
 
 def images(lab, pool: str) -> list[str]:
-    result = subprocess.run(["rbd", "ls", pool, "--format", "json"], env={**os.environ, **lab.env},
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        ["rbd", "ls", pool, "--format", "json"],
+        env={**os.environ, **lab.env},
+        capture_output=True,
+        text=True,
+    )
     return json.loads(result.stdout) if result.returncode == 0 else []
 
 
@@ -133,7 +147,9 @@ def leftovers(lab, run: Run, blocklist_before: set[str]) -> list[str]:
         left += [f"open resource {r.kind} {r.name}" for r in s.open_resources()]
     for r in runs:
         pools = [p for p in ceph_json(lab, "osd", "pool", "ls") if p.startswith(f"cb-{r.id}-")]
-        left += [f"pool {p}" for p in pools] + [f"image {p}/{i}" for p in pools for i in images(lab, p)]
+        left += [f"pool {p}" for p in pools] + [
+            f"image {p}/{i}" for p in pools for i in images(lab, p)
+        ]
     flags = ceph_json(lab, "osd", "dump")["flags"].split(",")
     left += [f"flag {f}" for f in flags if f in ("noscrub", "nodeep-scrub")]
     left += [f"blocklist {a}" for a in blocklist(lab) - blocklist_before]

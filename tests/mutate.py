@@ -6,8 +6,30 @@ from __future__ import annotations
 import random
 import re
 
-JUNK = ["", "-", "nan", "inf", "1e999", "-1", "0", "99999999999999999999", "ａ", "\x00", "{", "}",
-        "]", '"', "\\", "```", "Total time run:", "osd.0: {", "sender", "receiver", "KB/sec", "Gbits/sec"]
+JUNK = [
+    "",
+    "-",
+    "nan",
+    "inf",
+    "1e999",
+    "-1",
+    "0",
+    "99999999999999999999",
+    "ａ",
+    "\x00",
+    "{",
+    "}",
+    "]",
+    '"',
+    "\\",
+    "```",
+    "Total time run:",
+    "osd.0: {",
+    "sender",
+    "receiver",
+    "KB/sec",
+    "Gbits/sec",
+]
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
@@ -28,7 +50,7 @@ def mutate(text: str, rng: random.Random) -> str:
             numbers = list(NUMBER.finditer(lines[i]))
             if numbers:
                 m = rng.choice(numbers)
-                lines[i] = lines[i][: m.start()] + rng.choice(JUNK) + lines[i][m.end():]
+                lines[i] = lines[i][: m.start()] + rng.choice(JUNK) + lines[i][m.end() :]
         elif op == 4:
             lines[i] = lines[i].replace(" ", "", rng.randint(1, 3))  # glued columns
         elif op == 5:

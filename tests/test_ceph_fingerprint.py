@@ -14,7 +14,13 @@ from tests.helpers import lab_fingerprint
 def test_summary_of_the_lab():
     s = summarize(lab_fingerprint(), "recpool")
     assert s["ceph_version"] == "16.2.15 (pacific)"
-    assert (s["nodes"], s["osds"], s["osds_by_class"], s["mons"], s["mgrs"]) == (1, 3, {"hdd": 3}, 1, 1)
+    assert (s["nodes"], s["osds"], s["osds_by_class"], s["mons"], s["mgrs"]) == (
+        1,
+        3,
+        {"hdd": 3},
+        1,
+        1,
+    )
     assert s["raw_bytes"] == 25769803776 and s["objectstores"] == {"bluestore": 3}
     assert s["pool"]["size"] == 3 and s["pool"]["min_size"] == 2 and s["pool"]["pg_num"] == 32
     assert s["pool"]["failure_domain"] == "osd" and s["pool"]["usable_bytes"] == 25769803776 // 3

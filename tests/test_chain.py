@@ -59,7 +59,9 @@ def test_workloads_never_overlap_and_all_run_their_full_time(tmp_path):
 
 
 def test_stonewalls_become_gates_and_reporting_groups_stay(tmp_path):
-    jobfile = parse_jobfile("[global]\ngroup_reporting\n[a]\nrw=read\nstonewall\n[b]\nrw=write\nstonewall\n")
+    jobfile = parse_jobfile(
+        "[global]\ngroup_reporting\n[a]\nrw=read\nstonewall\n[b]\nrw=write\nstonewall\n"
+    )
     chained = Chain(links_of(jobfile), tmp_path).jobfile(jobfile)
     assert chained.global_.has("group_reporting")
     assert not any(j.has("stonewall") for j in chained.jobs)
@@ -114,7 +116,12 @@ def test_batches_bound_buffer_memory(iodepth, expected_batches):
     plan = make_plan("standard", Overrides(iodepth=iodepth, bs="1M"))
     batches = plan.batches({"filename": "/x"})
     assert len(batches) == expected_batches
-    assert [j.name for b in batches for j in b.jobfile.jobs] == ["seq_wr", "seq_rd", "rand_rd", "rand_wr"]
+    assert [j.name for b in batches for j in b.jobfile.jobs] == [
+        "seq_wr",
+        "seq_rd",
+        "rand_rd",
+        "rand_wr",
+    ]
 
 
 def test_a_new_chain_in_the_same_directory_starts_closed(tmp_path):
@@ -139,13 +146,20 @@ def test_every_repeat_of_a_suite_runs_in_order(tmp_path, db):
     suite = tmp_path / "ordered.yaml"
     workloads = "\n".join(
         f"  - {{name: w{i}, rw: randread, options: {{write_lat_log: {logs}/w{i}, log_unix_epoch: 1}}}}"
-        for i in range(3))
-    suite.write_text("name: ordered\ndescription: d\nglobal: {ioengine: null, size: 16m, time_based: true, "
-                     "runtime: 300ms, rate_iops: 2000}\nworkloads:\n" + workloads + "\n")
+        for i in range(3)
+    )
+    suite.write_text(
+        "name: ordered\ndescription: d\nglobal: {ioengine: null, size: 16m, time_based: true, "
+        "runtime: 300ms, rate_iops: 2000}\nworkloads:\n" + workloads + "\n"
+    )
     (tmp_path / "bench").mkdir()
     with Store(db) as store:
-        outcome = execute(store, make_plan(str(suite), Overrides()), parse_target(f"file:{tmp_path / 'bench'}"),
-                          repeats=2)
+        outcome = execute(
+            store,
+            make_plan(str(suite), Overrides()),
+            parse_target(f"file:{tmp_path / 'bench'}"),
+            repeats=2,
+        )
         assert store.get_run(outcome.run_id).status == "complete"
     # fio numbers a log by its job's place in the job file; the second repeat wrote them last
     spans = [_span(logs / f"w{i}_lat.{i + 1}.log") for i in range(3)]
@@ -155,9 +169,11 @@ def test_every_repeat_of_a_suite_runs_in_order(tmp_path, db):
 @needs_fio
 def test_a_workload_that_dies_in_setup_does_not_stall_the_chain(tmp_path):
     """fio skips exec_postrun when a job fails before its I/O; the next workloads still run."""
-    jobfile = parse_jobfile("[global]\nioengine=null\nsize=16m\ntime_based\nruntime=300ms\n"
-                            "stonewall\n[dies]\nrw=read\nexec_prerun=false\n"
-                            "[b]\nrw=read\nnumjobs=2\n[c]\nrw=write\n")
+    jobfile = parse_jobfile(
+        "[global]\nioengine=null\nsize=16m\ntime_based\nruntime=300ms\n"
+        "stonewall\n[dies]\nrw=read\nexec_prerun=false\n"
+        "[b]\nrw=read\nnumjobs=2\n[c]\nrw=write\n"
+    )
     with Chain(links_of(jobfile), tmp_path) as chain:
         result = fio_command.run_jobfile(chain.jobfile(jobfile).render(), tmp_path, timeout=60)
     outcomes = {o.name: o for o in fio_parse.parse(result.stdout, 0, result.stderr)}

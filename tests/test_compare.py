@@ -15,6 +15,8 @@ from tests.conftest import DATA, needs_fio
 from tests.helpers import ENV, store_run
 
 REFERENCE = DATA / "compare"
+
+
 def check_reference(name: str, text: str) -> None:
     """Compare with tests/data/compare/NAME; CEPHBENCH_REGEN=1 rewrites the reference."""
     path = REFERENCE / name
@@ -25,8 +27,12 @@ def check_reference(name: str, text: str) -> None:
 
 def two_single_runs(db: Path) -> tuple[int, int]:
     a = store_run(db, "Attempt #2", [[1428.0, 2870.0, 30210.0, 12000.0]])
-    b = store_run(db, "Attempt #3", [[2280.0, 2850.0, 29000.0, 13100.0]],
-                  env={**ENV, "kernel": "6.5.0-0.deb12.4-amd64"})
+    b = store_run(
+        db,
+        "Attempt #3",
+        [[2280.0, 2850.0, 29000.0, 13100.0]],
+        env={**ENV, "kernel": "6.5.0-0.deb12.4-amd64"},
+    )
     return a, b
 
 
@@ -57,8 +63,12 @@ def test_repeats_get_intervals_and_verdicts(db, invoke):
 
 
 def test_same_label_runs_are_pooled_as_repeats(db, invoke_json):
-    ids = [store_run(db, "A", [[1000, 2000, 30000, 12000]]), store_run(db, "A", [[1020, 2010, 30100, 12100]]),
-           store_run(db, "B", [[1200, 2000, 30050, 12000]]), store_run(db, "B", [[1210, 2010, 30010, 12050]])]
+    ids = [
+        store_run(db, "A", [[1000, 2000, 30000, 12000]]),
+        store_run(db, "A", [[1020, 2010, 30100, 12100]]),
+        store_run(db, "B", [[1200, 2000, 30050, 12000]]),
+        store_run(db, "B", [[1210, 2010, 30010, 12050]]),
+    ]
     data = invoke_json("compare", *map(str, ids))
     assert data["baseline"] == ids[0] and data["runs"] == ids
     assert [c["runs"] for c in data["columns"]] == [ids[:2], ids[2:]]
@@ -74,20 +84,35 @@ def test_json_without_repeats_has_null_significance(db, invoke_json):
     a, b = two_single_runs(db)
     data = invoke_json("compare", str(a), str(b))
     row = data["rows"][0]
-    assert row == {**row, "values": {str(a): 1428.0, str(b): 2280.0}, "pct_diff": {str(b): 59.66},
-                   "significant": {str(b): None}, "ci95": {str(a): None, str(b): None}}
-    assert {"path": "kernel", "kind": "context", "default": [],
-            "values": {str(a): "6.1.0-18-amd64", str(b): "6.5.0-0.deb12.4-amd64"}} in data["env_diff"]
+    assert row == {
+        **row,
+        "values": {str(a): 1428.0, str(b): 2280.0},
+        "pct_diff": {str(b): 59.66},
+        "significant": {str(b): None},
+        "ci95": {str(a): None, str(b): None},
+    }
+    assert {
+        "path": "kernel",
+        "kind": "context",
+        "default": [],
+        "values": {str(a): "6.1.0-18-amd64", str(b): "6.5.0-0.deb12.4-amd64"},
+    } in data["env_diff"]
 
 
 def test_overall_table_across_runs_and_missing_workloads(db, invoke):
-    ids = [store_run(db, None, [[1000, 2000, 30000, 12000]]),
-           store_run(db, "tuned", [[1100, 2100, 33000, 11000]], skip=("rand_wr",)),
-           store_run(db, "tuned again", [[1050, 1900, 31000, 12500]],
-                     flags={"rand_rd": ("no_latency",)})]
+    ids = [
+        store_run(db, None, [[1000, 2000, 30000, 12000]]),
+        store_run(db, "tuned", [[1100, 2100, 33000, 11000]], skip=("rand_wr",)),
+        store_run(
+            db, "tuned again", [[1050, 1900, 31000, 12500]], flags={"rand_rd": ("no_latency",)}
+        ),
+    ]
     out = invoke("compare", *map(str, ids), "--format", "md").stdout
     check_reference("overall.md", out)
-    assert f"| Workload | #{ids[0]} | tuned | tuned again | tuned vs #{ids[0]} (%) | tuned again vs #{ids[0]} (%) |" in out
+    assert (
+        f"| Workload | #{ids[0]} | tuned | tuned again | tuned vs #{ids[0]} (%) | tuned again vs #{ids[0]} (%) |"
+        in out
+    )
     assert "rand_wr (write) is only in #" in out
     assert "| rand_rd [1] |" in out and "[1] no latency recorded" in out
 
@@ -111,10 +136,12 @@ def test_gate_without_repeats_counts_the_threshold_and_says_so(db, invoke):
 
 def test_bad_input_is_one_line(db, invoke):
     a, _ = two_single_runs(db)
-    for args, msg in ((["compare", str(a)], "nothing to compare"),
-                      (["compare", str(a), "99"], "no run 99"),
-                      (["compare", str(a), str(a)], "a run is given twice"),
-                      (["compare", str(a), "2", "--fail-on-regression", "lots"], "not a percentage")):
+    for args, msg in (
+        (["compare", str(a)], "nothing to compare"),
+        (["compare", str(a), "99"], "no run 99"),
+        (["compare", str(a), str(a)], "a run is given twice"),
+        (["compare", str(a), "2", "--fail-on-regression", "lots"], "not a percentage"),
+    ):
         r = invoke(*args, expect=None)
         assert r.exit_code in (1, 2) and msg in r.stderr and "Traceback" not in r.output
 
@@ -159,14 +186,21 @@ def test_env_diff_is_generic_and_covers_the_cluster(db):
     a = store_run(db, "a", [[1000, 2000, 30000, 12000]])
     b = store_run(db, "b", [[1000, 2000, 30000, 12000]], env={**ENV, "tools": {"fio": "fio-3.35"}})
     config = [{"section": "osd", "name": "osd_op_num_shards", "value": "2"}]
-    clusters = {a: {"osds": 3, "pool": {"size": 3, "pg_num": 32}, "config": config},
-                b: {"osds": 3, "pool": {"size": 2, "pg_num": 32},
-                    "config": [*config, {"section": "global", "name": "ms_crc_data", "value": "false"}]}}
+    clusters = {
+        a: {"osds": 3, "pool": {"size": 3, "pg_num": 32}, "config": config},
+        b: {
+            "osds": 3,
+            "pool": {"size": 2, "pg_num": 32},
+            "config": [*config, {"section": "global", "name": "ms_crc_data", "value": "false"}],
+        },
+    }
     with Store(db) as s:
         runs = [s.get_run(a), s.get_run(b)]
     diffs = {d.path: d.values for d in env_diff(runs, clusters)}
-    assert diffs == {"tools.fio": {a: "fio-3.33", b: "fio-3.35"},
-                     "cluster.pool.size": {a: 3, b: 2},
-                     "global ms_crc_data": {a: None, b: "false"}}
+    assert diffs == {
+        "tools.fio": {a: "fio-3.33", b: "fio-3.35"},
+        "cluster.pool.size": {a: 3, b: 2},
+        "global ms_crc_data": {a: None, b: "false"},
+    }
     md = comparison_markdown(compare(runs, clusters=clusters))
     assert "| global ms_crc_data | (default) | false |" in md

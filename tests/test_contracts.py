@@ -35,7 +35,8 @@ def test_every_kind_ships_a_draft_2020_12_schema_named_after_it():
 
 @needs_fio
 def test_show_runs_of_a_real_fio_run_validate_and_a_renamed_or_missing_field_does_not(
-        invoke, invoke_json, bench_dir):
+    invoke, invoke_json, bench_dir
+):
     invoke("run", "quick", "--target", f"file:{bench_dir}", *QUICK)
     run = invoke_json("show", "last")  # validated on the way
     assert run["schema"] == "cephbench.run/1" and len(run["results"]) == 4
@@ -46,7 +47,11 @@ def test_show_runs_of_a_real_fio_run_validate_and_a_renamed_or_missing_field_doe
     assert output["tool"] == "fio"
     assert output["workloads"] == ["seq_wr", "seq_rd", "rand_rd", "rand_wr"]
     assert {k: v for k, v in raw.items() if k not in ("outputs", "series")} == run
-    assert {s["name"] for s in raw["series"]} >= {"iops", "bw_bytes_per_s", "lat_mean_us"}  # fio's logs
+    assert {s["name"] for s in raw["series"]} >= {
+        "iops",
+        "bw_bytes_per_s",
+        "lat_mean_us",
+    }  # fio's logs
 
     def broken(change) -> str:
         doc = copy.deepcopy(run)
@@ -87,8 +92,11 @@ def test_cluster_json_of_a_run_with_a_recorded_fingerprint(invoke, invoke_json, 
     assert raw["fingerprint"] == {"pool": "recpool", "data": lab_fingerprint()}
 
 
-@pytest.mark.parametrize("path", [RADOS_SESSION, IPERF_JSON, OSD_DOWN, FIO_DATA / "groups4.json",
-                                  FIO_DATA / "randrw_70.txt"], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path",
+    [RADOS_SESSION, IPERF_JSON, OSD_DOWN, FIO_DATA / "groups4.json", FIO_DATA / "randrw_70.txt"],
+    ids=lambda p: p.name,
+)
 def test_a_stored_run_reads_back_as_the_same_model(invoke, invoke_json, db, path):
     invoke("import", str(path))
     with Store(db) as s:
@@ -106,14 +114,19 @@ def test_import_json_names_the_ids_it_stored(invoke_json):
     assert [r["id"] for r in doc["runs"]] == [1, 2]
 
 
-@pytest.mark.parametrize("doc, message", [
-    ({"schema": "cephbench.run/9"}, "cephbench.run/9 is a format this cephbench does not know"),
-    ({"schema": "cephbench.comparison/1"}, "holds no run to read"),
-    ({"jobs": []}, "not a cephbench JSON document"),
-    ({"schema": "cephbench.run/1", "id": 1}, "without the field 'suite'"),
-    ({"schema": "cephbench.export/1", "runs": [{"schema": "cephbench.runs/1"}]},
-     "not a cephbench.run/1"),
-])
+@pytest.mark.parametrize(
+    "doc, message",
+    [
+        ({"schema": "cephbench.run/9"}, "cephbench.run/9 is a format this cephbench does not know"),
+        ({"schema": "cephbench.comparison/1"}, "holds no run to read"),
+        ({"jobs": []}, "not a cephbench JSON document"),
+        ({"schema": "cephbench.run/1", "id": 1}, "without the field 'suite'"),
+        (
+            {"schema": "cephbench.export/1", "runs": [{"schema": "cephbench.runs/1"}]},
+            "not a cephbench.run/1",
+        ),
+    ],
+)
 def test_reader_refuses_what_it_cannot_read_by_name(doc, message):
     with pytest.raises(ParseError, match=re.escape(message)):
         load_runs(doc)
@@ -123,8 +136,13 @@ def _recorded_outputs() -> list:
     """Every recorded tool output in tests/data (not expectations, not provenance notes)."""
     files = [p for tool in ("fio", "rados-bench", "iperf3") for p in (DATA / tool).rglob("*")]
     files += list((DATA / "ceph").rglob("osd-bench*"))
-    return sorted(p for p in files if p.suffix in (".txt", ".json", ".md") and p.is_file()
-                  and not p.name.endswith(("expected.json", ".source.md")))
+    return sorted(
+        p
+        for p in files
+        if p.suffix in (".txt", ".json", ".md")
+        and p.is_file()
+        and not p.name.endswith(("expected.json", ".source.md"))
+    )
 
 
 @pytest.mark.parametrize("path", _recorded_outputs(), ids=lambda p: str(p.relative_to(DATA)))

@@ -15,7 +15,9 @@ ENTRIES = entries()
 
 def test_the_corpus_covers_every_tool():
     assert {"rados-bench", "iperf3"} <= {e.tool for e in ENTRIES}
-    assert any(r.get("workload", "").startswith("osd.") for e in ENTRIES for r in e.expected["results"])
+    assert any(
+        r.get("workload", "").startswith("osd.") for e in ENTRIES for r in e.expected["results"]
+    )
 
 
 def _param(entry):

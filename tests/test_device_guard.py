@@ -20,7 +20,9 @@ def loop_device(tmp_path):
     backing = tmp_path / "disk.img"
     with open(backing, "wb") as f:
         f.truncate(64 * 2**20)
-    dev = subprocess.run(["losetup", "--find", "--show", str(backing)], capture_output=True, text=True)
+    dev = subprocess.run(
+        ["losetup", "--find", "--show", str(backing)], capture_output=True, text=True
+    )
     if dev.returncode != 0:
         pytest.skip(f"no loop devices here: {dev.stderr.strip()}")
     device = dev.stdout.strip()
@@ -31,8 +33,18 @@ def loop_device(tmp_path):
 
 
 def _run(invoke, device, *extra, expect):
-    return invoke("run", "quick", "--target", f"device:{device}", "--runtime", "1", "--size", "16m",
-                  *extra, expect=expect)
+    return invoke(
+        "run",
+        "quick",
+        "--target",
+        f"device:{device}",
+        "--runtime",
+        "1",
+        "--size",
+        "16m",
+        *extra,
+        expect=expect,
+    )
 
 
 def test_ext4_is_refused(invoke, invoke_json, loop_device):
@@ -40,7 +52,9 @@ def test_ext4_is_refused(invoke, invoke_json, loop_device):
     result = _run(invoke, loop_device, expect=1)
     assert "ext4 signature" in result.output and f"--destroy-data {loop_device}" in result.output
     assert invoke_json("runs")["runs"] == []
-    assert subprocess.run(["blkid", "-p", loop_device], capture_output=True, text=True).stdout.count("ext4")
+    assert subprocess.run(
+        ["blkid", "-p", loop_device], capture_output=True, text=True
+    ).stdout.count("ext4")
 
 
 def test_destroy_data_must_name_this_device(invoke, loop_device):

@@ -22,9 +22,15 @@ from tests.conftest import DATA
 from tests.helpers import ENV, store_run
 
 CEPH = DATA / "ceph" / "16.2.15"
-FILES = {"versions": "versions", "status": "status", "osd_tree": "osd-tree",
-         "osd_metadata": "osd-metadata", "pools": "osd-pool-ls-detail",
-         "crush_rules": "crush-rule-dump", "df": "df"}
+FILES = {
+    "versions": "versions",
+    "status": "status",
+    "osd_tree": "osd-tree",
+    "osd_metadata": "osd-metadata",
+    "pools": "osd-pool-ls-detail",
+    "crush_rules": "crush-rule-dump",
+    "df": "df",
+}
 BEFORE = json.loads((CEPH / "config-dump.json").read_text())
 SET = json.loads((DATA / "compare" / "config-dump-set.json").read_text())
 CHANGED = json.loads((DATA / "compare" / "config-dump-changed.json").read_text())
@@ -71,14 +77,18 @@ def test_set_changed_and_removed_options_each_one_row(db, invoke, invoke_json):
     a, b, c = stored(db, BEFORE, SET, CHANGED, labels=["baseline", "set", "changed"])
     md = invoke("compare", str(a), str(b), str(c), "--format", "md").stdout
     assert env_rows(md) == [
-        "| global ms_crc_data | (default) | false | (default) |",   # set, then `ceph config rm`
+        "| global ms_crc_data | (default) | false | (default) |",  # set, then `ceph config rm`
         "| osd/class:hdd osd_op_num_shards | (default) | 4 | 8 |",  # masked: who as typed
         "| client rbd_cache | (default) | false | false |",
     ]
     assert not any(w in md.split("**Environment differences**")[1] for w in LEAKED)
     rows = invoke_json("compare", str(a), str(b), str(c))["env_diff"]
-    assert rows[1] == {"path": "osd/class:hdd osd_op_num_shards", "kind": "ceph_config",
-                       "values": {str(a): None, str(b): "4", str(c): "8"}, "default": [str(a)]}
+    assert rows[1] == {
+        "path": "osd/class:hdd osd_op_num_shards",
+        "kind": "ceph_config",
+        "values": {str(a): None, str(b): "4", str(c): "8"},
+        "default": [str(a)],
+    }
     assert [r["default"] for r in rows] == [[str(a), str(c)], [str(a)], [str(a)]]
 
 
@@ -93,8 +103,10 @@ def test_same_option_under_two_masks_are_two_settings():
     # section, mask and name, so the two must not overwrite each other
     hdd = next(e for e in CHANGED if e["mask"])
     ssd = {**hdd, "mask": "class:ssd", "device_class": "ssd", "value": "2"}
-    assert config_options([hdd, ssd]) == {"osd/class:hdd osd_op_num_shards": "8",
-                                          "osd/class:ssd osd_op_num_shards": "2"}
+    assert config_options([hdd, ssd]) == {
+        "osd/class:hdd osd_op_num_shards": "8",
+        "osd/class:ssd osd_op_num_shards": "2",
+    }
 
 
 def test_run_on_no_cluster_is_not_recorded_rather_than_default(db):
@@ -115,8 +127,9 @@ def test_other_lists_of_dicts_give_one_row_per_item_never_per_index_or_field(db)
     anonymous = [{"model": "A"}, {"model": "B"}]
     dup = [{"name": "x", "v": 1}, {"name": "x", "v": 2}]  # a key that is not unique keys nothing
     a = store_run(db, "a", IOPS, env={**ENV, "disks": keyed, "nics": anonymous, "dup": dup})
-    b = store_run(db, "b", IOPS,
-                  env={**ENV, "disks": other, "nics": anonymous[:1], "dup": dup[::-1]})
+    b = store_run(
+        db, "b", IOPS, env={**ENV, "disks": other, "nics": anonymous[:1], "dup": dup[::-1]}
+    )
     with Store(db) as s:
         runs = [s.get_run(a), s.get_run(b)]
     diffs = {d.path: d for d in env_diff(runs)}
@@ -128,19 +141,28 @@ def test_other_lists_of_dicts_give_one_row_per_item_never_per_index_or_field(db)
 
 def test_the_label_is_the_column_not_a_difference(db):
     with Store(db) as s:
-        ids = [s.start_run(label=label, suite="quick", target="file:/mnt/bench",
-                           environment=ENV, started_at="2024-05-01T10:00:00+00:00",
-                           params={"repeat": 1, "request": {"label": label, "runtime": "5"}})
-               for label in ("a", "b")]
+        ids = [
+            s.start_run(
+                label=label,
+                suite="quick",
+                target="file:/mnt/bench",
+                environment=ENV,
+                started_at="2024-05-01T10:00:00+00:00",
+                params={"repeat": 1, "request": {"label": label, "runtime": "5"}},
+            )
+            for label in ("a", "b")
+        ]
         runs = [s.get_run(i) for i in ids]
     assert env_diff(runs) == []
 
 
 def test_cluster_table_shows_options_as_values():
     rows = dict(flatten({"config": CHANGED}))
-    assert rows == {"config mgr mgr/devicehealth/enable_monitoring": "false",
-                    "config osd/class:hdd osd_op_num_shards": "8",
-                    "config client rbd_cache": "false"}
+    assert rows == {
+        "config mgr mgr/devicehealth/enable_monitoring": "false",
+        "config osd/class:hdd osd_op_num_shards": "8",
+        "config client rbd_cache": "false",
+    }
 
 
 @pytest.mark.parametrize("label", ["baseline", "Baseline run", "#1", "the baseline"])
@@ -149,8 +171,10 @@ def test_footnote_names_the_baseline_once_whatever_its_label(db, label):
     b = store_run(db, "tuned", [[1100, 2000, 30000, 12000]])
     with Store(db) as s:
         md = comparison_markdown(compare([s.get_run(a), s.get_run(b)]))
-    note = ("Percent difference = (run − baseline) / baseline; the baseline is the first "
-            f"column, “{label}”.")
+    note = (
+        "Percent difference = (run − baseline) / baseline; the baseline is the first "
+        f"column, “{label}”."
+    )
     assert md.count(note) == 4  # under each metric's table
     assert "baseline baseline" not in md and ", baseline baseline" not in md
 
@@ -161,7 +185,9 @@ def test_cluster_table_of_a_run_has_no_field_rows(db):
         run = s.get_run(a)
         table = cluster_table(run, load_clusters(s, [run])[a])
     settings = [r for r in table.rows if r[0].startswith("config")]
-    assert settings == [("config global ms_crc_data", "false"),
-                        ("config mgr mgr/devicehealth/enable_monitoring", "false"),
-                        ("config osd/class:hdd osd_op_num_shards", "4"),
-                        ("config client rbd_cache", "false")]
+    assert settings == [
+        ("config global ms_crc_data", "false"),
+        ("config mgr mgr/devicehealth/enable_monitoring", "false"),
+        ("config osd/class:hdd osd_op_num_shards", "4"),
+        ("config client rbd_cache", "false"),
+    ]

@@ -17,8 +17,10 @@ from tests.helpers import cb, shown, without_bookkeeping
 
 QUICK = ("--runtime", "1", "--size", "16m")
 RADOS_SESSION = DATA / "rados-bench" / "16.2.15" / "session-t16.txt"
-BAD_JOB = ("[global]\nioengine=libaio\nruntime=1\ntime_based\n"
-           "[good]\nrw=read\nbs=4k\n[unaligned]\nstonewall\nrw=read\ndirect=1\nbs=100\n")
+BAD_JOB = (
+    "[global]\nioengine=libaio\nruntime=1\ntime_based\n"
+    "[good]\nrw=read\nbs=4k\n[unaligned]\nstonewall\nrw=read\ndirect=1\nbs=100\n"
+)
 
 
 @pytest.fixture
@@ -49,9 +51,11 @@ def test_export_then_import_into_a_fresh_store_gives_the_same_runs(two_real_runs
     quick, failed = shown(fresh, "1", "--raw"), shown(fresh, "2", "--raw")
     assert (quick["label"], quick["suite"], quick["status"]) == ("a", "quick", "complete")
     assert [(r["workload"], r["repeat"]) for r in quick["results"]] == [
-        (w, rep) for rep in (0, 1) for w in ("seq_wr", "seq_rd", "rand_rd", "rand_wr")]
+        (w, rep) for rep in (0, 1) for w in ("seq_wr", "seq_rd", "rand_rd", "rand_wr")
+    ]
     assert [(o["repeat"], o["tool"], o["workloads"]) for o in quick["outputs"]] == [
-        (rep, "fio", ["seq_wr", "seq_rd", "rand_rd", "rand_wr"]) for rep in (0, 1)]
+        (rep, "fio", ["seq_wr", "seq_rd", "rand_rd", "rand_wr"]) for rep in (0, 1)
+    ]
     assert failed["status"] == "failed"
     assert [f["workload"] for f in failed["failures"]] == ["unaligned"]
     assert failed["outputs"][0]["workloads"] == ["good", "unaligned"]
@@ -87,7 +91,9 @@ def test_dry_run_of_an_export_stores_nothing(two_real_runs, tmp_path):
     validate(plan)
     assert plan["schema"] == "cephbench.import-plan/1"
     assert [(r["id"], r["label"], r["suite"]) for r in plan["runs"]] == [
-        (None, "a", "quick"), (None, None, str(tmp_path / "bad.fio"))]
+        (None, "a", "quick"),
+        (None, None, str(tmp_path / "bad.fio")),
+    ]
     assert validate(json.loads(cb(fresh, "runs", "--format", "json").stdout))["runs"] == []
 
 
@@ -109,7 +115,9 @@ def test_an_imported_run_moves_again_with_its_history(db, tmp_path):
     assert moved["cluster"]["ceph_version"] == "16.2.15 (pacific)"
     assert moved["environment"]["import"] == original["environment"]["import"]  # the paste's
     assert [h["source"] for h in moved["environment"]["imported_from"]] == [
-        str(tmp_path / "a.json"), str(tmp_path / "b.json")]
+        str(tmp_path / "a.json"),
+        str(tmp_path / "b.json"),
+    ]
     assert [r["metrics"] for r in moved["results"]] == [r["metrics"] for r in original["results"]]
 
 
@@ -131,14 +139,23 @@ def test_fio_json_is_still_fio_json_and_cannot_be_read_as_cephbench(db):
     assert "not a cephbench JSON document" in result.output and "Traceback" not in result.output
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda d: d["runs"][0]["results"][0].pop("iops"), "without the field 'iops'"),
-    (lambda d: d.__setitem__("schema", "cephbench.export/2"), "cephbench.export/2 is a format"),
-    (lambda d: d["runs"][0]["results"][0].__setitem__("flags", 5), "wrong kind"),
-    (lambda d: d["runs"][0]["results"][0].__setitem__("iops", "fast"), "iops 'fast' is not a number"),
-    (lambda d: d["runs"][0].__setitem__("status", "done"), "status 'done' is not one of"),
-    (lambda d: d["runs"][0]["results"][0].__setitem__("op", "rw"), "op is not read, write or trim"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda d: d["runs"][0]["results"][0].pop("iops"), "without the field 'iops'"),
+        (lambda d: d.__setitem__("schema", "cephbench.export/2"), "cephbench.export/2 is a format"),
+        (lambda d: d["runs"][0]["results"][0].__setitem__("flags", 5), "wrong kind"),
+        (
+            lambda d: d["runs"][0]["results"][0].__setitem__("iops", "fast"),
+            "iops 'fast' is not a number",
+        ),
+        (lambda d: d["runs"][0].__setitem__("status", "done"), "status 'done' is not one of"),
+        (
+            lambda d: d["runs"][0]["results"][0].__setitem__("op", "rw"),
+            "op is not read, write or trim",
+        ),
+    ],
+)
 def test_an_edited_export_fails_in_one_line_and_stores_nothing(db, tmp_path, edit, message):
     cb(db, "import", str(RADOS_SESSION))
     path = tmp_path / "x.json"

@@ -25,5 +25,7 @@ def test_a_run_on_rbd_exports_and_imports_with_its_cluster(lab, monkeypatch, db,
     before, after = shown(db, "last", "--raw"), shown(fresh, "last", "--raw")
     assert without_bookkeeping(after) == without_bookkeeping(before)
     assert after["cluster"]["ceph_version"] and after["health_samples"] and after["prefill"]
-    cluster = validate(json.loads(cb(fresh, "show", "last", "--cluster", "--format", "json").stdout))
+    cluster = validate(
+        json.loads(cb(fresh, "show", "last", "--cluster", "--format", "json").stdout)
+    )
     assert cluster["fingerprint"] == run["fingerprint"]["data"]

@@ -18,38 +18,70 @@ from cephbench.importing.importer import read
 from tests.conftest import DATA
 
 NOTES = sorted((DATA / "fio").glob("*/*.source.md"))
-FIELDS = ("op", "iops", "bw_bytes_per_s", "io_bytes", "runtime_s", "total_ios", "lat_mean_us",
-          "clat_mean_us", "slat_mean_us", "lat_max_us", "lat_p99_us", "lat_kind")
+FIELDS = (
+    "op",
+    "iops",
+    "bw_bytes_per_s",
+    "io_bytes",
+    "runtime_s",
+    "total_ios",
+    "lat_mean_us",
+    "clat_mean_us",
+    "slat_mean_us",
+    "lat_max_us",
+    "lat_p99_us",
+    "lat_kind",
+)
 
 
 def _source(note: Path) -> Path:
     stem = note.name[: -len(".source.md")]
-    (path,) = [p for p in note.parent.glob(stem + ".*")
-               if not p.name.endswith((".source.md", ".expected.json"))]
+    (path,) = [
+        p
+        for p in note.parent.glob(stem + ".*")
+        if not p.name.endswith((".source.md", ".expected.json"))
+    ]
     return path
 
 
 def _imported(path: Path) -> list[dict]:
     return [
-        {"tool_version": f.tool_version,
-         "workloads": [{"name": o.name, "failure": o.error,
-                        "results": [] if o.error else
-                        [{k: getattr(r, k) for k in FIELDS} for r in o.results]}
-                       for o in f.outcomes]}
+        {
+            "tool_version": f.tool_version,
+            "workloads": [
+                {
+                    "name": o.name,
+                    "failure": o.error,
+                    "results": []
+                    if o.error
+                    else [{k: getattr(r, k) for k in FIELDS} for r in o.results],
+                }
+                for o in f.outcomes
+            ],
+        }
         for f in read(path.name, path.read_text())
     ]
 
 
 def _mismatches(got, expected, rel: float, where: str = "") -> list[str]:
     if isinstance(expected, dict):
-        return [m for k in expected if not k.startswith("_")
-                for m in _mismatches(got.get(k), expected[k], rel, f"{where}.{k}")]
+        return [
+            m
+            for k in expected
+            if not k.startswith("_")
+            for m in _mismatches(got.get(k), expected[k], rel, f"{where}.{k}")
+        ]
     if isinstance(expected, list):
         if not isinstance(got, list) or len(got) != len(expected):
-            return [f"{where}: {len(got) if isinstance(got, list) else got!r} items, "
-                    f"expected {len(expected)}"]
-        return [m for i, (g, e) in enumerate(zip(got, expected, strict=True))
-                for m in _mismatches(g, e, rel, f"{where}[{i}]")]
+            return [
+                f"{where}: {len(got) if isinstance(got, list) else got!r} items, "
+                f"expected {len(expected)}"
+            ]
+        return [
+            m
+            for i, (g, e) in enumerate(zip(got, expected, strict=True))
+            for m in _mismatches(g, e, rel, f"{where}[{i}]")
+        ]
     if isinstance(expected, float) and isinstance(got, int | float) and not isinstance(got, bool):
         return [] if math.isclose(got, expected, rel_tol=rel) else [f"{where}: {got} != {expected}"]
     if isinstance(expected, str) and where.endswith(".failure"):
@@ -59,7 +91,9 @@ def _mismatches(got, expected, rel: float, where: str = "") -> list[str]:
 
 @pytest.mark.parametrize("note", NOTES, ids=lambda p: f"{p.parent.name}/{p.name[:-10]}")
 def test_published_output_imports_exactly(note):
-    expected = json.loads(note.with_name(note.name[: -len(".source.md")] + ".expected.json").read_text())
+    expected = json.loads(
+        note.with_name(note.name[: -len(".source.md")] + ".expected.json").read_text()
+    )
     rel = 1e-6 if expected["kind"] == "json" else 1e-9  # text: printed figures, converted exactly
     wrong = _mismatches({"runs": _imported(_source(note))}, {"runs": expected["runs"]}, rel)
     assert not wrong, "\n".join(wrong)

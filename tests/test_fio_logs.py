@@ -27,8 +27,11 @@ BUCKET = 1 / 64  # fio's latency histogram: 64 buckets per power of two
 
 def case(name: str) -> tuple[Path, dict, dict]:
     folder = CASES / name
-    return (folder, json.loads((folder / "expected.json").read_text()),
-            json.loads((folder / "fio.json").read_text()))
+    return (
+        folder,
+        json.loads((folder / "expected.json").read_text()),
+        json.loads((folder / "fio.json").read_text()),
+    )
 
 
 def by_key(series) -> dict[tuple[str, str], logs.Series]:
@@ -37,11 +40,14 @@ def by_key(series) -> dict[tuple[str, str], logs.Series]:
 
 # -- recorded logs ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", CASE_NAMES)
 def test_recorded_logs_give_the_expected_series(name):
     folder, expected, _ = case(name)
     series = logs.collect(folder, workload=name, **expected["collect"])
-    assert [(s.op, s.metric) for s in series] == [(e["op"], e["metric"]) for e in expected["series"]]
+    assert [(s.op, s.metric) for s in series] == [
+        (e["op"], e["metric"]) for e in expected["series"]
+    ]
     for s, e in zip(series, expected["series"], strict=True):
         assert (s.workload, s.repeat) == (name, 0)
         assert s.t_s.dtype == np.float64 and s.values.dtype == np.float64
@@ -94,7 +100,10 @@ def test_per_io_series_account_for_every_io_and_byte(name):
         seconds = np.diff(iops.t_s, prepend=0.0)
         assert round(float((iops.values * seconds).sum())) == total_ios
         assert round(float((bw.values * seconds).sum())) == io_bytes
-        assert series[op, "lat_max_us"].values.max() == max(j[op]["lat_ns"]["max"] for j in report["jobs"]) / 1000
+        assert (
+            series[op, "lat_max_us"].values.max()
+            == max(j[op]["lat_ns"]["max"] for j in report["jobs"]) / 1000
+        )
         assert (series[op, "lat_p99_us"].values <= series[op, "lat_max_us"].values).all()
         assert (series[op, "lat_mean_us"].values <= series[op, "lat_max_us"].values).all()
 
@@ -121,7 +130,10 @@ def test_averaged_logs_agree_with_fio_totals(name):
     common, at_iops, at_lat = np.intersect1d(iops.t_s, lat.t_s, return_indices=True)
     assert len(common) >= len(iops.t_s) - 1
     weighted = np.average(lat.values[at_lat], weights=iops.values[at_iops])
-    fio_mean = sum(j["read"]["lat_ns"]["mean"] * j["read"]["total_ios"] for j in report["jobs"]) / total_ios
+    fio_mean = (
+        sum(j["read"]["lat_ns"]["mean"] * j["read"]["total_ios"] for j in report["jobs"])
+        / total_ios
+    )
     assert weighted == pytest.approx(fio_mean / 1000, rel=0.05)
 
 
@@ -137,7 +149,9 @@ def test_averaged_clones_add_up_by_hand():
     i1, i2 = first("rr_iops.1.log"), first("rr_iops.2.log")
     assert series["read", "iops"].t_s[0] == 0.2
     assert series["read", "iops"].values[0] == i1 + i2
-    assert series["read", "bw_bytes_per_s"].values[0] == 1024 * (first("rr_bw.1.log") + first("rr_bw.2.log"))
+    assert series["read", "bw_bytes_per_s"].values[0] == 1024 * (
+        first("rr_bw.1.log") + first("rr_bw.2.log")
+    )
     weighted = (first("rr_lat.1.log") * i1 + first("rr_lat.2.log") * i2) / (i1 + i2) / 1000
     assert series["read", "lat_mean_us"].values[0] == pytest.approx(weighted, rel=1e-12)
 
@@ -147,8 +161,9 @@ def test_averaged_window_is_found_in_the_logs(name):
     folder, expected, _ = case(name)
     args = {k: v for k, v in expected["collect"].items() if k != "interval_ms"}
     found = logs.collect(folder, **args)
-    assert [(s.t_s.tolist(), s.values.tolist()) for s in found] == \
-        [(e["t_s"], e["values"]) for e in expected["series"]]
+    assert [(s.t_s.tolist(), s.values.tolist()) for s in found] == [
+        (e["t_s"], e["values"]) for e in expected["series"]
+    ]
 
 
 def test_epoch_times_start_at_the_first_window():
@@ -172,7 +187,11 @@ def test_shared_file_is_split_into_its_clones():
     the sum of each clone's first line, not their mean."""
     folder, expected, _ = case("shared_file")
     lines = (folder / "sh_iops.log").read_text().splitlines()
-    restart = next(i for i in range(1, len(lines)) if int(lines[i].split(",")[0]) < int(lines[i - 1].split(",")[0]))
+    restart = next(
+        i
+        for i in range(1, len(lines))
+        if int(lines[i].split(",")[0]) < int(lines[i - 1].split(",")[0])
+    )
     iops = by_key(logs.collect(folder, **expected["collect"]))["read", "iops"]
     assert iops.values[0] == int(lines[0].split(",")[1]) + int(lines[restart].split(",")[1])
 
@@ -191,40 +210,69 @@ def test_series_round_trip_through_the_store(tmp_path):
 
 
 def test_find_logs_matches_the_prefix_exactly(tmp_path):
-    for name in ("a_lat.1.log", "a_lat.2.log", "a_iops.1.log", "a_clat.log", "a_x_lat.1.log",
-                 "ab_lat.1.log", "a_lat.1.log.fz", "a_hist.1.log"):
+    for name in (
+        "a_lat.1.log",
+        "a_lat.2.log",
+        "a_iops.1.log",
+        "a_clat.log",
+        "a_x_lat.1.log",
+        "ab_lat.1.log",
+        "a_lat.1.log.fz",
+        "a_hist.1.log",
+    ):
         (tmp_path / name).write_text("")
-    assert [p.name for p in logs.find_logs(tmp_path, "a")] == \
-        ["a_lat.1.log", "a_lat.2.log", "a_clat.log", "a_iops.1.log"]
+    assert [p.name for p in logs.find_logs(tmp_path, "a")] == [
+        "a_lat.1.log",
+        "a_lat.2.log",
+        "a_clat.log",
+        "a_iops.1.log",
+    ]
     assert logs.collect(tmp_path, "a") == []  # empty logs (fio's slat of a sync engine)
 
 
 def test_job_options():
-    assert logs.job_options("w1") == {"write_lat_log": "w1", "write_iops_log": "w1",
-                                      "write_bw_log": "w1", "log_avg_msec": "1000"}
-    assert logs.job_options("w1", per_io_latency=True) == {"write_lat_log": "w1", "log_avg_msec": "0"}
+    assert logs.job_options("w1") == {
+        "write_lat_log": "w1",
+        "write_iops_log": "w1",
+        "write_bw_log": "w1",
+        "log_avg_msec": "1000",
+    }
+    assert logs.job_options("w1", per_io_latency=True) == {
+        "write_lat_log": "w1",
+        "log_avg_msec": "0",
+    }
 
 
 # -- the rules, on hand-made logs -----------------------------------------------------------
 
+
 def log_of(lines: list[str], kind: str = "lat", clone: int = 1) -> logs.Log:
-    return logs.parse_log("".join(f"{ln}\n" for ln in lines).encode(), f"x_{kind}.{clone}.log", kind, clone)
+    return logs.parse_log(
+        "".join(f"{ln}\n" for ln in lines).encode(), f"x_{kind}.{clone}.log", kind, clone
+    )
 
 
 def test_columns_and_their_types():
     log = logs.parse_log(b"0, 11281, 0, 4096, 0\n5334, 60, 1, 512, 0\n")
     assert log.t_ms.tolist() == [0, 5334] and log.value.tolist() == [11281, 60]
     assert log.ddir.tolist() == [0, 1] and log.bs.tolist() == [4096, 512]
-    assert (log.t_ms.dtype, log.value.dtype, log.ddir.dtype, log.bs.dtype) == \
-        (np.int64, np.int64, np.int8, np.int32)
+    assert (log.t_ms.dtype, log.value.dtype, log.ddir.dtype, log.bs.dtype) == (
+        np.int64,
+        np.int64,
+        np.int8,
+        np.int32,
+    )
     assert not log.averaged and not log.epoch and log.lines_per_direction == (1, 1, 0)
 
 
-@pytest.mark.parametrize("text", [
-    b"251, 453076, 0, 4096, 4046848, 0x0000\n",  # log_offset=1 and log_prio=1
-    b"251, 453076, 0, 4096, 0",  # no newline at the end
-    b"251, 453076, 0, 4096, 0\r\n",  # CRLF: \r lands in a column not read
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"251, 453076, 0, 4096, 4046848, 0x0000\n",  # log_offset=1 and log_prio=1
+        b"251, 453076, 0, 4096, 0",  # no newline at the end
+        b"251, 453076, 0, 4096, 0\r\n",  # CRLF: \r lands in a column not read
+    ],
+)
 def test_accepted_variants(text):
     log = logs.parse_log(text)
     assert (log.t_ms.tolist(), log.value.tolist(), log.bs.tolist()) == ([251], [453076], [4096])
@@ -242,23 +290,26 @@ def test_empty_log():
     assert logs.series([log], workload="w") == [] and logs.latency_summary([log]) == []
 
 
-@pytest.mark.parametrize(("text", "line"), [
-    (b"1, 2, 0, 4096, 0\n1, 2.5, 0, 4096, 0\n", 2),  # a float
-    (b"1, 2, 0, 4096, 0\n1, -2, 0, 4096, 0\n", 2),  # negative
-    (b"1, 2, 0, 4096, 0\n1, 2, 0, 4096\n", 2),  # a column short
-    (b"1, 2, 0, 4096, 0\n1, 2, 0, 4096, 0, 0\n", 2),  # a column more than line 1
-    (b"1, 2, 0, 4096, 0, 0, 0\n", 1),
-    (b"1, 2, 3, 4096, 0\n", 1),  # direction 3
-    (b"1, 2, 10, 4096, 0\n", 1),
-    (b"1, 2, 0, 4096, 0\n\n1, 2, 0, 4096, 0\n", 2),  # an empty line
-    (b"1, 2,  0, 4096, 0\n", 1),  # two spaces
-    (b"1,2, 0, 4096, 0\n", 1),
-    (b"1, , 0, 4096, 0\n", 1),
-    (b"1, 12345678901234567, 0, 4096, 0\n", 1),  # 17 digits
-    (b"1, 2, 0, 4294967296, 0\n", 1),  # block size beyond 32 bits
-    (b"time, value, ddir, bs, offset\n", 1),
-    (b"1, 2, 0, 4096, 0\n" * 3 + b"1, 2\xff, 0, 4096, 0\n", 4),
-])
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (b"1, 2, 0, 4096, 0\n1, 2.5, 0, 4096, 0\n", 2),  # a float
+        (b"1, 2, 0, 4096, 0\n1, -2, 0, 4096, 0\n", 2),  # negative
+        (b"1, 2, 0, 4096, 0\n1, 2, 0, 4096\n", 2),  # a column short
+        (b"1, 2, 0, 4096, 0\n1, 2, 0, 4096, 0, 0\n", 2),  # a column more than line 1
+        (b"1, 2, 0, 4096, 0, 0, 0\n", 1),
+        (b"1, 2, 3, 4096, 0\n", 1),  # direction 3
+        (b"1, 2, 10, 4096, 0\n", 1),
+        (b"1, 2, 0, 4096, 0\n\n1, 2, 0, 4096, 0\n", 2),  # an empty line
+        (b"1, 2,  0, 4096, 0\n", 1),  # two spaces
+        (b"1,2, 0, 4096, 0\n", 1),
+        (b"1, , 0, 4096, 0\n", 1),
+        (b"1, 12345678901234567, 0, 4096, 0\n", 1),  # 17 digits
+        (b"1, 2, 0, 4294967296, 0\n", 1),  # block size beyond 32 bits
+        (b"time, value, ddir, bs, offset\n", 1),
+        (b"1, 2, 0, 4096, 0\n" * 3 + b"1, 2\xff, 0, 4096, 0\n", 4),
+    ],
+)
 def test_malformed_lines_name_file_and_line(text, line):
     with pytest.raises(ParseError, match=rf"^bad_lat\.1\.log, line {line}: "):
         logs.parse_log(text, "bad_lat.1.log")
@@ -268,7 +319,9 @@ def test_repeated_fields_are_read_once_and_still_checked():
     """Times and block sizes repeat line after line; each run is converted once."""
     text = "".join(f"{i // 10}, {i}, 0, {4096 if i < 500 else 512}, 0\n" for i in range(1000))
     log = logs.parse_log(text.encode())
-    assert log.t_ms.tolist() == [i // 10 for i in range(1000)] and log.value.tolist() == list(range(1000))
+    assert log.t_ms.tolist() == [i // 10 for i in range(1000)] and log.value.tolist() == list(
+        range(1000)
+    )
     assert log.bs.tolist() == [4096] * 500 + [512] * 500
     bad = "7, 1, 0, 4096, 0\n" * 50 + "x, 1, 0, 4096, 0\n" * 50
     with pytest.raises(ParseError, match="line 51: "):
@@ -277,9 +330,17 @@ def test_repeated_fields_are_read_once_and_still_checked():
 
 def test_per_io_series_by_hand():
     """1 s intervals; the 2 ms tail (I/Os at 2000 and 2001 ms) joins the second interval."""
-    log = log_of(["5, 100, 0, 4096, 0", "700, 300, 0, 4096, 0", "999, 200, 0, 8192, 0",
-                  "1500, 1000, 0, 4096, 0", "2000, 400, 0, 4096, 0", "2001, 600, 0, 4096, 0",
-                  "1200, 50, 1, 4096, 0"])
+    log = log_of(
+        [
+            "5, 100, 0, 4096, 0",
+            "700, 300, 0, 4096, 0",
+            "999, 200, 0, 8192, 0",
+            "1500, 1000, 0, 4096, 0",
+            "2000, 400, 0, 4096, 0",
+            "2001, 600, 0, 4096, 0",
+            "1200, 50, 1, 4096, 0",
+        ]
+    )
     s = by_key(logs.series([log], workload="w"))
     assert s["read", "iops"].t_s.tolist() == [1.0, 2.002]
     assert s["read", "iops"].values.tolist() == [3.0, 3 / 1.002]
@@ -300,11 +361,22 @@ def test_stall_gives_zero_iops_and_no_latency_point():
 
 def test_per_io_percentile_rule():
     """The smallest sample whose cumulative count reaches p% of all (fio's rule)."""
-    log = log_of([f"{i}, {v}, 0, 4096, 0" for i, v in enumerate([5000, 1000, 3000, 2000, 4000] * 200)])
+    log = log_of(
+        [f"{i}, {v}, 0, 4096, 0" for i, v in enumerate([5000, 1000, 3000, 2000, 4000] * 200)]
+    )
     (summary,) = logs.latency_summary([log], percentiles=(20.0, 20.1, 50.0, 99.9, 100.0))
     assert summary.percentiles == ((20.0, 1.0), (20.1, 2.0), (50.0, 3.0), (99.9, 5.0), (100.0, 5.0))
-    assert (summary.samples, summary.mean_us, summary.min_us, summary.max_us) == (1000, 3.0, 1.0, 5.0)
-    assert logs.rank(99.99, 10_000) == 9999 and logs.rank(99.99, 10_001) == 10_000 and logs.rank(50, 1) == 1
+    assert (summary.samples, summary.mean_us, summary.min_us, summary.max_us) == (
+        1000,
+        3.0,
+        1.0,
+        5.0,
+    )
+    assert (
+        logs.rank(99.99, 10_000) == 9999
+        and logs.rank(99.99, 10_001) == 10_000
+        and logs.rank(50, 1) == 1
+    )
 
 
 def test_percentiles_leave_the_logs_alone_unless_told():
@@ -334,10 +406,18 @@ def test_unsorted_per_io_log_is_sorted():
 
 
 def test_averaged_latency_weighted_by_the_clones_iops():
-    lat = [log_of(["1000, 100000, 0, 0, 0", "2000, 100000, 0, 0, 0", "3000, 100000, 0, 0, 0"], clone=1),
-           log_of(["1001, 400000, 0, 0, 0", "2000, 400000, 0, 0, 0", "3002, 400000, 0, 0, 0"], clone=2)]
-    iops = [log_of(["999, 300, 0, 0, 0", "2000, 0, 0, 0, 0"], "iops", 1),
-            log_of(["1000, 100, 0, 0, 0", "2001, 0, 0, 0, 0"], "iops", 2)]
+    lat = [
+        log_of(
+            ["1000, 100000, 0, 0, 0", "2000, 100000, 0, 0, 0", "3000, 100000, 0, 0, 0"], clone=1
+        ),
+        log_of(
+            ["1001, 400000, 0, 0, 0", "2000, 400000, 0, 0, 0", "3002, 400000, 0, 0, 0"], clone=2
+        ),
+    ]
+    iops = [
+        log_of(["999, 300, 0, 0, 0", "2000, 0, 0, 0, 0"], "iops", 1),
+        log_of(["1000, 100, 0, 0, 0", "2001, 0, 0, 0, 0"], "iops", 2),
+    ]
     s = by_key(logs.series(lat + iops, workload="w"))
     assert s["read", "iops"].t_s.tolist() == [1.0, 2.0]
     assert s["read", "iops"].values.tolist() == [400.0, 0.0]
@@ -347,8 +427,11 @@ def test_averaged_latency_weighted_by_the_clones_iops():
 
 
 def test_averaged_max_values_take_the_max_over_clones():
-    lat = [log_of(["1000, 100000, 0, 0, 0"], clone=1), log_of(["1000, 400000, 1, 0, 0"], clone=2),
-           log_of(["1000, 300000, 1, 0, 0"], clone=3)]
+    lat = [
+        log_of(["1000, 100000, 0, 0, 0"], clone=1),
+        log_of(["1000, 400000, 1, 0, 0"], clone=2),
+        log_of(["1000, 300000, 1, 0, 0"], clone=3),
+    ]
     s = by_key(logs.series(lat, workload="w", max_values=True))
     assert s["read", "lat_max_us"].values.tolist() == [100.0]
     assert s["write", "lat_max_us"].values.tolist() == [400.0]
@@ -364,8 +447,10 @@ def test_averaged_epoch_origin_is_the_first_window_start():
 
 def test_epoch_and_relative_times_do_not_mix():
     with pytest.raises(ParseError, match="unix-epoch"):
-        logs.series([log_of(["1700000000500, 1, 0, 4096, 0"]), log_of(["500, 1, 0, 4096, 0"], clone=2)],
-                    workload="w")
+        logs.series(
+            [log_of(["1700000000500, 1, 0, 4096, 0"]), log_of(["500, 1, 0, 4096, 0"], clone=2)],
+            workload="w",
+        )
 
 
 def test_exact_percentiles_refuse_averaged_logs():
@@ -374,6 +459,7 @@ def test_exact_percentiles_refuse_averaged_logs():
 
 
 # -- reading files in chunks, in threads ---------------------------------------------------
+
 
 def test_chunks_and_threads_read_the_same(tmp_path, monkeypatch):
     source = CASES / "randrw_perio" / "mixed_lat.1.log"
@@ -416,6 +502,7 @@ def test_only_the_size_seen_at_open_is_read():
 
 # -- fuzz: the vectorised reader against a line-by-line one --------------------------------
 
+
 def reference(text: bytes) -> list[tuple[int, int, int, int]] | int:
     """The rows of ``text``, or the 1-based numbers of its bad lines, read one line at a time."""
     if not text:
@@ -426,9 +513,14 @@ def reference(text: bytes) -> list[tuple[int, int, int, int]] | int:
     for number, line in enumerate(lines, 1):
         fields = line.split(b", ")
         numbers = [fields[i] for i in (0, 1, 3)] if len(fields) == columns >= 5 else []
-        if (columns not in (5, 6) or len(fields) != columns or any(b"," in f or b" " in f for f in fields)
-                or not all(f.isdigit() and len(f) <= 16 for f in numbers) or fields[2] not in (b"0", b"1", b"2")
-                or int(fields[3]) >= 2**31):
+        if (
+            columns not in (5, 6)
+            or len(fields) != columns
+            or any(b"," in f or b" " in f for f in fields)
+            or not all(f.isdigit() and len(f) <= 16 for f in numbers)
+            or fields[2] not in (b"0", b"1", b"2")
+            or int(fields[3]) >= 2**31
+        ):
             bad.append(number)
         else:
             rows.append((int(fields[0]), int(fields[1]), int(fields[2]), int(fields[3])))
@@ -440,15 +532,32 @@ def same_as_reference(text: bytes) -> None:
     try:
         log = logs.parse_log(text, "f_lat.1.log")
     except ParseError as e:
-        assert isinstance(expected, list) and expected and isinstance(expected[0], int), (text, str(e))
+        assert isinstance(expected, list) and expected and isinstance(expected[0], int), (
+            text,
+            str(e),
+        )
         line = int(str(e).split("line ")[1].split(":")[0]) if "line " in str(e) else None
         assert line is None or line in expected, (text, str(e), expected)
         return
-    assert list(zip(log.t_ms.tolist(), log.value.tolist(), log.ddir.tolist(), log.bs.tolist(),
-                    strict=True)) == expected
+    assert (
+        list(
+            zip(
+                log.t_ms.tolist(),
+                log.value.tolist(),
+                log.ddir.tolist(),
+                log.bs.tolist(),
+                strict=True,
+            )
+        )
+        == expected
+    )
 
 
-REAL_LINES = [ln for p in sorted(CASES.glob("*/*.log")) for ln in p.read_bytes().splitlines(keepends=True)[:30]]
+REAL_LINES = [
+    ln
+    for p in sorted(CASES.glob("*/*.log"))
+    for ln in p.read_bytes().splitlines(keepends=True)[:30]
+]
 alphabet = st.sampled_from([*b"0123456789, \n", *b"x.-\r", 0, 0xFF])
 
 
@@ -485,20 +594,49 @@ def test_fuzz_real_lines_mutated(lines, data):
     same_as_reference(bytes(text))
 
 
-rows = st.lists(st.tuples(st.integers(0, 10**13), st.integers(0, 10**12), st.integers(0, 2),
-                          st.sampled_from([0, 512, 4096])), min_size=0, max_size=60)
+rows = st.lists(
+    st.tuples(
+        st.integers(0, 10**13),
+        st.integers(0, 10**12),
+        st.integers(0, 2),
+        st.sampled_from([0, 512, 4096]),
+    ),
+    min_size=0,
+    max_size=60,
+)
 
 
 @FUZZ
-@given(st.lists(rows, min_size=1, max_size=3), st.sampled_from(["lat", "clat", "iops", "bw", "slat"]),
-       st.none() | st.integers(1, 2000), st.booleans())
+@given(
+    st.lists(rows, min_size=1, max_size=3),
+    st.sampled_from(["lat", "clat", "iops", "bw", "slat"]),
+    st.none() | st.integers(1, 2000),
+    st.booleans(),
+)
 def test_fuzz_series_of_any_valid_logs(clones, kind, interval_ms, max_values):
     """Whatever valid lines the logs hold, series and summaries are made or ParseError says why."""
-    found = [logs.parse_log("".join(f"{t}, {v}, {d}, {b}, 0\n" for t, v, d, b in r).encode(),
-                            f"w_{kind}.{i}.log", kind, i) for i, r in enumerate(clones, 1)]
+    found = [
+        logs.parse_log(
+            "".join(f"{t}, {v}, {d}, {b}, 0\n" for t, v, d, b in r).encode(),
+            f"w_{kind}.{i}.log",
+            kind,
+            i,
+        )
+        for i, r in enumerate(clones, 1)
+    ]
     for log, r in zip(found, clones, strict=True):
-        assert list(zip(log.t_ms.tolist(), log.value.tolist(), log.ddir.tolist(), log.bs.tolist(),
-                        strict=True)) == r
+        assert (
+            list(
+                zip(
+                    log.t_ms.tolist(),
+                    log.value.tolist(),
+                    log.ddir.tolist(),
+                    log.bs.tolist(),
+                    strict=True,
+                )
+            )
+            == r
+        )
     try:
         made = logs.series(found, workload="w", interval_ms=interval_ms, max_values=max_values)
     except ParseError as e:

@@ -23,8 +23,13 @@ def _parse(path):
 def test_matches_expected(path):
     expected = json.loads(path.with_name(path.stem + ".expected.json").read_text())
     got = [
-        {"name": o.name, "groupid": o.groupid, "error": o.error, "message": o.message,
-         "results": [r.to_json() for r in o.results]}
+        {
+            "name": o.name,
+            "groupid": o.groupid,
+            "error": o.error,
+            "message": o.message,
+            "results": [r.to_json() for r in o.results],
+        }
         for o in _parse(path)
     ]
     assert _close(got, expected)
@@ -49,7 +54,9 @@ HEADLINE = re.compile(r"^\s*(read|write|trim): IOPS=([\d.]+)(k?), BW=([\d.]+)(Ki
 JOB_HEADER = re.compile(r"^(\S+): \(groupid=(\d+), jobs=(\d+)\)", re.M)
 
 
-@pytest.mark.parametrize("path", [p for p in OUTPUTS if p.with_suffix(".txt").exists()], ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path", [p for p in OUTPUTS if p.with_suffix(".txt").exists()], ids=lambda p: p.stem
+)
 def test_agrees_with_fio_text_output(path):
     """Each job's IOPS and bandwidth agree with what fio printed as text in the same run."""
     text = path.with_suffix(".txt").read_text()
@@ -59,7 +66,10 @@ def test_agrees_with_fio_text_output(path):
         name, body = blocks[i], blocks[i + 3]
         for op, iops, k, bw, unit in HEADLINE.findall(body):
             printed.setdefault((name, op), []).append(
-                (float(iops) * (1000 if k else 1), float(bw) * {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30}[unit])
+                (
+                    float(iops) * (1000 if k else 1),
+                    float(bw) * {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30}[unit],
+                )
             )
     parsed = {(o.name, r.op): r for o in _parse(path) for r in o.results if r.iops}
     assert parsed, "no results parsed"
@@ -113,7 +123,11 @@ def test_group_reporting_reports_one_workload():
 
 def test_four_groups_in_order():
     assert [(o.name, o.groupid) for o in _parse(FIO_DATA / "groups4.json")] == [
-        ("seq_wr", 0), ("seq_rd", 1), ("rand_rd", 2), ("rand_wr", 3)]
+        ("seq_wr", 0),
+        ("seq_rd", 1),
+        ("rand_rd", 2),
+        ("rand_wr", 3),
+    ]
 
 
 def test_job_error_carries_fios_own_error_line():
@@ -128,7 +142,7 @@ def test_plain_json_without_bins():
     assert job.results[0].lat_p99_us is not None
 
 
-@pytest.mark.parametrize("text", ["", "fio: some failure\n", "{\"not\": \"fio\"}", "{ truncated"])
+@pytest.mark.parametrize("text", ["", "fio: some failure\n", '{"not": "fio"}', "{ truncated"])
 def test_no_document_is_a_parse_error(text):
     with pytest.raises(ParseError):
         parse(text)
@@ -142,11 +156,22 @@ def test_every_complete_document_found_in_pasted_text():
     """ssh warnings and fio's stderr before it, the same document twice, a second run, a
     document inside a source-code string: every complete document, each once."""
     one, two = _doc_text("randread_qd8.json"), _doc_text("randrw_70.json")
-    pasted = ("Warning: Permanently added 'node1' (ED25519) to the list of known hosts.\n"
-              "fio: terminating on signal 2\n$ fio --output-format=json job.fio\n" + one
-              + "\nuser@host:~$ " + one + "\n" + 'EXPECTED = """' + two + '"""\n')
+    pasted = (
+        "Warning: Permanently added 'node1' (ED25519) to the list of known hosts.\n"
+        "fio: terminating on signal 2\n$ fio --output-format=json job.fio\n"
+        + one
+        + "\nuser@host:~$ "
+        + one
+        + "\n"
+        + 'EXPECTED = """'
+        + two
+        + '"""\n'
+    )
     docs = [d.data["jobs"][0]["jobname"] for d in extract_all(pasted)]
-    assert docs == ["randread_qd8", extract((FIO_DATA / "randrw_70.json").read_text()).data["jobs"][0]["jobname"]]
+    assert docs == [
+        "randread_qd8",
+        extract((FIO_DATA / "randrw_70.json").read_text()).data["jobs"][0]["jobname"],
+    ]
     assert "fio: terminating on signal 2" in extract_all(pasted)[0].messages
 
 

@@ -25,12 +25,22 @@ def _figures(outcomes):
 @pytest.mark.parametrize("path", PAIRS, ids=lambda p: p.stem)
 def test_text_agrees_with_json_of_the_same_run(path):
     stderr = path.with_suffix(".stderr")
-    from_json = _figures(parse(path.with_suffix(".json").read_text(), 0, stderr.read_text() if stderr.exists() else ""))
+    from_json = _figures(
+        parse(
+            path.with_suffix(".json").read_text(), 0, stderr.read_text() if stderr.exists() else ""
+        )
+    )
     from_text = _figures(parse_text(path.read_text()).jobs)
     assert from_text.keys() == from_json.keys()
     for key, t in from_text.items():
         j = from_json[key]
-        assert (t.rw, t.bs, t.iodepth, t.numjobs, t.lat_kind) == (j.rw, j.bs, j.iodepth, j.numjobs, j.lat_kind)
+        assert (t.rw, t.bs, t.iodepth, t.numjobs, t.lat_kind) == (
+            j.rw,
+            j.bs,
+            j.iodepth,
+            j.numjobs,
+            j.lat_kind,
+        )
         assert t.iops == pytest.approx(j.iops, rel=0.005)  # fio prints 3 significant digits
         assert t.bw_bytes_per_s == pytest.approx(j.bw_bytes_per_s, rel=0.006)
         assert t.runtime_s == pytest.approx(j.runtime_s, abs=0.001)
@@ -63,12 +73,15 @@ def _mangled(text: str) -> dict[str, str]:
         "markdown fence": "```\n" + text + "\n```\n",
         "crlf": text.replace("\n", "\r\n"),
         "no trailers": no_trailers,
-        "all at once": "$ fio job.fio\n```text\n" + stripped.split("Run status group")[0].replace("\n", "\r\n") + "```",
+        "all at once": "$ fio job.fio\n```text\n"
+        + stripped.split("Run status group")[0].replace("\n", "\r\n")
+        + "```",
     }
 
 
-@pytest.mark.parametrize("path", [SAMPLE_2X, FIO_DATA / "randrw_70.txt", FIO_DATA / "groups4.txt"],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [SAMPLE_2X, FIO_DATA / "randrw_70.txt", FIO_DATA / "groups4.txt"], ids=lambda p: p.name
+)
 def test_pasting_damage_changes_no_figure(path):
     variants = _mangled(path.read_text())
     reference = [r.to_json() for o in parse_text(variants.pop("as is")).jobs for r in o.results]
@@ -83,7 +96,9 @@ def test_failed_job_keeps_fios_reason():
     assert "No space left on device" in full.message
 
 
-@pytest.mark.parametrize("text", ["", "hello", "x: (groupid=0, jobs=1): err= 0: pid=1\n", "read: IOPS=3, BW=1MiB/s"])
+@pytest.mark.parametrize(
+    "text", ["", "hello", "x: (groupid=0, jobs=1): err= 0: pid=1\n", "read: IOPS=3, BW=1MiB/s"]
+)
 def test_no_results_is_a_parse_error(text):
     with pytest.raises(ParseError):
         parse_text(text)
@@ -123,7 +138,9 @@ def test_progress_line_glued_to_the_job_header_keeps_the_job():
     glued = text.replace("[eta 00m:00s]\nmyjob: (groupid", "[eta 00m:00s]myjob: (groupid")
     assert glued != text
     figures = [[r.to_json() for o in d.jobs for r in o.results] for d in parse_text_all(text)]
-    assert [[r.to_json() for o in d.jobs for r in o.results] for d in parse_text_all(glued)] == figures
+    assert [
+        [r.to_json() for o in d.jobs for r in o.results] for d in parse_text_all(glued)
+    ] == figures
     assert len(figures) == 10
 
 

@@ -19,7 +19,9 @@ TEXTS = [p.read_text() for p in sorted({e.path for e in entries()} | set(fixture
 
 def _counts(db) -> tuple[int, ...]:
     with sqlite3.connect(db) as conn:
-        return tuple(conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("runs", "results"))
+        return tuple(
+            conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("runs", "results")
+        )
 
 
 def test_mutated_outputs_import_or_fail_cleanly(tmp_path):

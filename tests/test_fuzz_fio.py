@@ -12,9 +12,10 @@ from cephbench.tools.fio.parse import parse
 from tests.conftest import FIO_DATA
 from tests.fuzzing import json_values, replace_somewhere
 
-SAMPLES = [p.read_text() for p in sorted(FIO_DATA.glob("*.json")) if not p.name.endswith(".expected.json")]
+SAMPLES = [
+    p.read_text() for p in sorted(FIO_DATA.glob("*.json")) if not p.name.endswith(".expected.json")
+]
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
 
 
 def _parses_or_refuses(text: str) -> None:
@@ -49,9 +50,13 @@ def test_real_output_with_a_field_replaced(sample, data, value):
     _parses_or_refuses(json.dumps(doc))
 
 
-CORPUS = [p for p in sorted((FIO_DATA.parent).glob("*/*"))
-          if p.is_file() and (p.suffix in (".md", ".txt") or p.name.endswith(".json"))
-          and not p.name.endswith((".expected.json", ".source.md"))]
+CORPUS = [
+    p
+    for p in sorted((FIO_DATA.parent).glob("*/*"))
+    if p.is_file()
+    and (p.suffix in (".md", ".txt") or p.name.endswith(".json"))
+    and not p.name.endswith((".expected.json", ".source.md"))
+]
 CORPUS_TEXTS = [p.read_text() for p in CORPUS]
 
 
@@ -77,9 +82,22 @@ def test_published_outputs_mutated(sample, data):
     """Cut, duplicated, de-indented or noise-spliced copies of the published corpus."""
     cut = data.draw(st.integers(0, len(sample)))
     at = data.draw(st.integers(0, cut))
-    noise = data.draw(st.sampled_from(["", "\n", "fio: terminating on signal 2\n", "$ ", "}", "{",
-                                       "Warning: Permanently added 'h' (ED25519) to known hosts.\n",
-                                       "k", "M", "[eta 00m:00s]"]))
+    noise = data.draw(
+        st.sampled_from(
+            [
+                "",
+                "\n",
+                "fio: terminating on signal 2\n",
+                "$ ",
+                "}",
+                "{",
+                "Warning: Permanently added 'h' (ED25519) to known hosts.\n",
+                "k",
+                "M",
+                "[eta 00m:00s]",
+            ]
+        )
+    )
     text = sample[:at] + noise + sample[at:cut]
     if data.draw(st.booleans()):
         text = "\n".join(line.lstrip() for line in text.splitlines())

@@ -40,19 +40,32 @@ PARSERS = {
 }
 
 # lines real outputs are made of, to build plausible nonsense from
-TOOL_LINES = st.sampled_from([
-    "Total time run:         3.15777", "Total writes made:      68", "Total reads made:     -1",
-    "Write size:             4194304", "Bandwidth (MB/sec):     1e999", "Average IOPS          0",
-    "Average Latency(s):     0.7", "  sec Cur ops   started  finished  avg MB/s  cur MB/s last lat(s)  avg lat(s)",
-    "    1      16        20         4   15.9806        16    0.994429    0.927525",
-    "$ rados bench -p rbd 10 seq -t 0", "osd.0: {", '    "bytes_written": 1073741824,', '"blocksize": 0,',
-    '"bytes_per_sec": "x"', "}", "osd.1: Error ENXIO: problem getting command descriptions from osd.1",
-    "osd.0 [INF] bench: wrote 1024 MB in blocks of 0 KB in 0 sec at 165 MB/sec",
-    "[SUM]   0.00-0.00   sec  0.00 Bytes  0.00 bits/sec    0             sender",
-    "[  5]   3.00-1.00   sec  5.67 TBytes  16.2 Tbits/sec                  receiver",
-    "Reverse mode, remote host 127.0.0.1 is sending", '{"start": {}, "end": {"sum_sent": {}}}',
-    '{"start": {"version": "iperf 3.12"}, "error": "refused"}',
-])
+TOOL_LINES = st.sampled_from(
+    [
+        "Total time run:         3.15777",
+        "Total writes made:      68",
+        "Total reads made:     -1",
+        "Write size:             4194304",
+        "Bandwidth (MB/sec):     1e999",
+        "Average IOPS          0",
+        "Average Latency(s):     0.7",
+        "  sec Cur ops   started  finished  avg MB/s  cur MB/s last lat(s)  avg lat(s)",
+        "    1      16        20         4   15.9806        16    0.994429    0.927525",
+        "$ rados bench -p rbd 10 seq -t 0",
+        "osd.0: {",
+        '    "bytes_written": 1073741824,',
+        '"blocksize": 0,',
+        '"bytes_per_sec": "x"',
+        "}",
+        "osd.1: Error ENXIO: problem getting command descriptions from osd.1",
+        "osd.0 [INF] bench: wrote 1024 MB in blocks of 0 KB in 0 sec at 165 MB/sec",
+        "[SUM]   0.00-0.00   sec  0.00 Bytes  0.00 bits/sec    0             sender",
+        "[  5]   3.00-1.00   sec  5.67 TBytes  16.2 Tbits/sec                  receiver",
+        "Reverse mode, remote host 127.0.0.1 is sending",
+        '{"start": {}, "end": {"sum_sent": {}}}',
+        '{"start": {"version": "iperf 3.12"}, "error": "refused"}',
+    ]
+)
 
 
 def _records_or_parse_error(name: str, text: str) -> None:
@@ -91,5 +104,11 @@ def test_real_json_with_a_field_replaced(sample, data, value):
     doc = json.loads(sample)
     doc = replace_somewhere(doc, data, value, depth=5)
     text = json.dumps(doc)
-    for name in ("iperf3.documents", "import iperf3", "osd_bench_text", "import osd-bench", "importer"):
+    for name in (
+        "iperf3.documents",
+        "import iperf3",
+        "osd_bench_text",
+        "import osd-bench",
+        "importer",
+    ):
         _records_or_parse_error(name, text)

@@ -87,8 +87,9 @@ def _run(tmp_path, text: str):
     job.write_text(text)
     (tmp_path / "bench").mkdir()
     with Store(tmp_path / "results.db") as store:
-        outcome = execute(store, make_plan(str(job), Overrides()),
-                          parse_target(f"file:{tmp_path / 'bench'}"))
+        outcome = execute(
+            store, make_plan(str(job), Overrides()), parse_target(f"file:{tmp_path / 'bench'}")
+        )
         run = store.get_run(outcome.run_id)
         (output,) = store.outputs(outcome.run_id)
     assert run.status == "complete"
@@ -156,8 +157,11 @@ def test_group_reporting_still_reports_one_aggregate_per_group(tmp_path):
     plain = _as_written(GROUP_REPORTING, tmp_path / "plain")
     gated = fio_parse.parse(output["stdout"])
     # fio names a reporting group after its first job: a is a (x2) with b, c is c (x2), d is d
-    assert [(o.name, o.groupid) for o in gated] == [(o.name, o.groupid) for o in plain.values()] \
+    assert (
+        [(o.name, o.groupid) for o in gated]
+        == [(o.name, o.groupid) for o in plain.values()]
         == [("a", 0), ("c", 1), ("d", 2)]
+    )
     assert list(results) == ["a", "c", "d"]
     # size-based, so exact whatever the machine's load: 256 I/Os a job, summed per group
     for name, jobs in (("a", 3), ("c", 2), ("d", 1)):
@@ -172,12 +176,20 @@ def test_phases_follow_fios_stonewall():
     assert [(link.name, link.numjobs) for link in links_of(jf)] == [("a", 3), ("b", 3), ("d", 1)]
 
 
-@pytest.mark.parametrize("option, why", [
-    ("startdelay=1", "startdelay"), ("wait_for=a", "wait_for"), ("thread", "thread"),
-    ("exitall", "exitall"), ("exitall_on_error", "exitall_on_error"), ("ss=iops:1%", "steadystate"),
-    ("steadystate=iops:1%", "steadystate"), ("ioscheduler=none", "ioscheduler"),
-    ("create_serialize=0", "create_serialize=0"),
-])
+@pytest.mark.parametrize(
+    "option, why",
+    [
+        ("startdelay=1", "startdelay"),
+        ("wait_for=a", "wait_for"),
+        ("thread", "thread"),
+        ("exitall", "exitall"),
+        ("exitall_on_error", "exitall_on_error"),
+        ("ss=iops:1%", "steadystate"),
+        ("steadystate=iops:1%", "steadystate"),
+        ("ioscheduler=none", "ioscheduler"),
+        ("create_serialize=0", "create_serialize=0"),
+    ],
+)
 def test_files_the_gate_cannot_keep_the_meaning_of_run_as_written(tmp_path, option, why):
     job = tmp_path / "mine.fio"
     job.write_text(f"[a]\nrw=read\nsize=1m\n[b]\nrw=read\nstonewall\n{option}\n")
@@ -210,7 +222,9 @@ def test_one_process_per_group_when_each_must_run_alone(tmp_path):
     job.write_text("[global]\nsize=1m\n[a]\nrw=read\n[b]\nrw=write\n[c]\nstonewall\n")
     batches = make_plan(str(job), Overrides()).batches({}, one_per_workload=True)
     assert [([j.name for j in b.jobfile.jobs], b.chained) for b in batches] == [
-        (["a", "b"], False), (["c"], False)]
+        (["a", "b"], False),
+        (["c"], False),
+    ]
 
 
 # a (size-based) with b, then c, then d (size-based, 4 s), then e
@@ -248,16 +262,40 @@ def test_ctrl_c_keeps_the_groups_that_finished(tmp_path):
     bench.mkdir()
     tmp.mkdir()
     env = {**os.environ, "CEPHBENCH_DB": str(tmp_path / "results.db"), "TMPDIR": str(tmp)}
-    proc = subprocess.Popen([sys.executable, "-c", "from cephbench.cli import main; main()", "run",
-                             str(job), "--target", f"file:{bench}"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from cephbench.cli import main; main()",
+            "run",
+            str(job),
+            "--target",
+            f"file:{bench}",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     wait_for(lambda: 1 in chain_events(tmp) or proc.poll() is not None, "group c to finish")
     assert proc.poll() is None, "the run ended before group c finished"
     proc.send_signal(signal.SIGINT)  # d is running: c has reported, and d takes 4 s
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
-    shown = subprocess.run([sys.executable, "-c", "from cephbench.cli import main; main()", "show",
-                            "last", "--format", "json"], env=env, capture_output=True, text=True)
+    shown = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from cephbench.cli import main; main()",
+            "show",
+            "last",
+            "--format",
+            "json",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     run = json.loads(shown.stdout)
     assert run["status"] == "aborted"
     # d did I/O but was cut short; e never started (nor ran after the gates opened at the end)

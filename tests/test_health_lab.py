@@ -32,8 +32,13 @@ def in_lab(lab, monkeypatch):
 
 def _start(db: Path, lab, *args: str) -> subprocess.Popen:
     env = {**os.environ, "CEPHBENCH_DB": str(db), "CEPHBENCH_LAB_DIR": str(lab.dir)}
-    return subprocess.Popen([CEPHBENCH, "run", *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [CEPHBENCH, "run", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _wait_for(what, proc: subprocess.Popen, timeout: float = 120) -> None:
@@ -69,13 +74,19 @@ def _wait_clean(lab, timeout: float = 180) -> None:
 def _leftovers(lab, run_id: int) -> list[str]:
     flags = ceph_json(lab, "osd", "dump")["flags"].split(",")
     pools = ceph_json(lab, "osd", "pool", "ls")
-    return [f for f in flags if f in ("noscrub", "nodeep-scrub")] + [p for p in pools if p.startswith(f"cb-{run_id}-")]
+    return [f for f in flags if f in ("noscrub", "nodeep-scrub")] + [
+        p for p in pools if p.startswith(f"cb-{run_id}-")
+    ]
 
 
 def test_osd_stopped_mid_run_flags_results_and_run_completes(invoke, invoke_json, in_lab, db):
-    proc = _start(db, in_lab, "rados", "--runtime", "3", "--concurrent-ios", "4", "--health-interval", "1")
+    proc = _start(
+        db, in_lab, "rados", "--runtime", "3", "--concurrent-ios", "4", "--health-interval", "1"
+    )
     try:
-        _wait_for(lambda: _store_has(db, "SELECT COUNT(*) FROM outputs WHERE tool = 'rados-bench'"), proc)
+        _wait_for(
+            lambda: _store_has(db, "SELECT COUNT(*) FROM outputs WHERE tool = 'rados-bench'"), proc
+        )
         assert stop_osd(in_lab, 2)
         _out, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err
@@ -85,8 +96,12 @@ def test_osd_stopped_mid_run_flags_results_and_run_completes(invoke, invoke_json
         assert "rand" in flagged
         assert any("osd_down" in s["flags"] for _t, s in run["health_samples"])
         assert "an OSD was down" in invoke("show", "last").stderr
-        subprocess.run(["ceph", "osd", "pool", "create", "degraded", "8", "8"], env={**os.environ, **in_lab.env},
-                       check=True, capture_output=True)  # its PGs cannot be active+clean with an OSD down
+        subprocess.run(
+            ["ceph", "osd", "pool", "create", "degraded", "8", "8"],
+            env={**os.environ, **in_lab.env},
+            check=True,
+            capture_output=True,
+        )  # its PGs cannot be active+clean with an OSD down
         deadline = time.monotonic() + 60  # the mgr reports new PGs within a few seconds
         while refuse_reason(ceph_json(in_lab, "status")) is None and time.monotonic() < deadline:
             time.sleep(0.5)
@@ -99,8 +114,12 @@ def test_osd_stopped_mid_run_flags_results_and_run_completes(invoke, invoke_json
     finally:
         if proc.poll() is None:
             proc.kill()
-        subprocess.run(["ceph", "osd", "pool", "rm", "degraded", "degraded", "--yes-i-really-really-mean-it"],
-                       env={**os.environ, **in_lab.env}, check=False, capture_output=True)
+        subprocess.run(
+            ["ceph", "osd", "pool", "rm", "degraded", "degraded", "--yes-i-really-really-mean-it"],
+            env={**os.environ, **in_lab.env},
+            check=False,
+            capture_output=True,
+        )
         restart_osd(in_lab, 2)
         _wait_clean(in_lab)
 

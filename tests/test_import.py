@@ -15,13 +15,19 @@ SAMPLE_2X = DATA / "fio" / "2.1.11" / "psync-randrw.txt"
 def test_json_and_text_files_become_runs(invoke, invoke_json):
     invoke("import", str(FIO_DATA / "groups4.json"), str(SAMPLE_2X), "--label", "attempt 1")
     runs = invoke_json("runs")["runs"]
-    assert [(r["label"], r["suite"], r["status"]) for r in runs] == [("attempt 1", "import", "complete")] * 2
+    assert [(r["label"], r["suite"], r["status"]) for r in runs] == [
+        ("attempt 1", "import", "complete")
+    ] * 2
     first, second = (invoke_json("show", str(r["id"])) for r in runs)
     assert [r["workload"] for r in first["results"]] == ["seq_wr", "seq_rd", "rand_rd", "rand_wr"]
     assert first["environment"]["import"]["parser"] == "fio-json"
     assert second["environment"]["import"] == {
-        "source": str(SAMPLE_2X), "parser": "fio-text", "tool": "fio", "tool_version": "fio-2.1.11",
-        "warnings": []}
+        "source": str(SAMPLE_2X),
+        "parser": "fio-text",
+        "tool": "fio",
+        "tool_version": "fio-2.1.11",
+        "warnings": [],
+    }
     assert second["results"][0]["iops"] == 640.0
 
 
@@ -29,7 +35,10 @@ def test_markdown_blocks_each_become_a_run(invoke, invoke_json, tmp_path):
     post = tmp_path / "blog.md"
     post.write_text(
         "# Attempt 1\nWe ran fio:\n\n```\n" + SAMPLE_2X.read_text() + "```\n\nSome prose.\n\n"
-        "```bash\nls -l\n```\n\n## Attempt 2\n```json\n" + (FIO_DATA / "randrw_70.json").read_text() + "```\n")
+        "```bash\nls -l\n```\n\n## Attempt 2\n```json\n"
+        + (FIO_DATA / "randrw_70.json").read_text()
+        + "```\n"
+    )
     invoke("import", str(post))
     runs = invoke_json("runs")["runs"]
     assert [r["target"] for r in runs] == [f"{post}#1", f"{post}#2"]
@@ -40,8 +49,12 @@ def test_stdin(db, invoke_json):
 
     from cephbench.cli import cli
 
-    result = CliRunner().invoke(cli, ["import", "-"], env={"CEPHBENCH_DB": str(db)},
-                                input=(FIO_DATA / "randread_qd8.txt").read_text())
+    result = CliRunner().invoke(
+        cli,
+        ["import", "-"],
+        env={"CEPHBENCH_DB": str(db)},
+        input=(FIO_DATA / "randread_qd8.txt").read_text(),
+    )
     assert result.exit_code == 0, result.output
     assert invoke_json("show", "last")["target"] == "-"
 
@@ -62,7 +75,9 @@ def test_nothing_recognised_names_the_file_and_stores_nothing(invoke, invoke_jso
     junk = tmp_path / "notes.txt"
     junk.write_text("just some notes\nno benchmark here\n")
     result = invoke("import", str(FIO_DATA / "groups4.json"), str(junk), expect=None)
-    assert result.exit_code != 0 and "notes.txt: no fio (JSON or normal), rados bench" in result.output
+    assert (
+        result.exit_code != 0 and "notes.txt: no fio (JSON or normal), rados bench" in result.output
+    )
     assert "Traceback" not in result.output
     assert invoke_json("runs")["runs"] == []  # not even the good file: nothing is half-imported
 
@@ -89,7 +104,9 @@ def test_two_clients_sum_to_fios_all_clients_figure(invoke, invoke_json):
     path = FIO_DATA / "clientserver_two_clients.json"
     invoke("import", str(path))
     (result,) = invoke_json("show", "last")["results"]
-    everyone = next(c for c in extract(path.read_text()).data["client_stats"] if c["jobname"] == "All clients")
+    everyone = next(
+        c for c in extract(path.read_text()).data["client_stats"] if c["jobname"] == "All clients"
+    )
     assert result["numjobs"] == 2
     assert result["iops"] == pytest.approx(everyone["read"]["iops"], rel=1e-6)
     assert result["total_ios"] == everyone["read"]["total_ios"]

@@ -16,19 +16,25 @@ OSD_DOWN = DATA / "ceph" / "16.2.15" / "osd-bench-osd2-down.txt"
 IPERF_TEXT = DATA / "iperf3" / "3.12" / "tcp-P4.txt"
 IPERF_JSON = DATA / "iperf3" / "3.12" / "tcp-P4.client.json"
 
-EACH_FORMAT = [(SESSION, "rados-bench", ["write", "seq", "rand"]),
-               (OSD_DOWN, "osd-bench", ["osd.0", "osd.1"]),
-               (IPERF_TEXT, "iperf3", ["127.0.0.1->127.0.0.1"]),
-               (IPERF_JSON, "iperf3", ["127.0.0.1->127.0.0.1"])]
+EACH_FORMAT = [
+    (SESSION, "rados-bench", ["write", "seq", "rand"]),
+    (OSD_DOWN, "osd-bench", ["osd.0", "osd.1"]),
+    (IPERF_TEXT, "iperf3", ["127.0.0.1->127.0.0.1"]),
+    (IPERF_JSON, "iperf3", ["127.0.0.1->127.0.0.1"]),
+]
 
 
-@pytest.mark.parametrize(("path", "parser", "workloads"), EACH_FORMAT, ids=lambda v: getattr(v, "name", None))
+@pytest.mark.parametrize(
+    ("path", "parser", "workloads"), EACH_FORMAT, ids=lambda v: getattr(v, "name", None)
+)
 def test_dry_run_shows_what_import_stores(invoke, invoke_json, path, parser, workloads):
     dry = invoke_json("import", str(path), "--dry-run")
     assert invoke_json("runs")["runs"] == []
     (run,) = dry["runs"]
     assert run["id"] is None and run["suite"] == "import"
-    assert run["environment"]["import"]["parser"] == parser and run["environment"]["import"]["source"] == str(path)
+    assert run["environment"]["import"]["parser"] == parser and run["environment"]["import"][
+        "source"
+    ] == str(path)
     assert [r["workload"] for r in run["results"]] == workloads
     invoke("import", str(path), "--label", "old")
     stored = invoke_json("show", "last")
@@ -39,7 +45,8 @@ def test_dry_run_shows_what_import_stores(invoke, invoke_json, path, parser, wor
 def test_failed_osd_is_kept_as_a_failure(invoke, invoke_json):
     invoke("import", str(OSD_DOWN))
     assert [(f["workload"], f["error"]) for f in invoke_json("show", "last")["failures"]] == [
-        ("osd.2", "Error ENXIO: problem getting command descriptions from osd.2")]
+        ("osd.2", "Error ENXIO: problem getting command descriptions from osd.2")
+    ]
 
 
 def test_warnings_are_printed_and_stored(invoke, invoke_json):
@@ -66,7 +73,11 @@ def test_show_and_compare_work_on_imported_rados_runs(invoke, invoke_json):
 
 def test_forcing_another_format_fails_naming_it_and_stores_nothing(invoke, invoke_json):
     result = invoke("import", str(SESSION), "--as", "iperf3", expect=None)
-    assert result.exit_code != 0 and "read as iperf3" in result.output and "Traceback" not in result.output
+    assert (
+        result.exit_code != 0
+        and "read as iperf3" in result.output
+        and "Traceback" not in result.output
+    )
     assert invoke_json("runs")["runs"] == []
 
 
@@ -83,9 +94,14 @@ def test_the_report_names_every_tool_of_a_post_with_two(invoke, invoke_json):
     post = RADOS / "0.47.2" / "openstack-post-excerpt.md"
     result = invoke("import", str(post))
     assert f"{post}: rados-bench, version 0.47.2: 1 run, workloads write" in result.output
-    assert f"{post}: osd-bench, version not shown: 1 run, workloads osd.0, osd.1, osd.2" in result.output
-    assert [r["environment"]["import"]["parser"] for r in
-            (invoke_json("show", str(r["id"])) for r in invoke_json("runs")["runs"])] == ["rados-bench", "osd-bench"]
+    assert (
+        f"{post}: osd-bench, version not shown: 1 run, workloads osd.0, osd.1, osd.2"
+        in result.output
+    )
+    assert [
+        r["environment"]["import"]["parser"]
+        for r in (invoke_json("show", str(r["id"])) for r in invoke_json("runs")["runs"])
+    ] == ["rados-bench", "osd-bench"]
 
 
 def test_the_report_says_what_was_skipped(invoke):

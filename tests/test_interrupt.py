@@ -30,12 +30,22 @@ def _start(db: Path, bench_dir: Path) -> subprocess.Popen:
     tmp = bench_dir.parent / "tmp"
     tmp.mkdir(exist_ok=True)
     return subprocess.Popen(
-        [*CEPHBENCH, "run", "quick", "--target", f"file:{bench_dir}", "--runtime", "2", "--size", "16m"],
+        [
+            *CEPHBENCH,
+            "run",
+            "quick",
+            "--target",
+            f"file:{bench_dir}",
+            "--runtime",
+            "2",
+            "--size",
+            "16m",
+        ],
         env={**os.environ, "CEPHBENCH_DB": str(db), "TMPDIR": str(tmp)},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
-
-
 
 
 @needs_fio
@@ -64,8 +74,9 @@ def test_sigkill_stops_fio_and_the_next_command_says_so(db, bench_dir):
     wait_for(lambda: children(proc.pid), "fio to start")
     wait_for(lambda: list(bench_dir.iterdir()), "fio to create its data file")
     # the chained jobs are forked and waiting at their gates: fio and its four job processes
-    fio_processes = wait_for(lambda: (d if len(d := descendants(proc.pid)) >= 5 else None),
-                             "fio's job processes to start")
+    fio_processes = wait_for(
+        lambda: d if len(d := descendants(proc.pid)) >= 5 else None, "fio's job processes to start"
+    )
     proc.kill()
     proc.communicate(timeout=30)
     wait_for(lambda: not any(alive(p) for p in fio_processes), "every fio process to stop")

@@ -11,7 +11,9 @@ from tests.conftest import FIO_DATA
 
 
 def test_sections_flags_and_comments():
-    jf = parse_jobfile("; comment\n[global]\ndirect=1\ntime_based\n# more\n[a]\nrw = read\n[b]\nstonewall\n")
+    jf = parse_jobfile(
+        "; comment\n[global]\ndirect=1\ntime_based\n# more\n[a]\nrw = read\n[b]\nstonewall\n"
+    )
     assert jf.global_.options == (("direct", "1"), ("time_based", None))
     assert [j.name for j in jf.jobs] == ["a", "b"]
     assert jf.jobs[0].get("rw") == "read"
@@ -31,11 +33,14 @@ def test_include(tmp_path):
     assert jf.global_.get("ioengine") == "libaio"
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("rw=read\n", r"my.fio:1: .* before any \[section\]"),
-    ("[global]\ndirect=1\n", "has no jobs"),
-    ("[broken\nrw=read\n", "malformed section header"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("rw=read\n", r"my.fio:1: .* before any \[section\]"),
+        ("[global]\ndirect=1\n", "has no jobs"),
+        ("[broken\nrw=read\n", "malformed section header"),
+    ],
+)
 def test_errors_name_the_line(text, problem):
     with pytest.raises(UsageError, match=problem):
         parse_jobfile(text, "my.fio")

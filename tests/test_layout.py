@@ -13,5 +13,7 @@ for m in pkgutil.walk_packages(cephbench.__path__, "cephbench."):
 
 
 def test_every_module_imports():
-    result = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr[-2000:]

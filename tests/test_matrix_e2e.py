@@ -19,24 +19,56 @@ SHORT = ("--runtime", "1", "--size", "16m", "--no-logs")
 
 
 def test_matrix_points_are_stored_with_their_parameters(invoke, invoke_json, bench_dir):
-    invoke("run", "matrix", "--target", f"file:{bench_dir}", "--rw", "randread,randwrite",
-           "--iodepth", "1,4", "--numjobs", "1,2", *SHORT)
+    invoke(
+        "run",
+        "matrix",
+        "--target",
+        f"file:{bench_dir}",
+        "--rw",
+        "randread,randwrite",
+        "--iodepth",
+        "1,4",
+        "--numjobs",
+        "1,2",
+        *SHORT,
+    )
     run = invoke_json("show", "last")
     assert run["status"] == "complete" and run["params"]["sweep"] == {
-        "rw": ["randread", "randwrite"], "numjobs": [1, 2], "iodepth": [1, 4]}
+        "rw": ["randread", "randwrite"],
+        "numjobs": [1, 2],
+        "iodepth": [1, 4],
+    }
     got = [(r["workload"], r["rw"], r["bs"], r["iodepth"], r["numjobs"]) for r in run["results"]]
-    assert got == [(f"{rw}-4k-qd{qd}-nj{nj}", rw, 4096, qd, nj)
-                   for rw in ("randread", "randwrite") for nj in (1, 2) for qd in (1, 4)]
+    assert got == [
+        (f"{rw}-4k-qd{qd}-nj{nj}", rw, 4096, qd, nj)
+        for rw in ("randread", "randwrite")
+        for nj in (1, 2)
+        for qd in (1, 4)
+    ]
     assert all(r["iops"] > 0 for r in run["results"])
 
 
-def test_an_interrupted_sweep_resumes_with_only_the_missing_points(invoke, invoke_json, db, bench_dir):
+def test_an_interrupted_sweep_resumes_with_only_the_missing_points(
+    invoke, invoke_json, db, bench_dir
+):
     tmp = bench_dir.parent / "tmp"
     tmp.mkdir()
     proc = subprocess.Popen(
-        [*CEPHBENCH, "run", "matrix", "--target", f"file:{bench_dir}", "--iodepth", "1,2,4,8", *SHORT],
-        env={**os.environ, "CEPHBENCH_DB": str(db), "TMPDIR": str(tmp)}, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        [
+            *CEPHBENCH,
+            "run",
+            "matrix",
+            "--target",
+            f"file:{bench_dir}",
+            "--iodepth",
+            "1,2,4,8",
+            *SHORT,
+        ],
+        env={**os.environ, "CEPHBENCH_DB": str(db), "TMPDIR": str(tmp)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     wait_for(lambda: children(proc.pid), "fio to start")
     wait_for(lambda: len(chain_events(tmp)) >= 2, "two of the four points to finish")
     proc.send_signal(signal.SIGINT)
@@ -49,7 +81,9 @@ def test_an_interrupted_sweep_resumes_with_only_the_missing_points(invoke, invok
     invoke("run", "matrix", "--resume", str(first["id"]))
     run = invoke_json("show", str(first["id"]))
     names = [f"randread-4k-qd{qd}-nj1" for qd in (1, 2, 4, 8)]
-    assert run["status"] == "complete" and sorted(r["workload"] for r in run["results"]) == sorted(names)
+    assert run["status"] == "complete" and sorted(r["workload"] for r in run["results"]) == sorted(
+        names
+    )
     with Store(db) as s:
         resumed_jobs = s.outputs(first["id"])[-1]["input_text"]
     assert all((f"[{n}]" in resumed_jobs) == (n not in kept) for n in names)
@@ -64,8 +98,19 @@ def test_resume_refuses_another_suite(invoke, bench_dir):
 
 
 def test_steady_state_is_flagged_only_where_fio_did_not_reach_it(invoke, invoke_json, bench_dir):
-    common = ("run", "matrix", "--target", f"file:{bench_dir}", "--size", "16m", "--no-logs",
-              "--max-runtime", "4", "--steady-window", "2")
+    common = (
+        "run",
+        "matrix",
+        "--target",
+        f"file:{bench_dir}",
+        "--size",
+        "16m",
+        "--no-logs",
+        "--max-runtime",
+        "4",
+        "--steady-window",
+        "2",
+    )
     invoke(*common, "--steady-state", "iops:80%")
     steady = invoke_json("show", "last")
     invoke(*common, "--steady-state", "iops:0.0001%")
@@ -90,47 +135,101 @@ def test_ramp_time_is_run_but_not_measured(invoke, invoke_json, db, bench_dir):
 
 
 def test_adaptive_repeats_until_the_ci_is_reached_or_flag_it(invoke, invoke_json, bench_dir):
-    invoke("run", "matrix", "--target", f"file:{bench_dir}", "--iodepth", "1,2", "--target-ci", "500%", *SHORT)
+    invoke(
+        "run",
+        "matrix",
+        "--target",
+        f"file:{bench_dir}",
+        "--iodepth",
+        "1,2",
+        "--target-ci",
+        "500%",
+        *SHORT,
+    )
     easy = invoke_json("show", "last")
     assert sorted(r["repeat"] for r in easy["results"]) == [0, 0, 1, 1, 2, 2]  # three, then reached
     assert not any("ci_not_reached" in r["flags"] for r in easy["results"])
     assert all(a["reached"] and a["repeats"] == 3 for a in easy["params"]["adaptive"].values())
 
-    invoke("run", "matrix", "--target", f"file:{bench_dir}", "--target-ci", "0.0001%", "--max-repeats", "4", *SHORT)
+    invoke(
+        "run",
+        "matrix",
+        "--target",
+        f"file:{bench_dir}",
+        "--target-ci",
+        "0.0001%",
+        "--max-repeats",
+        "4",
+        *SHORT,
+    )
     hard = invoke_json("show", "last")
     assert [r["repeat"] for r in hard["results"]] == [0, 1, 2, 3]
     assert all("ci_not_reached" in r["flags"] for r in hard["results"])
     assert hard["params"]["adaptive"]["randread-4k-qd1-nj1"]["reached"] is False
     table = invoke("show", "last", "--format", "md").stdout
-    assert "Repeats to a 95 % CI within ±0.0001 % of the mean IOPS: randread-4k-qd1-nj1 4 (±" in table
+    assert (
+        "Repeats to a 95 % CI within ±0.0001 % of the mean IOPS: randread-4k-qd1-nj1 4 (±" in table
+    )
     assert "not reached" in table and "repeats stopped at the cap" in table
     invoke("report", "last", "-o", str(bench_dir.parent / "r.md"))
-    assert "Repeats to a 95 % CI within ±0.0001 % of the mean IOPS" in (bench_dir.parent / "r.md").read_text()
+    assert (
+        "Repeats to a 95 % CI within ±0.0001 % of the mean IOPS"
+        in (bench_dir.parent / "r.md").read_text()
+    )
 
 
-@pytest.mark.parametrize("args, message", [
-    (("--max-runtime", "10"), "go with --steady-state"),
-    (("--max-time", "1m"), "goes with --target-ci"),
-    (("--target-ci", "abc"), "a percentage"),
-    (("--steady-state", "iops"), "not a criterion"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--max-runtime", "10"), "go with --steady-state"),
+        (("--max-time", "1m"), "goes with --target-ci"),
+        (("--target-ci", "abc"), "a percentage"),
+        (("--steady-state", "iops"), "not a criterion"),
+    ],
+)
 def test_option_mistakes_are_one_line_errors(invoke, bench_dir, args, message):
     out = invoke("run", "matrix", "--target", f"file:{bench_dir}", *SHORT, *args, expect=2)
     assert message in out.stderr and "Traceback" not in out.stderr
 
 
 def test_every_workload_gets_its_time_series(invoke, db, bench_dir):
-    invoke("run", "matrix", "--target", f"file:{bench_dir}", "--iodepth", "1,4", "--runtime", "2", "--size", "16m")
-    invoke("run", "matrix", "--target", f"file:{bench_dir}", "--runtime", "2", "--size", "16m", "--per-io-log")
+    invoke(
+        "run",
+        "matrix",
+        "--target",
+        f"file:{bench_dir}",
+        "--iodepth",
+        "1,4",
+        "--runtime",
+        "2",
+        "--size",
+        "16m",
+    )
+    invoke(
+        "run",
+        "matrix",
+        "--target",
+        f"file:{bench_dir}",
+        "--runtime",
+        "2",
+        "--size",
+        "16m",
+        "--per-io-log",
+    )
     with Store(db) as s:
         averaged, per_io = (s.series(s.resolve(ref)) for ref in (1, 2))
         (run,) = [s.get_run(1)]
     got = {(x.workload, x.op, x.metric): x for x in averaged}
-    assert set(got) == {(w, "read", m) for w in ("randread-4k-qd1-nj1", "randread-4k-qd4-nj1")
-                        for m in ("iops", "bw_bytes_per_s", "lat_mean_us")}
+    assert set(got) == {
+        (w, "read", m)
+        for w in ("randread-4k-qd1-nj1", "randread-4k-qd4-nj1")
+        for m in ("iops", "bw_bytes_per_s", "lat_mean_us")
+    }
     for r in run.results:
         iops = got[(r.workload, "read", "iops")]
-        assert len(iops.t_s) >= 15 and iops.t_s[-1] == pytest.approx(2.0, abs=0.25)  # 100 ms windows
+        assert len(iops.t_s) >= 15 and iops.t_s[-1] == pytest.approx(
+            2.0, abs=0.25
+        )  # 100 ms windows
         assert iops.values.mean() == pytest.approx(r.iops, rel=0.15)
     metrics = {x.metric for x in per_io}
     assert {"iops", "lat_mean_us", "lat_p99_us", "lat_max_us"} <= metrics

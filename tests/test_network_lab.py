@@ -26,9 +26,14 @@ def test_iperf3_between_every_pair_of_lab_hosts(invoke, invoke_json, two_hosts, 
     run = invoke_json("show", "last")
     assert run["status"] == "complete"
     assert [r["workload"] for r in run["results"]] == ["host0->host1", "host1->host0"]
-    assert all(r["metrics"]["bits_per_second"] > 0 and "retransmits" in r["metrics"] for r in run["results"])
+    assert all(
+        r["metrics"]["bits_per_second"] > 0 and "retransmits" in r["metrics"]
+        for r in run["results"]
+    )
     with Store(db) as s:
-        servers = [r for r in s.conn.execute("SELECT * FROM resources WHERE kind = 'iperf3_server'")]
+        servers = [
+            r for r in s.conn.execute("SELECT * FROM resources WHERE kind = 'iperf3_server'")
+        ]
         assert len(servers) == 2 and all(r["removed_at"] for r in servers)
         assert s.open_resources() == []
     assert "| host0->host1 |" in invoke("show", "last", "--format", "md").stdout

@@ -31,18 +31,33 @@ def test_error_text_is_a_parse_error():
 
 def test_up_osds_and_metadata():
     assert osd_bench.up_osds(json.loads((CEPH / "osd-dump.json").read_text())) == [0, 1, 2]
-    info = osd_bench.osd_info(json.loads((CEPH / "osd-metadata.json").read_text()),
-                              json.loads((CEPH / "osd-tree.json").read_text()))
+    info = osd_bench.osd_info(
+        json.loads((CEPH / "osd-metadata.json").read_text()),
+        json.loads((CEPH / "osd-tree.json").read_text()),
+    )
     assert sorted(info) == ["0", "1", "2"]
     assert info["0"]["device_class"] == "hdd" and info["0"]["objectstore"] == "bluestore"
     assert info["0"]["host"] and info["0"]["model"] and info["0"]["rotational"] is True
 
 
 def _run(bws: list[float]) -> Run:
-    results = tuple(Result(f"osd.{i}", 0, "write", bs=4 << 20, io_bytes=1 << 30, bw_bytes_per_s=bw,
-                           iops=bw / (4 << 20), runtime_s=1.0) for i, bw in enumerate(bws))
+    results = tuple(
+        Result(
+            f"osd.{i}",
+            0,
+            "write",
+            bs=4 << 20,
+            io_bytes=1 << 30,
+            bw_bytes_per_s=bw,
+            iops=bw / (4 << 20),
+            runtime_s=1.0,
+        )
+        for i, bw in enumerate(bws)
+    )
     osds = {str(i): {"host": f"h{i}", "device_class": "ssd", "model": "X"} for i in range(len(bws))}
-    return Run(1, None, "osd", "ceph:cluster", "complete", "t", environment={"osds": osds}, results=results)
+    return Run(
+        1, None, "osd", "ceph:cluster", "complete", "t", environment={"osds": osds}, results=results
+    )
 
 
 def test_table_sorted_fastest_first_with_ratio_to_median_and_slow_marked():
@@ -54,12 +69,28 @@ def test_table_sorted_fastest_first_with_ratio_to_median_and_slow_marked():
 
 
 def test_older_and_crimson_json_shapes():
-    firefly = osd_bench.from_data({"bytes_written": 1073741824, "blocksize": 4194304,
-                                   "bytes_per_sec": "57934123.000000"}, "osd.0")
-    assert (firefly.bw_bytes_per_s, firefly.runtime_s, firefly.flags) == (57934123.0, None, ("iops_derived",))
+    firefly = osd_bench.from_data(
+        {"bytes_written": 1073741824, "blocksize": 4194304, "bytes_per_sec": "57934123.000000"},
+        "osd.0",
+    )
+    assert (firefly.bw_bytes_per_s, firefly.runtime_s, firefly.flags) == (
+        57934123.0,
+        None,
+        ("iops_derived",),
+    )
     assert firefly.iops == pytest.approx(57934123 / 4194304)
-    crimson = osd_bench.from_data({"osd_bench_results": {"bytes_written": 1073741824, "blocksize": 4194304,
-                                   "elapsed_sec": 0.5, "bytes_per_sec": 2147483648, "iops": 512}}, "osd.1")
+    crimson = osd_bench.from_data(
+        {
+            "osd_bench_results": {
+                "bytes_written": 1073741824,
+                "blocksize": 4194304,
+                "elapsed_sec": 0.5,
+                "bytes_per_sec": 2147483648,
+                "iops": 512,
+            }
+        },
+        "osd.1",
+    )
     assert (crimson.iops, crimson.runtime_s, crimson.flags) == (512.0, 0.5, ())
     with pytest.raises(ParseError):
         osd_bench.from_data({"bytes_written": 1, "bytes_per_sec": "fast"}, "osd.2")

@@ -26,7 +26,7 @@ def test_matches_expected(mode):
 def test_result_units_are_bytes_and_microseconds():
     r = rados_bench.to_result(rados_bench.parse((RADOS / "write.txt").read_text(), "write"), 2, 16)
     assert (r.op, r.rw, r.repeat, r.iodepth, r.bs) == ("write", "write", 2, 16, 4 << 20)
-    assert r.bw_bytes_per_s == pytest.approx(86.1368 * 2**20)   # rados bench's MB is MiB
+    assert r.bw_bytes_per_s == pytest.approx(86.1368 * 2**20)  # rados bench's MB is MiB
     assert r.lat_mean_us == pytest.approx(728815) and r.lat_max_us == pytest.approx(2095810)
     assert r.total_ios == 68 and r.io_bytes == 68 * (4 << 20)
     assert dict(r.metrics)["lat_min_us"] == pytest.approx(184517)
@@ -37,7 +37,7 @@ def test_reads_are_read_rows_and_seq_has_no_latency_stddev():
     seq = rados_bench.to_result(rados_bench.parse((RADOS / "seq.txt").read_text(), "seq"), 0, 16)
     rand = rados_bench.to_result(rados_bench.parse((RADOS / "rand.txt").read_text(), "rand"), 0, 16)
     assert (seq.op, seq.rw, rand.op, rand.rw) == ("read", "seq", "read", "rand")
-    assert "lat_stddev_us" not in dict(seq.metrics)   # 16.2 prints none for seq: None, not 0
+    assert "lat_stddev_us" not in dict(seq.metrics)  # 16.2 prints none for seq: None, not 0
 
 
 def _older(text: str) -> str:
@@ -61,20 +61,43 @@ def test_no_summary_is_a_parse_error():
 
 def test_argv_keeps_write_objects_and_names_the_run():
     args = rados_bench.argv("p", "write", 5, concurrent=8, object_size=1 << 20, run_name="cb-1")
-    assert args == ["-p", "p", "bench", "5", "write", "-t", "8", "--run-name", "cb-1", "--no-cleanup",
-                    "-b", "1048576"]
-    assert "--no-cleanup" not in rados_bench.argv("p", "seq", 5, concurrent=8, object_size=None, run_name="x")
+    assert args == [
+        "-p",
+        "p",
+        "bench",
+        "5",
+        "write",
+        "-t",
+        "8",
+        "--run-name",
+        "cb-1",
+        "--no-cleanup",
+        "-b",
+        "1048576",
+    ]
+    assert "--no-cleanup" not in rados_bench.argv(
+        "p", "seq", 5, concurrent=8, object_size=None, run_name="x"
+    )
 
 
 def test_jewel_seq_average_iops_without_a_colon():
     """Jewel's seq_read_bench printed ``"Average IOPS          "`` (obj_bencher.cc, 10.2)."""
-    text = (RADOS / "seq.txt").read_text().replace("Average IOPS:         125", "Average IOPS          125")
+    text = (
+        (RADOS / "seq.txt")
+        .read_text()
+        .replace("Average IOPS:         125", "Average IOPS          125")
+    )
     assert "Average IOPS:" not in text
-    assert rados_bench.parse(text, "seq").summary == rados_bench.parse((RADOS / "seq.txt").read_text(), "seq").summary
+    assert (
+        rados_bench.parse(text, "seq").summary
+        == rados_bench.parse((RADOS / "seq.txt").read_text(), "seq").summary
+    )
 
 
 def test_no_iops_printed_is_derived_and_flagged():
-    text = "\n".join(ln for ln in (RADOS / "write.txt").read_text().splitlines() if "IOPS" not in ln)
+    text = "\n".join(
+        ln for ln in (RADOS / "write.txt").read_text().splitlines() if "IOPS" not in ln
+    )
     r = rados_bench.to_result(rados_bench.parse(text, "write"), 0, 16)
     assert r.iops == pytest.approx(68 / 3.15777) and r.flags == ("iops_derived",)
     assert r.lat_mean_us == 728815.0  # as printed, no binary noise
@@ -84,5 +107,9 @@ def test_show_time_stamps_and_three_digit_figures():
     stamped = (RADOS / "write-showtime.txt").read_text()
     out = rados_bench.parse(stamped, "write")
     assert out.summary["total_time"] == 3.12111 and [p[0] for p in out.series] == [1.0, 2.0, 3.0]
-    assert rados_bench.parse("Total time run: 300.1\nTotal reads made: 1\nBandwidth (MB/sec):   1.03e+03\n",
-                             "rand").summary["bw"] == 1030.0
+    assert (
+        rados_bench.parse(
+            "Total time run: 300.1\nTotal reads made: 1\nBandwidth (MB/sec):   1.03e+03\n", "rand"
+        ).summary["bw"]
+        == 1030.0
+    )

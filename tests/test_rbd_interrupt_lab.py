@@ -71,8 +71,9 @@ def test_ctrl_c_at_each_stage_leaves_nothing(in_lab, db, stage):
 
 
 def _ceph(lab, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["ceph", *args], env={**os.environ, **lab.env}, capture_output=True, text=True,
-                          check=True)
+    return subprocess.run(
+        ["ceph", *args], env={**os.environ, **lab.env}, capture_output=True, text=True, check=True
+    )
 
 
 def _record_pool(db, lab, name: str) -> tuple[int, int]:
@@ -80,8 +81,11 @@ def _record_pool(db, lab, name: str) -> tuple[int, int]:
     conn = Connection(conf=str(lab.conf_path), keyring=str(lab.keyring_path), lab_dir=str(lab.dir))
     with Store(db) as s:
         run_id = s.start_run(label=None, suite="quick", target="rbd:lab", environment={}, params={})
-        rid = ResourceLog(s, run_id).add("ceph_pool", name, {"conn": conn.to_json(), "tag": f"run-{run_id}",
-                                                              "pool_max": pool_ids(conn)[0]})
+        rid = ResourceLog(s, run_id).add(
+            "ceph_pool",
+            name,
+            {"conn": conn.to_json(), "tag": f"run-{run_id}", "pool_max": pool_ids(conn)[0]},
+        )
         s.finish_run(run_id, "aborted", "killed")
     return run_id, rid
 

@@ -22,8 +22,9 @@ def in_lab(lab, monkeypatch):
 
 
 def _ceph(lab, *args):
-    return subprocess.run(["ceph", *args], env={**os.environ, **lab.env},
-                          capture_output=True, text=True, check=True)
+    return subprocess.run(
+        ["ceph", *args], env={**os.environ, **lab.env}, capture_output=True, text=True, check=True
+    )
 
 
 def test_default_target_is_a_fresh_image_in_a_fresh_pool(invoke, invoke_json, in_lab, db):
@@ -33,7 +34,9 @@ def test_default_target_is_a_fresh_image_in_a_fresh_pool(invoke, invoke_json, in
     assert [r["workload"] for r in run["results"]] == ["seq_wr", "seq_rd", "rand_rd", "rand_wr"]
     assert all(r["iops"] > 0 for r in run["results"])
     pool = run["cluster"]["pool"]["name"]
-    assert pool.startswith(f"cb-{run['id']}-") and pool not in ceph_json(in_lab, "osd", "pool", "ls")
+    assert pool.startswith(f"cb-{run['id']}-") and pool not in ceph_json(
+        in_lab, "osd", "pool", "ls"
+    )
     with Store(db) as s:
         assert s.open_resources() == []
         (first, *_) = [o for o in s.outputs(run["id"]) if o["tool"] == "fio"]
@@ -43,14 +46,25 @@ def test_default_target_is_a_fresh_image_in_a_fresh_pool(invoke, invoke_json, in
 def test_existing_pool_and_image_are_used_and_left_alone(invoke, invoke_json, in_lab):
     _ceph(in_lab, "osd", "pool", "create", "userpool", "8", "8")
     try:
-        subprocess.run(["rbd", "pool", "init", "userpool"], env={**os.environ, **in_lab.env}, check=True)
-        subprocess.run(["rbd", "create", "userpool/mine", "--size", "64M"],
-                       env={**os.environ, **in_lab.env}, check=True)
+        subprocess.run(
+            ["rbd", "pool", "init", "userpool"], env={**os.environ, **in_lab.env}, check=True
+        )
+        subprocess.run(
+            ["rbd", "create", "userpool/mine", "--size", "64M"],
+            env={**os.environ, **in_lab.env},
+            check=True,
+        )
         invoke("run", "quick", "--target", "rbd:userpool/mine", *SHORT)
         assert invoke_json("show", "last")["status"] == "complete"
-        images = json.loads(subprocess.run(["rbd", "ls", "userpool", "--format", "json"],
-                                           env={**os.environ, **in_lab.env},
-                                           capture_output=True, text=True, check=True).stdout)
+        images = json.loads(
+            subprocess.run(
+                ["rbd", "ls", "userpool", "--format", "json"],
+                env={**os.environ, **in_lab.env},
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
         assert images == ["mine"]
         assert "userpool" in ceph_json(in_lab, "osd", "pool", "ls")
     finally:
@@ -58,11 +72,26 @@ def test_existing_pool_and_image_are_used_and_left_alone(invoke, invoke_json, in
 
 
 def test_missing_pool_and_image_are_created_tagged_and_removed(invoke, invoke_json, in_lab, db):
-    invoke("run", "quick", "--target", "rbd:newpool/img", "--pool-size", "2", "--pg-num", "8",
-           "--no-prefill", *SHORT)
+    invoke(
+        "run",
+        "quick",
+        "--target",
+        "rbd:newpool/img",
+        "--pool-size",
+        "2",
+        "--pg-num",
+        "8",
+        "--no-prefill",
+        *SHORT,
+    )
     run = invoke_json("show", "last")
     assert run["status"] == "complete" and "prefill" not in run
-    assert run["cluster"]["pool"] == {**run["cluster"]["pool"], "name": "newpool", "size": 2, "pg_num": 8}
+    assert run["cluster"]["pool"] == {
+        **run["cluster"]["pool"],
+        "name": "newpool",
+        "size": 2,
+        "pg_num": 8,
+    }
     assert "newpool" not in ceph_json(in_lab, "osd", "pool", "ls")
     with Store(db) as s:
         kinds = [r["kind"] for r in s.conn.execute("SELECT kind FROM resources ORDER BY id")]

@@ -32,13 +32,24 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
     allowed RBD on it only (keyring beside the lab)."""
     lab_dir = tmp_path_factory.mktemp("real") / "lab"
     try:
-        info = up(LabSpec(dir=lab_dir, osds=1, conf_set={"mon_allow_pool_delete": "false"}),
-                  timeout=180).info
+        info = up(
+            LabSpec(dir=lab_dir, osds=1, conf_set={"mon_allow_pool_delete": "false"}), timeout=180
+        ).info
         _ceph(info, "osd", "pool", "create", "userpool", "8", "8")
         _ceph(info, "osd", "pool", "application", "enable", "userpool", "rbd")
         _tool(info, "rbd", "pool", "init", "userpool")
-        keyring = _ceph(info, "auth", "get-or-create", "client.bench", "mon", "profile rbd", "osd",
-                        "profile rbd pool=userpool", "mgr", "profile rbd pool=userpool").stdout
+        keyring = _ceph(
+            info,
+            "auth",
+            "get-or-create",
+            "client.bench",
+            "mon",
+            "profile rbd",
+            "osd",
+            "profile rbd pool=userpool",
+            "mgr",
+            "profile rbd pool=userpool",
+        ).stdout
         (lab_dir.parent / "bench.keyring").write_text(keyring)
         yield info
     finally:
@@ -46,8 +57,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
 
 
 def _tool(lab: LabInfo, *argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run(list(argv), env={**os.environ, **lab.env}, capture_output=True, text=True,
-                          check=True)
+    return subprocess.run(
+        list(argv), env={**os.environ, **lab.env}, capture_output=True, text=True, check=True
+    )
 
 
 def _ceph(lab: LabInfo, *args: str) -> subprocess.CompletedProcess:
@@ -59,8 +71,14 @@ def _admin(lab: LabInfo) -> tuple[str, ...]:
 
 
 def _bench(lab: LabInfo) -> tuple[str, ...]:
-    return ("--conf", str(lab.conf_path), "--id", "bench",
-            "--keyring", str(Path(lab.dir).parent / "bench.keyring"))
+    return (
+        "--conf",
+        str(lab.conf_path),
+        "--id",
+        "bench",
+        "--keyring",
+        str(Path(lab.dir).parent / "bench.keyring"),
+    )
 
 
 @pytest.fixture
@@ -74,10 +92,13 @@ def _images(lab: LabInfo, pool: str) -> list[str]:
 
 
 def test_pool_it_may_not_delete_is_left_said_so_and_cleanup_removes_it(
-        invoke, invoke_json, cluster, outside, db):
+    invoke, invoke_json, cluster, outside, db
+):
     result = invoke("run", "quick", "--target", "rbd:cbnew/img", *_admin(cluster), *SHORT, expect=1)
-    assert "pool cbnew (created by cephbench, run-1) was left: the cluster forbids deleting pools" \
+    assert (
+        "pool cbnew (created by cephbench, run-1) was left: the cluster forbids deleting pools"
         in result.stderr
+    )
     assert "mon_allow_pool_delete true; cephbench cleanup" in result.stderr
     run = invoke_json("show", "last")
     assert run["status"] == "complete" and len(run["results"]) == 4  # the benchmark is intact
@@ -96,7 +117,9 @@ def test_pool_it_may_not_delete_is_left_said_so_and_cleanup_removes_it(
 
 def test_client_without_pool_create_caps_is_told_up_front(invoke, cluster, outside, db):
     pools_before = ceph_json(cluster, "osd", "pool", "ls")
-    result = invoke("run", "quick", "--target", "rbd:cbmissing/img", *_bench(cluster), *SHORT, expect=1)
+    result = invoke(
+        "run", "quick", "--target", "rbd:cbmissing/img", *_bench(cluster), *SHORT, expect=1
+    )
     assert "client.bench may not create pools, and pool cbmissing does not exist" in result.stderr
     assert "name a pool that exists" in result.stderr
     assert ceph_json(cluster, "osd", "pool", "ls") == pools_before
@@ -104,13 +127,16 @@ def test_client_without_pool_create_caps_is_told_up_front(invoke, cluster, outsi
         assert s.runs() == [] and s.open_resources() == []
 
 
-def test_client_without_pool_create_caps_runs_on_the_pool_it_names(invoke, invoke_json, cluster,
-                                                                   outside, db):
+def test_client_without_pool_create_caps_runs_on_the_pool_it_names(
+    invoke, invoke_json, cluster, outside, db
+):
     invoke("run", "quick", "--target", "rbd:userpool/cbimg", *_bench(cluster), *SHORT)
     run = invoke_json("show", "last")
     assert run["status"] == "complete" and all(r["iops"] > 0 for r in run["results"])
     assert run["prefill"]["argv"][1] == "--name=prefill"  # a new image is prefilled
-    assert "cbimg" not in _images(cluster, "userpool") and "userpool" in ceph_json(cluster, "osd", "pool", "ls")
+    assert "cbimg" not in _images(cluster, "userpool") and "userpool" in ceph_json(
+        cluster, "osd", "pool", "ls"
+    )
     with Store(db) as s:
         assert s.open_resources() == []
 
@@ -118,8 +144,17 @@ def test_client_without_pool_create_caps_runs_on_the_pool_it_names(invoke, invok
 def test_existing_image_is_used_as_it_is(invoke, invoke_json, cluster, outside, db):
     _tool(cluster, "rbd", "create", "userpool/mine", "--size", "32M")
     try:
-        invoke("run", "quick", "--target", "rbd:userpool/mine", *_bench(cluster), "--size", "16m",
-               "--runtime", "1")
+        invoke(
+            "run",
+            "quick",
+            "--target",
+            "rbd:userpool/mine",
+            *_bench(cluster),
+            "--size",
+            "16m",
+            "--runtime",
+            "1",
+        )
         run = invoke_json("show", "last")
         assert run["status"] == "complete" and "prefill" not in run
         info = json.loads(_tool(cluster, "rbd", "info", "userpool/mine", "--format", "json").stdout)

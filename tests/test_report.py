@@ -18,12 +18,26 @@ from tests.helpers import chromium, console_messages, needs_chromium, store_run
 EVIL = "<script>document.body.setAttribute('data-pwned','1')</script> & \"quoted\""
 BASE = [[1000, 2000, 30000, 12000], [1010, 1990, 30500, 12100], [990, 2010, 29500, 11900]]
 TUNED = [[1500, 2000, 30100, 12000], [1510, 2020, 29600, 12050], [1490, 1980, 30400, 11950]]
+
+
 @pytest.fixture
 def two_runs(db: Path) -> tuple[int, int]:
     a = store_run(db, EVIL, BASE)
-    b = store_run(db, "tuned", TUNED, flags={"rand_rd": ("no_latency",)},
-                  env={"host": "lab1", "kernel": "6.5.0", "tools": {"fio": "fio-3.33"},
-                       "cluster": {"osds": [{"id": 0, "model": "QEMU HARDDISK"}], "pool": {"size": 3, "pg_num": 32}}})
+    b = store_run(
+        db,
+        "tuned",
+        TUNED,
+        flags={"rand_rd": ("no_latency",)},
+        env={
+            "host": "lab1",
+            "kernel": "6.5.0",
+            "tools": {"fio": "fio-3.33"},
+            "cluster": {
+                "osds": [{"id": 0, "model": "QEMU HARDDISK"}],
+                "pool": {"size": 3, "pg_num": 32},
+            },
+        },
+    )
     return a, b
 
 
@@ -33,11 +47,23 @@ def test_html_is_self_contained_and_escapes_store_text(invoke, two_runs, tmp_pat
     assert r.stdout.strip() == str(out)
     html = out.read_text()
     assert "<script" not in html  # the label is text, and the report itself needs no script
-    assert "&lt;script&gt;document.body.setAttribute(&#39;data-pwned&#39;,&#39;1&#39;)&lt;/script&gt;" in html
+    assert (
+        "&lt;script&gt;document.body.setAttribute(&#39;data-pwned&#39;,&#39;1&#39;)&lt;/script&gt;"
+        in html
+    )
     assert not re.search(r'(src|href)="(https?:)?//', html), "nothing may be fetched at view time"
-    assert html.count("<svg") == 1 + 4 * 2  # the percent-difference chart, bars and percentiles per workload
-    for text in ("4 significantly better", "Percent Difference", "+50.00% [+47.73, +52.27]",
-                 "no latency recorded", "QEMU HARDDISK", "pool.pg_num", "Environment differences"):
+    assert (
+        html.count("<svg") == 1 + 4 * 2
+    )  # the percent-difference chart, bars and percentiles per workload
+    for text in (
+        "4 significantly better",
+        "Percent Difference",
+        "+50.00% [+47.73, +52.27]",
+        "no latency recorded",
+        "QEMU HARDDISK",
+        "pool.pg_num",
+        "Environment differences",
+    ):
         assert text in html, text
 
 
@@ -64,8 +90,10 @@ def test_summary_counts_verdicts(db, two_runs):
     with Store(db) as s:
         cmp = compare([s.get_run(i) for i in two_runs])
     (line,) = summary(cmp)
-    assert line.endswith("4 significantly better, 0 significantly worse, 10 not significant, "
-                         "2 without a figure on one side of 16 cells.")
+    assert line.endswith(
+        "4 significantly better, 0 significantly worse, 10 not significant, "
+        "2 without a figure on one side of 16 cells."
+    )
 
 
 def test_bad_output_name_is_a_usage_error(invoke, two_runs, tmp_path):
@@ -90,7 +118,9 @@ def test_html_renders_in_chromium(invoke, two_runs, tmp_path):
     dom = chromium(tmp_path, "--dump-dom", out.as_uri())
     assert console_messages(dom.stderr) == []
     assert 'data-pwned="1"' not in dom.stdout  # the label's script did not run...
-    assert "&lt;script&gt;document.body.setAttribute('data-pwned','1')&lt;/script&gt;" in dom.stdout  # ...it is text
+    assert (
+        "&lt;script&gt;document.body.setAttribute('data-pwned','1')&lt;/script&gt;" in dom.stdout
+    )  # ...it is text
     shot = tmp_path / "shot.png"
     chromium(tmp_path, f"--screenshot={shot}", "--window-size=1200,2400", out.as_uri())
     pixels = image.imread(shot)[..., :3]
@@ -116,13 +146,18 @@ def test_percentile_chart_labels_the_decades_only(invoke, db, name):
             fig.canvas.draw()
         ax = fig.axes[0]
         lo, hi = ax.get_ylim()
-        shown = [(v, t.get_text()) for v, t in zip(ax.get_yticks(), ax.get_yticklabels(), strict=True)
-                 if lo <= v <= hi]
+        shown = [
+            (v, t.get_text())
+            for v, t in zip(ax.get_yticks(), ax.get_yticklabels(), strict=True)
+            if lo <= v <= hi
+        ]
         assert len(shown) >= 2, (workload, lo, hi)
         assert all(float(np.log10(v)).is_integer() and text == f"{v:g}" for v, text in shown), shown
-        minor = [(v, t.get_text()) for v, t in zip(ax.get_yticks(minor=True),
-                                                   ax.get_yticklabels(minor=True), strict=True)
-                 if lo <= v <= hi]
+        minor = [
+            (v, t.get_text())
+            for v, t in zip(ax.get_yticks(minor=True), ax.get_yticklabels(minor=True), strict=True)
+            if lo <= v <= hi
+        ]
         assert minor and all(text == "" for _, text in minor), minor
         ys = np.concatenate([line.get_ydata() for line in ax.get_lines()])
         assert lo <= ys.min() and ys.max() <= hi

@@ -66,19 +66,31 @@ def test_aa_false_positive_rate_is_near_nominal():
 def test_ten_percent_shift_is_detected_with_six_repeats():
     """CV 5 %, a 10 % shift, 6 repeats a side: Welch detects it ~90 % of the time."""
     rng = np.random.default_rng(7)
-    hits = sum(stats.welch(rng.normal(1000, 50, 6), rng.normal(1100, 55, 6)).p <= 0.05
-               for _ in range(1000))
+    hits = sum(
+        stats.welch(rng.normal(1000, 50, 6), rng.normal(1100, 55, 6)).p <= 0.05 for _ in range(1000)
+    )
     assert hits / 1000 >= 0.8
 
 
 def _run(run_id: int, label: str, iops: np.ndarray) -> Run:
     """A run of 4 workloads x len(iops) repeats; latency from Little's law (qd 16)."""
     results = tuple(
-        Result(workload=f"w{w}", repeat=rep, op="read", bs=4096, iops=float(v),
-               bw_bytes_per_s=float(v) * 4096, lat_mean_us=16e6 / v, lat_p99_us=48e6 / v)
-        for rep, row in enumerate(iops) for w, v in enumerate(row))
-    return Run(run_id, label, "quick", "file:/x", "complete", "2024-01-01T00:00:00+00:00",
-               results=results)
+        Result(
+            workload=f"w{w}",
+            repeat=rep,
+            op="read",
+            bs=4096,
+            iops=float(v),
+            bw_bytes_per_s=float(v) * 4096,
+            lat_mean_us=16e6 / v,
+            lat_p99_us=48e6 / v,
+        )
+        for rep, row in enumerate(iops)
+        for w, v in enumerate(row)
+    )
+    return Run(
+        run_id, label, "quick", "file:/x", "complete", "2024-01-01T00:00:00+00:00", results=results
+    )
 
 
 def test_whole_comparison_aa_family_wise_rate_and_power():
@@ -107,6 +119,9 @@ def test_gate_on_a_shift_uses_direction():
     slower = _run(2, "b", rng.normal(850, 17, (6, 4)))
     cmp = compare([a, slower])
     worse = {(r.workload, r.metric.key) for r, _ in regressions(cmp, 5.0)}
-    assert worse == {(f"w{w}", m) for w in range(4)
-                     for m in ("iops", "bw_bytes_per_s", "lat_mean_us", "lat_p99_us")}
+    assert worse == {
+        (f"w{w}", m)
+        for w in range(4)
+        for m in ("iops", "bw_bytes_per_s", "lat_mean_us", "lat_p99_us")
+    }
     assert regressions(compare([slower, a]), 5.0) == []

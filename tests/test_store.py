@@ -16,16 +16,31 @@ from cephbench.store.schema import latest_version
 
 
 def _result(name="w", op="read", iops=100.0):
-    return Result(workload=name, repeat=0, op=op, iops=iops, lat_p99_us=None,
-                  percentiles=((50.0, 1.5), (99.0, 3.0)), flags=("no_latency",))
+    return Result(
+        workload=name,
+        repeat=0,
+        op=op,
+        iops=iops,
+        lat_p99_us=None,
+        percentiles=((50.0, 1.5), (99.0, 3.0)),
+        flags=("no_latency",),
+    )
 
 
 def test_round_trip(db):
     with Store(db) as s:
-        run_id = s.start_run(label="a", suite="s", target="file:/x", environment={"k": 1}, params={})
-        s.record_batch(run_id, 0, RawOutput("fio", ["fio", "x"], "[j]\n", "out", "", 0, "t", 1.0),
-                       [WorkloadOutcome("w", (_result(), _result(op="write"))),
-                        WorkloadOutcome("bad", error="fio error: boom")])
+        run_id = s.start_run(
+            label="a", suite="s", target="file:/x", environment={"k": 1}, params={}
+        )
+        s.record_batch(
+            run_id,
+            0,
+            RawOutput("fio", ["fio", "x"], "[j]\n", "out", "", 0, "t", 1.0),
+            [
+                WorkloadOutcome("w", (_result(), _result(op="write"))),
+                WorkloadOutcome("bad", error="fio error: boom"),
+            ],
+        )
         s.finish_run(run_id, "failed", "1 workload(s) failed")
         run = s.get_run("last")
     assert run.status == "failed" and run.environment == {"k": 1}
@@ -67,8 +82,9 @@ def test_failed_batch_leaves_nothing(db):
 
 
 def test_run_of_a_dead_process_is_marked_aborted(db):
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True).stdout.strip()
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    ).stdout.strip()
     with Store(db) as s:
         run_id = s.start_run(label=None, suite="s", target="t", environment={}, params={})
         s.conn.execute("UPDATE runs SET pid = ? WHERE id = ?", (int(dead), run_id))

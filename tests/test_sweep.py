@@ -13,7 +13,9 @@ def _points(plan) -> list[tuple]:
     out = []
     for job in plan.jobfile.jobs:
         o = plan.jobfile.merged(job)
-        out.append((job.name, o["rw"], o.get("rwmixread"), o["bs"], int(o["numjobs"]), int(o["iodepth"])))
+        out.append(
+            (job.name, o["rw"], o.get("rwmixread"), o["bs"], int(o["numjobs"]), int(o["iodepth"]))
+        )
     return out
 
 
@@ -41,8 +43,12 @@ def test_matrix_with_single_values_is_one_named_point():
 def test_rwmixread_multiplies_only_mixed_points():
     axes = Axes.parse(rw="randread,randrw", rwmixread="50,70,90")
     names = [j.name for j in make_plan("matrix", Overrides(), axes=axes).jobfile.jobs]
-    assert names == ["randread-4k-qd1-nj1", "randrw-mix50-4k-qd1-nj1", "randrw-mix70-4k-qd1-nj1",
-                     "randrw-mix90-4k-qd1-nj1"]
+    assert names == [
+        "randread-4k-qd1-nj1",
+        "randrw-mix50-4k-qd1-nj1",
+        "randrw-mix70-4k-qd1-nj1",
+        "randrw-mix90-4k-qd1-nj1",
+    ]
 
 
 def test_a_suite_swept_keeps_its_workload_names_as_the_base():
@@ -54,19 +60,23 @@ def test_a_suite_swept_keeps_its_workload_names_as_the_base():
 
 def test_plan_only_keeps_the_named_points_in_order():
     plan = make_plan("matrix", Overrides(), axes=Axes.parse(iodepth="1,2,4"))
-    assert [j.name for j in plan.only({"randread-4k-qd4-nj1", "randread-4k-qd1-nj1"}).jobfile.jobs] == [
-        "randread-4k-qd1-nj1", "randread-4k-qd4-nj1"]
+    assert [
+        j.name for j in plan.only({"randread-4k-qd4-nj1", "randread-4k-qd1-nj1"}).jobfile.jobs
+    ] == ["randread-4k-qd1-nj1", "randread-4k-qd4-nj1"]
 
 
-@pytest.mark.parametrize("lists, message", [
-    ({"iodepth": "1,,4"}, "an empty value"),
-    ({"iodepth": "1,x"}, "whole numbers"),
-    ({"numjobs": "0,1"}, "between 1 and 4096"),
-    ({"rw": "randread,sideways"}, "not an fio rw"),
-    ({"bs": "4k,huge"}, "not a size"),
-    ({"iodepth": "4,4"}, "given twice"),
-    ({"rwmixread": "50,101"}, "between 0 and 100"),
-])
+@pytest.mark.parametrize(
+    "lists, message",
+    [
+        ({"iodepth": "1,,4"}, "an empty value"),
+        ({"iodepth": "1,x"}, "whole numbers"),
+        ({"numjobs": "0,1"}, "between 1 and 4096"),
+        ({"rw": "randread,sideways"}, "not an fio rw"),
+        ({"bs": "4k,huge"}, "not a size"),
+        ({"iodepth": "4,4"}, "given twice"),
+        ({"rwmixread": "50,101"}, "between 0 and 100"),
+    ],
+)
 def test_bad_lists_are_refused_with_the_reason(lists, message):
     with pytest.raises(UsageError, match=message):
         Axes.parse(**lists)
@@ -74,8 +84,13 @@ def test_bad_lists_are_refused_with_the_reason(lists, message):
 
 def test_steady_state_options_and_their_checks():
     ss = SteadyState.parse("iops:0.3%", None, "5", "120")
-    assert ss.options() == {"steadystate": "iops:0.3%", "steadystate_duration": "30s",
-                            "steadystate_ramp_time": "5s", "time_based": "1", "runtime": "120s"}
+    assert ss.options() == {
+        "steadystate": "iops:0.3%",
+        "steadystate_duration": "30s",
+        "steadystate_ramp_time": "5s",
+        "time_based": "1",
+        "runtime": "120s",
+    }
     plan = make_plan("matrix", Overrides(), axes=Axes.parse(iodepth="1,2"), steady=ss)
     assert plan.jobfile.merged(plan.jobfile.jobs[0])["steadystate"] == "iops:0.3%"
     assert [w.seconds for w in plan.workloads] == [120.0, 120.0]  # the ETA counts the cap

@@ -26,11 +26,17 @@ class Flag:
 FLAGS: dict[str, Flag] = {
     # what the tool recorded, or could not
     "no_latency": Flag("no latency recorded (gtod_reduce or latency disabled)"),
-    "clat_mean": Flag("Avg Latency is fio's completion latency (clat): total latency was not recorded"),
-    "percentiles_unmerged": Flag("percentiles of several jobs could not be merged (plain json output)"),
+    "clat_mean": Flag(
+        "Avg Latency is fio's completion latency (clat): total latency was not recorded"
+    ),
+    "percentiles_unmerged": Flag(
+        "percentiles of several jobs could not be merged (plain json output)"
+    ),
     "iops_derived": Flag("IOPS not printed: derived from the operations made and the time run"),
     # how the run went
-    "not_steady": Flag("never reached steady state (fio's steadystate criterion) before its runtime cap"),
+    "not_steady": Flag(
+        "never reached steady state (fio's steadystate criterion) before its runtime cap"
+    ),
     "ci_not_reached": Flag("repeats stopped at the cap before the 95 % CI reached the target"),
     # the cluster during the run
     "osd_down": Flag("an OSD was down during the run", health=True),
@@ -46,6 +52,8 @@ FLAGS: dict[str, Flag] = {
 
 def flag_text(flag: str) -> str:
     return FLAGS[flag].text if flag in FLAGS else flag
+
+
 RunStatus = Literal["running", "complete", "failed", "aborted"]
 
 RUN_SCHEMA = "cephbench.run/1"
@@ -135,9 +143,27 @@ class Result:
 
 
 RESULT_JSON_REQUIRED = (
-    "workload", "repeat", "op", "rw", "bs", "iodepth", "numjobs", "rwmixread", "runtime_s", "iops",
-    "bw_bytes_per_s", "io_bytes", "total_ios", "lat_mean_us", "lat_p50_us", "lat_p90_us",
-    "lat_p99_us", "lat_p999_us", "lat_max_us", "lat_kind", "error",
+    "workload",
+    "repeat",
+    "op",
+    "rw",
+    "bs",
+    "iodepth",
+    "numjobs",
+    "rwmixread",
+    "runtime_s",
+    "iops",
+    "bw_bytes_per_s",
+    "io_bytes",
+    "total_ios",
+    "lat_mean_us",
+    "lat_p50_us",
+    "lat_p90_us",
+    "lat_p99_us",
+    "lat_p999_us",
+    "lat_max_us",
+    "lat_kind",
+    "error",
 )
 """The keys every result of ``Result.to_json`` has (besides percentiles and flags)."""
 
@@ -235,9 +261,16 @@ class Run:
         A run with an id is a StoredRun, as the store would give it."""
         kind = StoredRun if d["id"] is not None else cls
         return kind(
-            id=d["id"], label=d["label"], suite=d["suite"], target=d["target"],
-            status=d["status"], started_at=d["started_at"], ended_at=d["ended_at"],
-            environment=d["environment"], params=d["params"], error=d["error"],
+            id=d["id"],
+            label=d["label"],
+            suite=d["suite"],
+            target=d["target"],
+            status=d["status"],
+            started_at=d["started_at"],
+            ended_at=d["ended_at"],
+            environment=d["environment"],
+            params=d["params"],
+            error=d["error"],
             results=tuple(Result.from_json(r) for r in d["results"]),
             failures=tuple(Failure(f["workload"], f["repeat"], f["error"]) for f in d["failures"]),
         )

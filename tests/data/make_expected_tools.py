@@ -22,9 +22,19 @@ def fixtures() -> list[Path]:
     goldens excluded): our recordings and reconstructions, and the corpus of published ones,
     except those cephbench is known to import wrong (``known_wrong``: test_corpus.py holds
     them as strict xfails)."""
-    found = [*HERE.glob("rados-bench/*/*"), *HERE.glob("ceph/*/osd-bench*"), *HERE.glob("iperf3/*/*")]
-    return sorted(p for p in found if p.suffix in (".txt", ".md", ".json") and p not in DRIVER_LEVEL
-                  and not p.name.endswith((".expected.json", ".source.md")) and not _known_wrong(p))
+    found = [
+        *HERE.glob("rados-bench/*/*"),
+        *HERE.glob("ceph/*/osd-bench*"),
+        *HERE.glob("iperf3/*/*"),
+    ]
+    return sorted(
+        p
+        for p in found
+        if p.suffix in (".txt", ".md", ".json")
+        and p not in DRIVER_LEVEL
+        and not p.name.endswith((".expected.json", ".source.md"))
+        and not _known_wrong(p)
+    )
 
 
 def _known_wrong(path: Path) -> bool:
@@ -46,17 +56,26 @@ def goldens() -> list[Path]:
 
 def expected_import(path: Path) -> list[dict]:
     return [
-        {"parser": p.found.parser, "tool_version": p.found.tool_version, "warnings": list(p.warnings),
-         "workloads": [{"name": o.name, "failure": o.error, "results": [r.to_json() for r in o.results]}
-                       for o in p.found.outcomes]}
+        {
+            "parser": p.found.parser,
+            "tool_version": p.found.tool_version,
+            "warnings": list(p.warnings),
+            "workloads": [
+                {"name": o.name, "failure": o.error, "results": [r.to_json() for r in o.results]}
+                for o in p.found.outcomes
+            ],
+        }
         for p in importer.plan(path.name, path.read_text(), None)
     ]
 
 
 def expected_driver(path: Path) -> dict:
     out = rados_bench.parse(path.read_text(), path.stem)
-    return {"summary": out.summary, "series": [list(p) for p in out.series],
-            "result": rados_bench.to_result(out, 0, 16).to_json()}
+    return {
+        "summary": out.summary,
+        "series": [list(p) for p in out.series],
+        "result": rados_bench.to_result(out, 0, 16).to_json(),
+    }
 
 
 def golden(path: Path) -> Path:

@@ -121,8 +121,13 @@ def test_osd_killed_during_rbd_write_then_restarted(lab, tmp_path):
     with ThreadPoolExecutor(1) as pool:
         job = pool.submit(run, fio, env=lab.env, timeout=RUNTIME + 60)
         started = time.monotonic()
-        wait_for(lambda: "rbd_data." in run(["rados", "-p", "cb-kill", "ls"], env=lab.env, timeout=30).stdout,
-                 60, "fio's first writes to reach the OSDs")
+        wait_for(
+            lambda: (
+                "rbd_data." in run(["rados", "-p", "cb-kill", "ls"], env=lab.env, timeout=30).stdout
+            ),
+            60,
+            "fio's first writes to reach the OSDs",
+        )
         os.kill(victim["pid"], signal.SIGKILL)
         wait_for(lambda: not osd_entry(lab, 2)["up"], 30, "osd.2 to be marked down")
         assert time.monotonic() - started < RUNTIME - 4, "too slow to see the OSD down"

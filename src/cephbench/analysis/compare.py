@@ -126,8 +126,9 @@ def group_runs(runs: Sequence[StoredRun]) -> tuple[Column, ...]:
     return tuple(Column(str(rs[0].id), name, tuple(rs)) for name, rs in groups.items())
 
 
-def compare(runs: Sequence[StoredRun], alpha: float = stats.ALPHA,
-            clusters: dict[int, dict] | None = None) -> Comparison:
+def compare(
+    runs: Sequence[StoredRun], alpha: float = stats.ALPHA, clusters: dict[int, dict] | None = None
+) -> Comparison:
     """Compare ``runs`` (the first is the baseline); one column is allowed (a report of one run).
 
     ``clusters``: run id -> Ceph cluster facts (:func:`cephbench.analysis.envdiff.cluster_context`).
@@ -144,16 +145,26 @@ def compare(runs: Sequence[StoredRun], alpha: float = stats.ALPHA,
         if len(have) < len(columns):
             missing.append((w, op, have))
     failures = tuple((c.name, f) for c in columns for run in c.runs for f in run.failures)
-    return Comparison(columns, tuple(rows), tuple(missing), failures, tuple(_unstable(rows, columns)),
-                      tuple(env_diff(runs, clusters)), alpha, dict(clusters or {}))
+    return Comparison(
+        columns,
+        tuple(rows),
+        tuple(missing),
+        failures,
+        tuple(_unstable(rows, columns)),
+        tuple(env_diff(runs, clusters)),
+        alpha,
+        dict(clusters or {}),
+    )
 
 
 def baseline_note(cmp: Comparison) -> str:
     """The footnote saying what a percent difference is relative to. The baseline's name is a
     free-form label (``baseline``, ``#3``, ``tuned again``), so it is quoted as a name and never
     put into the sentence as a word of it."""
-    return ("Percent difference = (run − baseline) / baseline; the baseline is the first column, "
-            f"“{cmp.baseline.name}”.")
+    return (
+        "Percent difference = (run − baseline) / baseline; the baseline is the first column, "
+        f"“{cmp.baseline.name}”."
+    )
 
 
 def regressions(cmp: Comparison, threshold_pct: float) -> list[tuple[Row, Column]]:
@@ -181,27 +192,39 @@ def to_json(cmp: Comparison) -> dict[str, Any]:
     rows = []
     for row in cmp.rows:
         s = {k: c.summary for k, c in row.cells.items()}
-        rows.append({
-            "workload": row.workload, "op": row.op, "metric": row.metric.key,
-            "higher_is_better": row.metric.higher_is_better,
-            "values": {k: v.mean if v else None for k, v in s.items()},
-            "n": {k: v.n if v else 0 for k, v in s.items()},
-            "ci95": {k: list(v.ci95) if v and v.ci95 else None for k, v in s.items()},
-            "flags": {k: list(c.flags) for k, c in row.cells.items()},
-            "pct_diff": {k: _round(d.pct) for k, d in row.diffs.items()},
-            "pct_diff_ci95": {k: [_round(x) for x in d.ci95] if d.ci95 else None
-                              for k, d in row.diffs.items()},
-            "p_adjusted": {k: d.p_adjusted for k, d in row.diffs.items()},
-            "significant": {k: d.significant for k, d in row.diffs.items()},
-        })
+        rows.append(
+            {
+                "workload": row.workload,
+                "op": row.op,
+                "metric": row.metric.key,
+                "higher_is_better": row.metric.higher_is_better,
+                "values": {k: v.mean if v else None for k, v in s.items()},
+                "n": {k: v.n if v else 0 for k, v in s.items()},
+                "ci95": {k: list(v.ci95) if v and v.ci95 else None for k, v in s.items()},
+                "flags": {k: list(c.flags) for k, c in row.cells.items()},
+                "pct_diff": {k: _round(d.pct) for k, d in row.diffs.items()},
+                "pct_diff_ci95": {
+                    k: [_round(x) for x in d.ci95] if d.ci95 else None for k, d in row.diffs.items()
+                },
+                "p_adjusted": {k: d.p_adjusted for k, d in row.diffs.items()},
+                "significant": {k: d.significant for k, d in row.diffs.items()},
+            }
+        )
     return {
-        "schema": COMPARISON, "baseline": int(base.key), "runs": runs,
-        "columns": [{"key": c.key, "name": c.name, "runs": [r.id for r in c.runs]} for c in cmp.columns],
-        "test": "Welch's t-test, Benjamini-Hochberg across cells", "alpha": cmp.alpha,
+        "schema": COMPARISON,
+        "baseline": int(base.key),
+        "runs": runs,
+        "columns": [
+            {"key": c.key, "name": c.name, "runs": [r.id for r in c.runs]} for c in cmp.columns
+        ],
+        "test": "Welch's t-test, Benjamini-Hochberg across cells",
+        "alpha": cmp.alpha,
         "rows": rows,
         "missing": [{"workload": w, "op": op, "in": list(have)} for w, op, have in cmp.missing],
-        "failures": [{"column": n, "run_workload": f.workload, "repeat": f.repeat, "error": f.error}
-                     for n, f in cmp.failures],
+        "failures": [
+            {"column": n, "run_workload": f.workload, "repeat": f.repeat, "error": f.error}
+            for n, f in cmp.failures
+        ],
         "warnings": list(cmp.warnings),
         "env_diff": [d.to_json() for d in cmp.env],
     }
@@ -243,16 +266,19 @@ def _row(workload: str, op: str, metric: Metric, columns: Sequence[Column]) -> R
         test = stats.welch(base.samples, new.samples)
         ci = None
         if test is not None and pct is not None:
-            ci = (test.diff_ci95[0] / abs(base.summary.mean) * 100,
-                  test.diff_ci95[1] / abs(base.summary.mean) * 100)
+            ci = (
+                test.diff_ci95[0] / abs(base.summary.mean) * 100,
+                test.diff_ci95[1] / abs(base.summary.mean) * 100,
+            )
         diffs[col.key] = Diff(pct, ci, test.p if test else None)
     return Row(workload, op, metric, cells, diffs)
 
 
 def _correct(rows: list[Row], alpha: float) -> list[Row]:
     """Benjamini–Hochberg across every tested cell of the comparison."""
-    tested = [(i, k, d.p) for i, row in enumerate(rows) for k, d in row.diffs.items()
-              if d.p is not None]
+    tested = [
+        (i, k, d.p) for i, row in enumerate(rows) for k, d in row.diffs.items() if d.p is not None
+    ]
     adjusted = stats.benjamini_hochberg([p for _, _, p in tested])
     out = [Row(r.workload, r.op, r.metric, r.cells, dict(r.diffs)) for r in rows]
     for (i, k, _), p_adj in zip(tested, adjusted, strict=True):
@@ -270,9 +296,11 @@ def _unstable(rows: Sequence[Row], columns: Sequence[Column]) -> list[str]:
                 continue
             cv = cell.summary.cv
             if cv is not None and cv > stats.UNSTABLE_CV:
-                out.append(f"{names[key]}: {_label(row.workload, row.op)} {row.metric.title} varies "
-                           f"{cv:.1%} across its {cell.summary.n} samples (coefficient of variation "
-                           f"above {stats.UNSTABLE_CV:.0%}): unstable")
+                out.append(
+                    f"{names[key]}: {_label(row.workload, row.op)} {row.metric.title} varies "
+                    f"{cv:.1%} across its {cell.summary.n} samples (coefficient of variation "
+                    f"above {stats.UNSTABLE_CV:.0%}): unstable"
+                )
     return out
 
 

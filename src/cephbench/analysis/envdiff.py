@@ -52,9 +52,12 @@ class EnvDifference:
         return format_value(self.values.get(run_id))
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "kind": self.kind,
-                "values": {str(k): v for k, v in self.values.items()},
-                "default": sorted(str(k) for k in self.default)}
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "values": {str(k): v for k, v in self.values.items()},
+            "default": sorted(str(k) for k in self.default),
+        }
 
 
 VOLATILE_CLUSTER = ("fsid", "raw_avail_bytes", "pool.name", "pool.max_avail_bytes")
@@ -84,8 +87,11 @@ def cluster_context(fingerprint: dict[str, Any], pool: str | None) -> dict[str, 
 
 def is_config_dump(value: Any) -> bool:
     """Whether ``value`` has the shape of ``ceph config dump --format json``."""
-    return (isinstance(value, list | tuple) and bool(value)
-            and all(isinstance(v, dict) and all(f in v for f in CONFIG_FIELDS) for v in value))
+    return (
+        isinstance(value, list | tuple)
+        and bool(value)
+        and all(isinstance(v, dict) and all(f in v for f in CONFIG_FIELDS) for v in value)
+    )
 
 
 def config_options(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -114,15 +120,17 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
         key = _list_key(value)
         if key is None:
             return {prefix: list(value)}
-        return {f"{prefix}.{item[key]}": {k: v for k, v in item.items() if k != key}
-                for item in value}
+        return {
+            f"{prefix}.{item[key]}": {k: v for k, v in item.items() if k != key} for item in value
+        }
     if isinstance(value, list | tuple):
         return {prefix: list(value)}
     return {prefix: value}
 
 
-def env_diff(runs: Sequence[StoredRun],
-             clusters: dict[int, dict] | None = None) -> list[EnvDifference]:
+def env_diff(
+    runs: Sequence[StoredRun], clusters: dict[int, dict] | None = None
+) -> list[EnvDifference]:
     """Every path whose value is not the same in all ``runs``, in first-seen order; then every
     Ceph option set differently (or on some runs only)."""
     clusters = clusters or {}
@@ -132,8 +140,9 @@ def env_diff(runs: Sequence[StoredRun],
         flat[run.id] = flatten(ctx)
         if config is not None:
             options[run.id] = config_options(config)
-    diffs = [EnvDifference(path, values) for path, values in _differing(flat)
-             if path not in IGNORED]
+    diffs = [
+        EnvDifference(path, values) for path, values in _differing(flat) if path not in IGNORED
+    ]
     for name, values in _differing(options, [r.id for r in runs]):
         unset = frozenset(rid for rid in options if values[rid] is None)
         diffs.append(EnvDifference(name, values, "ceph_config", unset))
@@ -175,8 +184,9 @@ def _split_config(ctx: dict[str, Any]) -> tuple[dict[str, Any], list[dict] | Non
     return out, config
 
 
-def _differing(flat: dict[int, dict[str, Any]],
-               run_ids: Sequence[int] | None = None) -> list[tuple[str, dict[int, Any]]]:
+def _differing(
+    flat: dict[int, dict[str, Any]], run_ids: Sequence[int] | None = None
+) -> list[tuple[str, dict[int, Any]]]:
     """(path, run id -> value) for every path whose value is not the same in all runs."""
     paths: dict[str, None] = {}
     for leaves in flat.values():

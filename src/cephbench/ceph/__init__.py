@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import importlib
 
-UNDO_MODULES = ("cephbench.ceph.pools", "cephbench.ceph.quiesce", "cephbench.ceph.objects", "cephbench.tools.iperf3.steps")
+UNDO_MODULES = (
+    "cephbench.ceph.pools",
+    "cephbench.ceph.quiesce",
+    "cephbench.ceph.objects",
+    "cephbench.tools.iperf3.steps",
+)
 
 
 def load_undo() -> None:

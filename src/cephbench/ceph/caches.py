@@ -23,8 +23,10 @@ def cached_bytes(meminfo: str) -> int:
 
 def check_permitted() -> None:
     if not os.access(DROP, os.W_OK):
-        raise CephbenchError("--drop-caches needs to write /proc/sys/vm/drop_caches, which is not permitted here",
-                             hint="run as root, or leave out --drop-caches")
+        raise CephbenchError(
+            "--drop-caches needs to write /proc/sys/vm/drop_caches, which is not permitted here",
+            hint="run as root, or leave out --drop-caches",
+        )
 
 
 def drop() -> dict[str, int]:
@@ -34,10 +36,15 @@ def drop() -> dict[str, int]:
     try:
         DROP.write_text("3\n")
     except OSError as e:
-        raise CephbenchError(f"cannot drop the page cache: {e.strerror}",
-                             hint="run as root, or leave out --drop-caches") from None
+        raise CephbenchError(
+            f"cannot drop the page cache: {e.strerror}",
+            hint="run as root, or leave out --drop-caches",
+        ) from None
     after = cached_bytes(MEMINFO.read_text())
     if after > before and after > SMALL:
-        raise CephbenchError(f"the page cache did not shrink after dropping it ({before >> 20} MiB -> "
-                             f"{after >> 20} MiB)", hint="is /proc/sys/vm/drop_caches honoured here?")
+        raise CephbenchError(
+            f"the page cache did not shrink after dropping it ({before >> 20} MiB -> "
+            f"{after >> 20} MiB)",
+            hint="is /proc/sys/vm/drop_caches honoured here?",
+        )
     return {"cached_before": before, "cached_after": after}

@@ -9,10 +9,18 @@ from cephbench.errors import CephbenchError, ToolFailed
 from cephbench.system.process import ProcessResult, ProcessTimeout, run, which
 
 
-def ceph(conn: Connection, *args: str, timeout: float | None = None, check: bool = True) -> ProcessResult:
+def ceph(
+    conn: Connection, *args: str, timeout: float | None = None, check: bool = True
+) -> ProcessResult:
     """``ceph --connect-timeout N ARGS`` on ``conn``; a clear error when the cluster is unreachable."""
     t = timeout or conn.timeout
-    argv = [which("ceph", "ceph-common"), *conn.args(), "--connect-timeout", str(max(1, int(t))), *args]
+    argv = [
+        which("ceph", "ceph-common"),
+        *conn.args(),
+        "--connect-timeout",
+        str(max(1, int(t))),
+        *args,
+    ]
     try:
         result = run(argv, env=conn.env, timeout=t + 10)
     except ProcessTimeout:
@@ -34,8 +42,12 @@ def ceph_json(conn: Connection, *args: str, timeout: float | None = None) -> Any
 
 def rados_argv(conn: Connection, *args: str) -> list[str]:
     """argv of ``rados`` on ``conn`` (mount timeout set, so it fails rather than hangs)."""
-    return [which("rados", "ceph-common"), *conn.args(),
-            f"--client_mount_timeout={max(1, int(conn.timeout))}", *args]
+    return [
+        which("rados", "ceph-common"),
+        *conn.args(),
+        f"--client_mount_timeout={max(1, int(conn.timeout))}",
+        *args,
+    ]
 
 
 def unreachable(conn: Connection, timeout: float) -> CephbenchError:

@@ -59,16 +59,29 @@ class Connection:
         return opts
 
     def to_json(self) -> dict[str, Any]:
-        return {"conf": self.conf, "id": self.id, "keyring": self.keyring, "cluster": self.cluster,
-                "timeout": self.timeout, "lab_dir": self.lab_dir}
+        return {
+            "conf": self.conf,
+            "id": self.id,
+            "keyring": self.keyring,
+            "cluster": self.cluster,
+            "timeout": self.timeout,
+            "lab_dir": self.lab_dir,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Connection:
-        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__ and k != "lab_hosts"})
+        return cls(
+            **{k: v for k, v in data.items() if k in cls.__dataclass_fields__ and k != "lab_hosts"}
+        )
 
 
-def resolve(conf: str | None = None, user: str | None = None, keyring: str | None = None,
-            cluster: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> Connection:
+def resolve(
+    conf: str | None = None,
+    user: str | None = None,
+    keyring: str | None = None,
+    cluster: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> Connection:
     """The connection the options ask for; the lab fills what they leave out, when one runs."""
     from cephbench import lab as labapi  # the lab API (pydantic): not for `run --help`
 
@@ -76,18 +89,27 @@ def resolve(conf: str | None = None, user: str | None = None, keyring: str | Non
     lab = labapi.find_running() if conf is None and cluster is None else None
     if lab is not None:
         return Connection(
-            conf=str(lab.conf_path), id=client or lab.client_name,
+            conf=str(lab.conf_path),
+            id=client or lab.client_name,
             keyring=keyring or (str(lab.keyring_path) if lab.keyring_path and not client else None),
-            timeout=timeout, lab_dir=str(lab.dir), lab_hosts=lab.hosts,
+            timeout=timeout,
+            lab_dir=str(lab.dir),
+            lab_hosts=lab.hosts,
         )
     if conf is None and cluster is None:
         conf = DEFAULT_CONF
     if conf is not None and not Path(conf).is_file():
-        raise UsageError(f"no Ceph configuration at {conf}",
-                         hint="give --conf PATH, or start a lab: cephbench lab up")
+        raise UsageError(
+            f"no Ceph configuration at {conf}",
+            hint="give --conf PATH, or start a lab: cephbench lab up",
+        )
     if keyring is not None and not os.access(keyring, os.R_OK):
-        raise UsageError(f"cannot read keyring {keyring}", hint="check --keyring and its permissions")
-    return Connection(conf=conf, id=client or DEFAULT_ID, keyring=keyring, cluster=cluster, timeout=timeout)
+        raise UsageError(
+            f"cannot read keyring {keyring}", hint="check --keyring and its permissions"
+        )
+    return Connection(
+        conf=conf, id=client or DEFAULT_ID, keyring=keyring, cluster=cluster, timeout=timeout
+    )
 
 
 def _client_id(user: str) -> str:

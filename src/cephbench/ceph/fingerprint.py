@@ -69,8 +69,10 @@ def summarize(fp: dict[str, Any], pool: str | None = None) -> dict[str, Any]:
     osds = [n for n in nodes if n.get("type") == "osd"]
     classes = Counter(n.get("device_class") or "unknown" for n in osds)
     meta = _list(fp.get("osd_metadata"))
-    models = Counter((m.get("bluestore_bdev_model") or m.get("device_ids") or m.get("devices") or "unknown")
-                     for m in meta)
+    models = Counter(
+        (m.get("bluestore_bdev_model") or m.get("device_ids") or m.get("devices") or "unknown")
+        for m in meta
+    )
     stats = df.get("stats", {}) if isinstance(df, dict) else {}
     out: dict[str, Any] = {
         "ceph_version": _version(fp.get("versions") or {}),
@@ -85,7 +87,7 @@ def summarize(fp: dict[str, Any], pool: str | None = None) -> dict[str, Any]:
         "raw_avail_bytes": stats.get("total_avail_bytes"),
         "mons": status.get("monmap", {}).get("num_mons"),
         "mgrs": (1 if status.get("mgrmap", {}).get("available") else 0)
-                + status.get("mgrmap", {}).get("num_standbys", 0),
+        + status.get("mgrmap", {}).get("num_standbys", 0),
         "health": status.get("health", {}).get("status"),
         "pool": None,
     }
@@ -94,13 +96,21 @@ def summarize(fp: dict[str, Any], pool: str | None = None) -> dict[str, Any]:
     if chosen is not None:
         size = chosen.get("size") or 1
         replicated = chosen.get("type") == 1
-        usable = next((p["stats"].get("max_avail") for p in df.get("pools", []) if p.get("name") == pool), None)
+        usable = next(
+            (p["stats"].get("max_avail") for p in df.get("pools", []) if p.get("name") == pool),
+            None,
+        )
         out["pool"] = {
-            "name": pool, "type": "replicated" if replicated else "erasure", "size": size,
-            "min_size": chosen.get("min_size"), "pg_num": chosen.get("pg_num"),
+            "name": pool,
+            "type": "replicated" if replicated else "erasure",
+            "size": size,
+            "min_size": chosen.get("min_size"),
+            "pg_num": chosen.get("pg_num"),
             "crush_rule": chosen.get("crush_rule"),
             "failure_domain": _failure_domain(fp.get("crush_rules"), chosen.get("crush_rule")),
-            "usable_bytes": stats["total_bytes"] // size if replicated and stats.get("total_bytes") else None,
+            "usable_bytes": stats["total_bytes"] // size
+            if replicated and stats.get("total_bytes")
+            else None,
             "max_avail_bytes": usable,
         }
     return out

@@ -18,12 +18,22 @@ from cephbench.errors import CephbenchError, Interrupted
 DEFAULT_INTERVAL = 5.0
 #: PG state word -> flag (the words Ceph joins with "+" in pgs_by_state names).
 PG_FLAGS = {
-    "degraded": "degraded", "undersized": "degraded",
-    "recovering": "recovery", "recovery_wait": "recovery", "recovery_toofull": "recovery",
-    "backfilling": "backfill", "backfill_wait": "backfill", "backfill_toofull": "backfill",
-    "scrubbing": "scrub", "deep": "scrub",
-    "peering": "pgs_inactive", "activating": "pgs_inactive", "down": "pgs_inactive",
-    "incomplete": "pgs_inactive", "stale": "pgs_inactive", "unknown": "pgs_inactive",
+    "degraded": "degraded",
+    "undersized": "degraded",
+    "recovering": "recovery",
+    "recovery_wait": "recovery",
+    "recovery_toofull": "recovery",
+    "backfilling": "backfill",
+    "backfill_wait": "backfill",
+    "backfill_toofull": "backfill",
+    "scrubbing": "scrub",
+    "deep": "scrub",
+    "peering": "pgs_inactive",
+    "activating": "pgs_inactive",
+    "down": "pgs_inactive",
+    "incomplete": "pgs_inactive",
+    "stale": "pgs_inactive",
+    "unknown": "pgs_inactive",
 }
 
 
@@ -40,7 +50,9 @@ def flags(status: dict) -> set[str]:
     """Validity flags one ``ceph status`` sample raises."""
     out = set()
     osdmap = _osdmap(status)
-    if osdmap.get("num_up_osds", 0) < osdmap.get("num_osds", 0) or "OSD_DOWN" in status.get("health", {}).get("checks", {}):
+    if osdmap.get("num_up_osds", 0) < osdmap.get("num_osds", 0) or "OSD_DOWN" in status.get(
+        "health", {}
+    ).get("checks", {}):
         out.add("osd_down")
     for state in pg_states(status):
         for word in state.split("+"):
@@ -55,15 +67,22 @@ def refuse_reason(status: dict) -> str | None:
     """Why a benchmark should not start on this cluster (HEALTH_ERR, PGs not active+clean)."""
     health = status.get("health", {})
     if health.get("status") == "HEALTH_ERR":
-        checks = "; ".join(f"{k}: {v.get('summary', {}).get('message', '')}"
-                           for k, v in health.get("checks", {}).items())
+        checks = "; ".join(
+            f"{k}: {v.get('summary', {}).get('message', '')}"
+            for k, v in health.get("checks", {}).items()
+        )
         return f"the cluster is in HEALTH_ERR ({checks})"
     states = pg_states(status)
     total = status.get("pgmap", {}).get("num_pgs", 0)
-    clean = sum(n for s, n in states.items() if s in ("active+clean", "active+clean+scrubbing",
-                                                        "active+clean+scrubbing+deep"))
+    clean = sum(
+        n
+        for s, n in states.items()
+        if s in ("active+clean", "active+clean+scrubbing", "active+clean+scrubbing+deep")
+    )
     if clean < total:
-        others = ", ".join(f"{n} {s}" for s, n in sorted(states.items()) if not s.startswith("active+clean"))
+        others = ", ".join(
+            f"{n} {s}" for s, n in sorted(states.items()) if not s.startswith("active+clean")
+        )
         return f"{total - clean} of {total} PGs are not active+clean ({others})"
     return None
 
@@ -82,8 +101,13 @@ def settling(status: dict) -> bool:
 def summary(status: dict) -> dict[str, Any]:
     """What a stored sample keeps: health, OSDs up/in, PG states."""
     osdmap = _osdmap(status)
-    return {"health": status.get("health", {}).get("status"), "osds": osdmap.get("num_osds"),
-            "up": osdmap.get("num_up_osds"), "in": osdmap.get("num_in_osds"), "pgs": pg_states(status)}
+    return {
+        "health": status.get("health", {}).get("status"),
+        "osds": osdmap.get("num_osds"),
+        "up": osdmap.get("num_up_osds"),
+        "in": osdmap.get("num_in_osds"),
+        "pgs": pg_states(status),
+    }
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,11 @@ from cephbench.system.process import run
 
 def remove_bench_objects(conn: Connection, pool: str, run_name: str) -> None:
     """Remove the benchmark objects of ``run_name`` in ``pool`` (only those)."""
-    result = run(rados_argv(conn, "-p", pool, "cleanup", "--run-name", run_name),
-                 env=conn.env, timeout=max(600, conn.timeout))
+    result = run(
+        rados_argv(conn, "-p", pool, "cleanup", "--run-name", run_name),
+        env=conn.env,
+        timeout=max(600, conn.timeout),
+    )
     if result.returncode != 0 and "No such file" not in result.stderr + result.stdout:
         if "error opening pool" in result.stderr:
             return  # the pool is gone, and its objects with it

@@ -39,7 +39,9 @@ def exists(conn: Connection, pool: str) -> bool:
 def pool_ids(conn: Connection) -> tuple[int, dict[str, int]]:
     """The highest pool id handed out so far, and each pool's id by name."""
     dump = ceph_json(conn, "osd", "dump")
-    return int(dump.get("pool_max", 0)), {p["pool_name"]: int(p["pool"]) for p in dump.get("pools", [])}
+    return int(dump.get("pool_max", 0)), {
+        p["pool_name"]: int(p["pool"]) for p in dump.get("pools", [])
+    }
 
 
 def check_may_create(conn: Connection, pool: str) -> None:
@@ -55,7 +57,8 @@ def check_may_create(conn: Connection, pool: str) -> None:
         raise TargetError(
             f"client.{conn.id} may not create pools, and pool {pool} does not exist",
             hint="name a pool that exists (e.g. --target rbd:POOL/IMAGE): cephbench uses it as "
-                 "it is, or use a client with 'mon allow w' caps")
+            "it is, or use a client with 'mon allow w' caps",
+        )
 
 
 def check_usable(conn: Connection, pool: str | None) -> None:
@@ -83,8 +86,10 @@ def wait_clean(conn: Connection, pool: str, pg_num: int, timeout: float = 120) -
     deadline = time.monotonic() + timeout
     while not _clean(conn, pool, pg_num):
         if time.monotonic() > deadline:
-            raise CephbenchError(f"the PGs of new pool {pool} were not active+clean after {timeout:g} s",
-                                 hint="check `ceph -s`: are enough OSDs up for --pool-size?")
+            raise CephbenchError(
+                f"the PGs of new pool {pool} were not active+clean after {timeout:g} s",
+                hint="check `ceph -s`: are enough OSDs up for --pool-size?",
+            )
         time.sleep(POLL)
 
 
@@ -116,21 +121,36 @@ def remove(conn: Connection, pool: str, tag: str, pool_max: int | None = None) -
     if not exists(conn, pool):
         return
     if not ours(conn, pool, tag, pool_max):
-        raise CephbenchError(f"pool {pool} is not tagged as created by cephbench ({tag}); not deleting it")
-    result = ceph(conn, "osd", "pool", "rm", pool, pool, "--yes-i-really-really-mean-it", check=False)
+        raise CephbenchError(
+            f"pool {pool} is not tagged as created by cephbench ({tag}); not deleting it"
+        )
+    result = ceph(
+        conn, "osd", "pool", "rm", pool, pool, "--yes-i-really-really-mean-it", check=False
+    )
     if result.returncode != 0:
         cmd = f"ceph osd pool rm {pool} {pool} --yes-i-really-really-mean-it"
         if "mon_allow_pool_delete" in result.stderr:
             raise ResourceLeft(
                 f"pool {pool} (created by cephbench, {tag}) was left: the cluster forbids deleting "
                 "pools (mon_allow_pool_delete is false)",
-                hint=f"to remove it: {ALLOW_DELETE}; cephbench cleanup; then set it back to false")
-        raise CephbenchError(f"deleting pool {pool} failed: {result.last_error_line()}", hint=f"run: {cmd}")
+                hint=f"to remove it: {ALLOW_DELETE}; cephbench cleanup; then set it back to false",
+            )
+        raise CephbenchError(
+            f"deleting pool {pool} failed: {result.last_error_line()}", hint=f"run: {cmd}"
+        )
 
 
 @contextmanager
-def pool_for_run(conn: Connection, pool: str, resources: ResourceLog, run_id: int, *,
-                 size: int | None = None, pg_num: int = 32, application: str = "rbd") -> Iterator[bool]:
+def pool_for_run(
+    conn: Connection,
+    pool: str,
+    resources: ResourceLog,
+    run_id: int,
+    *,
+    size: int | None = None,
+    pg_num: int = 32,
+    application: str = "rbd",
+) -> Iterator[bool]:
     """``pool`` exists for the block; created (and afterwards deleted) when it did not. Yields
     whether it was created."""
     pool_max, by_name = pool_ids(conn)
@@ -141,8 +161,9 @@ def pool_for_run(conn: Connection, pool: str, resources: ResourceLog, run_id: in
     rid = None
     try:
         with deferred_interrupts():  # recorded, created and tagged; or not begun
-            rid = resources.add("ceph_pool", pool, {"conn": conn.to_json(), "tag": tag,
-                                                    "pool_max": pool_max})
+            rid = resources.add(
+                "ceph_pool", pool, {"conn": conn.to_json(), "tag": tag, "pool_max": pool_max}
+            )
             _create(conn, pool, tag, size, pg_num, application)
         wait_clean(conn, pool, pg_num)
         yield True
@@ -151,21 +172,39 @@ def pool_for_run(conn: Connection, pool: str, resources: ResourceLog, run_id: in
             _remove_recorded(conn, pool, tag, pool_max, resources, rid)
 
 
-def _create(conn: Connection, pool: str, tag: str, size: int | None, pg_num: int, application: str) -> None:
+def _create(
+    conn: Connection, pool: str, tag: str, size: int | None, pg_num: int, application: str
+) -> None:
     if not NAME.match(pool):
-        raise TargetError(f"'{pool}' is not a pool name cephbench creates", hint="letters, digits, . _ -")
-    result = ceph(conn, "osd", "pool", "create", pool, str(pg_num), str(pg_num), "replicated",
-                  "--autoscale_mode", "off", check=False)
+        raise TargetError(
+            f"'{pool}' is not a pool name cephbench creates", hint="letters, digits, . _ -"
+        )
+    result = ceph(
+        conn,
+        "osd",
+        "pool",
+        "create",
+        pool,
+        str(pg_num),
+        str(pg_num),
+        "replicated",
+        "--autoscale_mode",
+        "off",
+        check=False,
+    )
     if result.returncode != 0:
         if _denied(result.stderr):
-            raise TargetError(f"client.{conn.id} may not create pool {pool}",
-                              hint="name a pool that exists, e.g. --target rbd:POOL/IMAGE")
+            raise TargetError(
+                f"client.{conn.id} may not create pool {pool}",
+                hint="name a pool that exists, e.g. --target rbd:POOL/IMAGE",
+            )
         raise ToolFailed(f"ceph osd pool create {pool} failed: {result.last_error_line()}")
     tag_pool(conn, pool, tag, size, application)
 
 
-def _remove_recorded(conn: Connection, pool: str, tag: str, pool_max: int, resources: ResourceLog,
-                     rid: int) -> None:
+def _remove_recorded(
+    conn: Connection, pool: str, tag: str, pool_max: int, resources: ResourceLog, rid: int
+) -> None:
     """Delete the pool, then mark its record removed; both or neither, whatever Ctrl-C does."""
     with deferred_interrupts():
         remove(conn, pool, tag, pool_max)
@@ -174,5 +213,9 @@ def _remove_recorded(conn: Connection, pool: str, tag: str, pool_max: int, resou
 
 @undoes("ceph_pool")
 def _undo_pool(resource: Resource) -> None:
-    remove(Connection.from_json(resource.detail["conn"]), resource.name, resource.detail["tag"],
-           resource.detail.get("pool_max"))
+    remove(
+        Connection.from_json(resource.detail["conn"]),
+        resource.name,
+        resource.detail["tag"],
+        resource.detail.get("pool_max"),
+    )

@@ -38,12 +38,19 @@ def preflight(conn: Connection, opts: HealthOptions, settle: float = SETTLE_SECO
     while True:
         status = ceph_json(conn, "status")
         reason = health.refuse_reason(status)
-        if not reason or opts.allow_unhealthy or not health.settling(status) or time.monotonic() > deadline:
+        if (
+            not reason
+            or opts.allow_unhealthy
+            or not health.settling(status)
+            or time.monotonic() > deadline
+        ):
             break
         time.sleep(1.0)
     if reason and not opts.allow_unhealthy:
-        raise CephbenchError(f"not benchmarking: {reason}",
-                             hint="wait for HEALTH_OK (ceph -s), or pass --allow-unhealthy")
+        raise CephbenchError(
+            f"not benchmarking: {reason}",
+            hint="wait for HEALTH_OK (ceph -s), or pass --allow-unhealthy",
+        )
     return status
 
 
@@ -53,7 +60,9 @@ class CephRun:
     def __init__(self, sampler: health.Sampler, quiesced_flags: list[str]):
         self.sampler, self.quiesced = sampler, quiesced_flags
 
-    def flag(self, outcomes: list[WorkloadOutcome], windows: list[tuple[float, float]]) -> list[WorkloadOutcome]:
+    def flag(
+        self, outcomes: list[WorkloadOutcome], windows: list[tuple[float, float]]
+    ) -> list[WorkloadOutcome]:
         """Each workload's results with the flags of the samples in its (start, end) window."""
         self.sampler.sample()
         out = []
@@ -68,8 +77,14 @@ def _with_flags(r: Result, extra: tuple[str, ...]) -> Result:
 
 
 @contextmanager
-def ceph_run(store: Store, run_id: int, conn: Connection, resources: ResourceLog, opts: HealthOptions,
-             pool: str | None) -> Iterator[CephRun]:
+def ceph_run(
+    store: Store,
+    run_id: int,
+    conn: Connection,
+    resources: ResourceLog,
+    opts: HealthOptions,
+    pool: str | None,
+) -> Iterator[CephRun]:
     """Fingerprint stored, scrubs held off if asked, health sampled while the block runs."""
     store.save_fingerprint(run_id, fingerprint.collect(conn), pool)
     started = time.monotonic()

@@ -34,30 +34,41 @@ class Entry(NamedTuple):
 
 
 BUILTIN_COMMANDS: dict[str, Entry] = {
-    "run": Entry("cephbench.cli.run:run",
-                 "Run SUITE (a built-in name, a suite .yaml, or a fio job file) and store the "
-                 "results."),
+    "run": Entry(
+        "cephbench.cli.run:run",
+        "Run SUITE (a built-in name, a suite .yaml, or a fio job file) and store the results.",
+    ),
     "runs": Entry("cephbench.cli.runs:runs", "List the stored runs, oldest first."),
-    "show": Entry("cephbench.cli.show:show",
-                  "Show a stored run (an id from `cephbench runs`, or 'last')."),
+    "show": Entry(
+        "cephbench.cli.show:show", "Show a stored run (an id from `cephbench runs`, or 'last')."
+    ),
     "suites": Entry("cephbench.cli.suites:suites", "List the built-in suites and their workloads."),
-    "cleanup": Entry("cephbench.cli.cleanup:cleanup",
-                     "Remove files (and other things) that killed runs created and could not "
-                     "remove."),
-    "import": Entry("cephbench.cli.import_:import_",
-                    "Import fio JSON or normal output (2.x and 3.x), rados bench, ceph tell osd "
-                    "bench or iperf3 (-J or normal) output, as files, Markdown, or stdin (-); or "
-                    "cephbench's own JSON (`show --format json`, `export`), stored back with "
-                    "everything it holds."),
-    "export": Entry("cephbench.cli.export:export",
-                    "Export stored runs (ids from `cephbench runs`, or 'last') with their raw "
-                    "outputs."),
-    "compare": Entry("cephbench.cli.compare:compare",
-                     "Compare stored runs; the first is the baseline."),
-    "report": Entry("cephbench.cli.report:report",
-                    "Write a report of one or more runs; the first is the baseline."),
-    "lab": Entry("cephbench.cli.lab:lab",
-                 "A real, throwaway Ceph cluster on this machine: plain processes, no containers."),
+    "cleanup": Entry(
+        "cephbench.cli.cleanup:cleanup",
+        "Remove files (and other things) that killed runs created and could not remove.",
+    ),
+    "import": Entry(
+        "cephbench.cli.import_:import_",
+        "Import fio JSON or normal output (2.x and 3.x), rados bench, ceph tell osd "
+        "bench or iperf3 (-J or normal) output, as files, Markdown, or stdin (-); or "
+        "cephbench's own JSON (`show --format json`, `export`), stored back with "
+        "everything it holds.",
+    ),
+    "export": Entry(
+        "cephbench.cli.export:export",
+        "Export stored runs (ids from `cephbench runs`, or 'last') with their raw outputs.",
+    ),
+    "compare": Entry(
+        "cephbench.cli.compare:compare", "Compare stored runs; the first is the baseline."
+    ),
+    "report": Entry(
+        "cephbench.cli.report:report",
+        "Write a report of one or more runs; the first is the baseline.",
+    ),
+    "lab": Entry(
+        "cephbench.cli.lab:lab",
+        "A real, throwaway Ceph cluster on this machine: plain processes, no containers.",
+    ),
 }
 
 
@@ -67,8 +78,11 @@ def _plugin_commands() -> dict[str, str]:
         return {}
     from importlib.metadata import entry_points
 
-    return {ep.name: ep.value for ep in entry_points(group="cephbench.commands")
-            if ep.name not in BUILTIN_COMMANDS}
+    return {
+        ep.name: ep.value
+        for ep in entry_points(group="cephbench.commands")
+        if ep.name not in BUILTIN_COMMANDS
+    }
 
 
 def _may_have_plugins() -> bool:
@@ -157,8 +171,13 @@ def _raise_keyboard_interrupt(signum, frame):
 @click.group(cls=CephbenchGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="cephbench")
 @click.option(
-    "--debug", is_flag=True, envvar="CEPHBENCH_DEBUG", callback=set_debug, expose_value=False,
-    is_eager=True, help="Show full tracebacks instead of one-line errors.",
+    "--debug",
+    is_flag=True,
+    envvar="CEPHBENCH_DEBUG",
+    callback=set_debug,
+    expose_value=False,
+    is_eager=True,
+    help="Show full tracebacks instead of one-line errors.",
 )
 def cli() -> None:
     """Benchmark Ceph and block storage with fio, keep every result, compare them.

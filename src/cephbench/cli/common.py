@@ -56,7 +56,11 @@ def set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
 def debug_option(f: Callable) -> Callable:
     """``--debug`` on a subcommand too: ``cephbench run ... --debug``."""
     return click.option(
-        "--debug", is_flag=True, callback=set_debug, expose_value=False, is_eager=True,
+        "--debug",
+        is_flag=True,
+        callback=set_debug,
+        expose_value=False,
+        is_eager=True,
         help="Show full tracebacks instead of one-line errors.",
     )(f)
 
@@ -65,7 +69,10 @@ def db_option(f: Callable) -> Callable:
     """``--db PATH`` (or CEPHBENCH_DB); the command receives an open Store as ``store``."""
 
     @click.option(
-        "--db", "db_path", type=click.Path(dir_okay=False), envvar="CEPHBENCH_DB",
+        "--db",
+        "db_path",
+        type=click.Path(dir_okay=False),
+        envvar="CEPHBENCH_DB",
         help="Result store (SQLite). Default: $XDG_DATA_HOME/cephbench/results.db.",
     )
     @debug_option
@@ -83,7 +90,11 @@ def db_option(f: Callable) -> Callable:
 
 def format_option(*choices: str, default: str = "table") -> Callable:
     return click.option(
-        "--format", "fmt", type=click.Choice(choices), default=default, show_default=True,
+        "--format",
+        "fmt",
+        type=click.Choice(choices),
+        default=default,
+        show_default=True,
         help="Output format: " + ", ".join(choices) + ".",
     )
 

@@ -30,9 +30,13 @@ def parse_percent(text: str | None) -> float | None:
 
 @click.command()
 @click.argument("run_refs", metavar="RUN...", nargs=-1, required=True)
-@click.option("--fail-on-regression", "threshold", metavar="PCT",
-              help="Exit with status 3 when any cell is significantly worse than the baseline "
-                   "by more than PCT (e.g. 5%). Untestable cells (1 sample) count on PCT alone.")
+@click.option(
+    "--fail-on-regression",
+    "threshold",
+    metavar="PCT",
+    help="Exit with status 3 when any cell is significantly worse than the baseline "
+    "by more than PCT (e.g. 5%). Untestable cells (1 sample) count on PCT alone.",
+)
 @format_option("table", "md", "json")
 @db_option
 def compare(run_refs: tuple[str, ...], threshold: str | None, fmt: str, store: Store) -> None:
@@ -59,7 +63,8 @@ def compare(run_refs: tuple[str, ...], threshold: str | None, fmt: str, store: S
         raise UsageError(
             f"nothing to compare: {', '.join(f'#{r.id}' for r in runs)} form one group "
             f"('{cmp.baseline.name}')",
-            hint="give at least two runs with different labels (runs sharing a label are pooled)")
+            hint="give at least two runs with different labels (runs sharing a label are pooled)",
+        )
     if fmt == "json":
         print_json(to_json(cmp))
     elif fmt == "md":
@@ -100,12 +105,17 @@ def _gate(cmp: Comparison, limit: float) -> None:
 
     bad = regressions(cmp, limit)
     if not bad:
-        console_err.print(f"No cell is significantly worse than {cmp.baseline.name} by more "
-                          f"than {limit:g}%.", markup=False)
+        console_err.print(
+            f"No cell is significantly worse than {cmp.baseline.name} by more than {limit:g}%.",
+            markup=False,
+        )
         return
     for row, col in bad:
         d = row.diffs[col.key]
         why = "significant" if d.significant else "1 sample: significance unknown"
-        console_err.print(f"REGRESSION {col.name} vs {cmp.baseline.name}: {row.workload} "
-                          f"({row.op}) {row.metric.title} {d.pct:+.2f}% ({why})", markup=False)
+        console_err.print(
+            f"REGRESSION {col.name} vs {cmp.baseline.name}: {row.workload} "
+            f"({row.op}) {row.metric.title} {d.pct:+.2f}% ({why})",
+            markup=False,
+        )
     raise click.exceptions.Exit(int(ExitStatus.REGRESSION))

@@ -21,9 +21,15 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.argument("run_refs", metavar="RUN...", nargs=-1, required=True)
-@click.option("--output", "-o", "output", required=True, metavar="FILE",
-              type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
-              help="The JSON file to write ('-': standard output).")
+@click.option(
+    "--output",
+    "-o",
+    "output",
+    required=True,
+    metavar="FILE",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="The JSON file to write ('-': standard output).",
+)
 @db_option
 def export(run_refs: tuple[str, ...], output: Path, store: Store) -> None:
     """Export stored runs (ids from `cephbench runs`, or 'last') with their raw outputs.
@@ -41,8 +47,9 @@ def export(run_refs: tuple[str, ...], output: Path, store: Store) -> None:
         sys.stdout.write(text)
         return
     if not output.parent.is_dir():
-        raise UsageError(f"the directory {output.parent} does not exist",
-                         hint="create it, or write elsewhere")
+        raise UsageError(
+            f"the directory {output.parent} does not exist", hint="create it, or write elsewhere"
+        )
     partial = output.with_name(f".{output.name}.partial")
     try:
         partial.write_text(text, encoding="utf-8")

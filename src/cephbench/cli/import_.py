@@ -24,14 +24,26 @@ PARSER_NAMES = ("cephbench", "fio-json", "fio-text", "iperf3", "osd-bench", "rad
 
 @click.command(name="import")
 @click.argument("inputs", nargs=-1, required=True, metavar="FILE...")
-@click.option("--label", "-l", help="Label for the imported runs (default: none; runs show as #id).")
-@click.option("--as", "force", type=click.Choice(PARSER_NAMES),
-              help="Read every input as this format instead of detecting it.")
+@click.option(
+    "--label", "-l", help="Label for the imported runs (default: none; runs show as #id)."
+)
+@click.option(
+    "--as",
+    "force",
+    type=click.Choice(PARSER_NAMES),
+    help="Read every input as this format instead of detecting it.",
+)
 @click.option("--dry-run", is_flag=True, help="Show what would be stored; store nothing.")
 @format_option("table", "md", "json")
 @db_option
-def import_(inputs: tuple[str, ...], label: str | None, force: str | None, dry_run: bool, fmt: str,
-            store: Store) -> None:
+def import_(
+    inputs: tuple[str, ...],
+    label: str | None,
+    force: str | None,
+    dry_run: bool,
+    fmt: str,
+    store: Store,
+) -> None:
     """Import fio JSON or normal output (2.x and 3.x), rados bench, ceph tell osd bench or
     iperf3 (-J or normal) output, as files, Markdown, or stdin (-); or cephbench's own JSON
     (`show --format json`, `export`), stored back with everything it holds.

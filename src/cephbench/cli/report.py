@@ -17,8 +17,14 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.argument("run_refs", metavar="RUN...", nargs=-1, required=True)
-@click.option("--output", "-o", "output", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="report.html (one self-contained file) or report.md (PNG charts in report_files/).")
+@click.option(
+    "--output",
+    "-o",
+    "output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="report.html (one self-contained file) or report.md (PNG charts in report_files/).",
+)
 @db_option
 def report(run_refs: tuple[str, ...], output: Path, store: Store) -> None:
     """Write a report of one or more runs; the first is the baseline.
@@ -33,9 +39,13 @@ def report(run_refs: tuple[str, ...], output: Path, store: Store) -> None:
     from cephbench.report.render import write_report
 
     if not output.parent.is_dir():
-        raise UsageError(f"the directory {output.parent} does not exist", hint="create it, or write elsewhere")
+        raise UsageError(
+            f"the directory {output.parent} does not exist", hint="create it, or write elsewhere"
+        )
     runs = [store.get_run(ref) for ref in run_refs]
     provenance = {run.id: store.outputs(run.id) for run in runs}
     series = {run.id: [s for s in store.series(run.id) if s.workload] for run in runs}  # not health
-    written = write_report(compare(runs, clusters=load_clusters(store, runs)), provenance, output, series)
+    written = write_report(
+        compare(runs, clusters=load_clusters(store, runs)), provenance, output, series
+    )
     click.echo(str(written[0]))

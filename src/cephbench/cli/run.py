@@ -32,8 +32,13 @@ class RichProgress:
 
         self.repeats = repeats
         self.progress = Progress(
-            TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-            TextColumn("ETA"), TimeRemainingColumn(), console=console_err.get(), transient=True,
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console_err.get(),
+            transient=True,
             disable=not console_err.is_terminal,
         )
         self.task = self.progress.add_task("starting fio", start=False)
@@ -57,8 +62,10 @@ def _default_target(plan) -> str:
     if plan.default_target is not None:
         return plan.default_target
     if find_running() is None:
-        raise UsageError("--target is required when no lab is running",
-                         hint="e.g. --target file:/mnt/bench, or start a lab: cephbench lab up")
+        raise UsageError(
+            "--target is required when no lab is running",
+            hint="e.g. --target file:/mnt/bench, or start a lab: cephbench lab up",
+        )
     return "rbd:lab"
 
 
@@ -91,7 +98,9 @@ def run(suite: str, fmt: str, store: Store, resume_ref: str | None, **parts) -> 
     outcome = start(store, request, resume)
     emit_run(store.get_run(outcome.run_id), fmt, store)
     if outcome.failed_workloads:
-        console_err.print(f"[red]{outcome.failed_workloads} workload(s) failed[/]; see the notes above.")
+        console_err.print(
+            f"[red]{outcome.failed_workloads} workload(s) failed[/]; see the notes above."
+        )
         raise click.exceptions.Exit(int(ExitStatus.ERROR))
     console_err.print(f"Stored as run {outcome.run_id} in {store.path}")
 
@@ -114,34 +123,68 @@ def start(store: Store, request: RunRequest, resume: int | None = None) -> RunOu
     if not axes.bs and r.rados_bench.object_size:
         axes = replace(axes, bs=Axes.parse(bs=r.rados_bench.object_size).bs)
     one = axes.single
-    overrides = Overrides(runtime=r.overrides.runtime, size=r.overrides.size,
-                          iodepth=_int(one.get("iodepth")), numjobs=_int(one.get("numjobs")),
-                          bs=one.get("bs"), rw=one.get("rw"), rwmixread=_int(one.get("rwmixread")),
-                          ramp_time=r.overrides.ramp_time)
+    overrides = Overrides(
+        runtime=r.overrides.runtime,
+        size=r.overrides.size,
+        iodepth=_int(one.get("iodepth")),
+        numjobs=_int(one.get("numjobs")),
+        bs=one.get("bs"),
+        rw=one.get("rw"),
+        rwmixread=_int(one.get("rwmixread")),
+        ramp_time=r.overrides.ramp_time,
+    )
     tool_options = {"concurrent": r.rados_bench.concurrent_ios, "run_name": r.rados_bench.run_name}
-    plan = make_plan(r.suite, overrides, {k: v for k, v in tool_options.items() if v is not None},
-                     axes=axes, steady=r.steady)
+    plan = make_plan(
+        r.suite,
+        overrides,
+        {k: v for k, v in tool_options.items() if v is not None},
+        axes=axes,
+        steady=r.steady,
+    )
     if isinstance(plan, Plan) and plan.as_written:
-        console_err.print(f"[yellow]note:[/] {escape(r.suite)} runs as written, with fio's pause "
-                          f"between its groups: {escape(plan.as_written)}")
+        console_err.print(
+            f"[yellow]note:[/] {escape(r.suite)} runs as written, with fio's pause "
+            f"between its groups: {escape(plan.as_written)}"
+        )
     if resume is not None and plan.tool != "fio":
-        raise UsageError("--resume is for fio suites and job files", hint="run the tool suite again")
+        raise UsageError(
+            "--resume is for fio suites and job files", hint="run the tool suite again"
+        )
     target = _target(r.target or _default_target(plan), r.device.destroy_data)
     if isinstance(target, CephTarget):
         c = r.ceph
         conn = resolve(c.conf, c.client_id, c.keyring, c.cluster, c.connect_timeout)
-        target.configure(CephOptions(conn, r.pool.size, r.pool.pg_num,
-                                     prefill=r.pool.prefill and plan.reads))
+        target.configure(
+            CephOptions(conn, r.pool.size, r.pool.pg_num, prefill=r.pool.prefill and plan.reads)
+        )
     elif r.ceph.given:
-        raise UsageError("--conf, --id, --keyring and --cluster are for Ceph targets, "
-                         f"not {target.kind}:")
-    health = HealthOptions(allow_unhealthy=r.health.allow_unhealthy, quiesce=r.health.quiesce,
-                           interval=r.health.interval)
-    options = RunOptions(health, r.device.drop_caches, target_ci=r.adaptive.target_ci,
-                         max_time=r.adaptive.max_time, logs=r.capture.logs,
-                         per_io_logs=r.capture.per_io_log, request=r)
-    return execute(store, plan, target, label=r.label, repeats=r.repeats,
-                   progress=RichProgress(r.repeats), options=options, resume=resume)
+        raise UsageError(
+            f"--conf, --id, --keyring and --cluster are for Ceph targets, not {target.kind}:"
+        )
+    health = HealthOptions(
+        allow_unhealthy=r.health.allow_unhealthy,
+        quiesce=r.health.quiesce,
+        interval=r.health.interval,
+    )
+    options = RunOptions(
+        health,
+        r.device.drop_caches,
+        target_ci=r.adaptive.target_ci,
+        max_time=r.adaptive.max_time,
+        logs=r.capture.logs,
+        per_io_logs=r.capture.per_io_log,
+        request=r,
+    )
+    return execute(
+        store,
+        plan,
+        target,
+        label=r.label,
+        repeats=r.repeats,
+        progress=RichProgress(r.repeats),
+        options=options,
+        resume=resume,
+    )
 
 
 def _int(value: str | None) -> int | None:
@@ -156,13 +199,16 @@ def _resumable(store: Store, ref: str, suite: str) -> tuple[int, RunRequest]:
     run = store.get_run(ref)
     stored = run.params.get("request")
     if stored is None:
-        raise UsageError(f"run {run.id} cannot be resumed: it was not started by `cephbench run` "
-                         "of this version")
+        raise UsageError(
+            f"run {run.id} cannot be resumed: it was not started by `cephbench run` of this version"
+        )
     if run.status == "running":
         raise UsageError(f"run {run.id} is still running", hint="wait for it, or stop it first")
     if suite != run.suite:
-        raise UsageError(f"run {run.id} ran {run.suite}, not {suite}",
-                         hint=f"cephbench run {run.suite} --resume {run.id}")
+        raise UsageError(
+            f"run {run.id} ran {run.suite}, not {suite}",
+            hint=f"cephbench run {run.suite} --resume {run.id}",
+        )
     try:
         return run.id, RunRequest.from_json(stored, suite=run.suite)
     except UsageError as e:

@@ -27,7 +27,9 @@ def runs(fmt: str, store: Store) -> None:
         return
     table = Table(
         ("ID", "Label", "Suite", "Target", "Status", "Started (UTC)"),
-        tuple((str(r.id), r.label or "", r.suite, r.target, r.status, r.started_at) for r in stored),
+        tuple(
+            (str(r.id), r.label or "", r.suite, r.target, r.status, r.started_at) for r in stored
+        ),
         align=("r", "l", "l", "l", "l", "l"),
         notes=() if stored else (f"No runs in {store.path} yet.",),
     )

@@ -26,11 +26,18 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.argument("run_ref", metavar="RUN", default="last")
-@click.option("--cluster", "cluster", is_flag=True,
-              help="Show the Ceph cluster the run measured (version, nodes, OSDs, capacity, pool).")
-@click.option("--raw", is_flag=True,
-              help="With --format json: add the raw tool outputs, cluster fingerprint and series "
-                   "(as `cephbench export` does).")
+@click.option(
+    "--cluster",
+    "cluster",
+    is_flag=True,
+    help="Show the Ceph cluster the run measured (version, nodes, OSDs, capacity, pool).",
+)
+@click.option(
+    "--raw",
+    is_flag=True,
+    help="With --format json: add the raw tool outputs, cluster fingerprint and series "
+    "(as `cephbench export` does).",
+)
 @format_option("table", "md", "json")
 @db_option
 def show(run_ref: str, cluster: bool, raw: bool, fmt: str, store: Store) -> None:
@@ -44,10 +51,11 @@ def show(run_ref: str, cluster: bool, raw: bool, fmt: str, store: Store) -> None
     if cluster:
         fp = store.fingerprint(run.id)
         if fp is None:
-            raise StoreError(f"run {run.id} did not run on a Ceph cluster; it has no cluster record")
+            raise StoreError(
+                f"run {run.id} did not run on a Ceph cluster; it has no cluster record"
+            )
         if fmt == "json":
-            print_json(document(CLUSTER, run=run.id, cluster=summarize(*fp),
-                                fingerprint=fp[0]))
+            print_json(document(CLUSTER, run=run.id, cluster=summarize(*fp), fingerprint=fp[0]))
         else:
             emit_table(cluster_table(run.id, summarize(*fp)), fmt)
         return
@@ -77,10 +85,15 @@ def _notes(run: StoredRun, store: Store) -> list[str]:
     for o in store.outputs(run.id):
         if o["tool"] == PREFILL_TOOL:
             size = next((a.split("=", 1)[1] for a in o["argv"] if a.startswith("--size=")), "?")
-            notes.append(f"Prefill: the new RBD image was written once ({size}, sequential 4M) "
-                         f"in {o['seconds']:.1f} s before the workloads.")
+            notes.append(
+                f"Prefill: the new RBD image was written once ({size}, sequential 4M) "
+                f"in {o['seconds']:.1f} s before the workloads."
+            )
     flags = sorted({f for r in run.results for f in r.flags if f in FLAGS and FLAGS[f].health})
     if flags:
-        notes.append("Health during the run: " + "; ".join(flag_text(f) for f in flags)
-                     + ". Flagged results are less trustworthy.")
+        notes.append(
+            "Health during the run: "
+            + "; ".join(flag_text(f) for f in flags)
+            + ". Flagged results are less trustworthy."
+        )
     return notes

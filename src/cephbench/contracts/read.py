@@ -41,9 +41,16 @@ class RunRecord:
 
 
 def _output_v1(d: dict[str, Any]) -> Output:
-    raw = RawOutput(tool=d["tool"], argv=tuple(d["argv"]), input_text=d["input_text"],
-                    stdout=d["stdout"], stderr=d["stderr"], returncode=d["returncode"],
-                    started_at=d["started_at"], seconds=d["seconds"])
+    raw = RawOutput(
+        tool=d["tool"],
+        argv=tuple(d["argv"]),
+        input_text=d["input_text"],
+        stdout=d["stdout"],
+        stderr=d["stderr"],
+        returncode=d["returncode"],
+        started_at=d["started_at"],
+        seconds=d["seconds"],
+    )
     return Output(d["repeat"], raw, tuple(d["workloads"]))
 
 
@@ -61,18 +68,26 @@ def _check_v1(d: dict[str, Any]) -> None:
     the JSON Schema says the rest, the tests hold real outputs to it."""
     for key in ("suite", "target", "started_at"):
         _need(isinstance(d[key], str), f"{key} is not a string")
-    _need(d["status"] in get_args(RunStatus), f"status {d['status']!r} is not one of "
-          f"{', '.join(get_args(RunStatus))}")
+    _need(
+        d["status"] in get_args(RunStatus),
+        f"status {d['status']!r} is not one of {', '.join(get_args(RunStatus))}",
+    )
     for key in ("environment", "params"):
         _need(isinstance(d[key], dict), f"{key} is not an object")
     for r in d["results"]:
-        _need(isinstance(r, dict) and r["op"] in get_args(Op), "a result's op is not read, write "
-              "or trim")
-        _need(r["lat_kind"] in ("lat", "clat", None), f"lat_kind {r['lat_kind']!r} is not lat or clat")
+        _need(
+            isinstance(r, dict) and r["op"] in get_args(Op),
+            "a result's op is not read, write or trim",
+        )
+        _need(
+            r["lat_kind"] in ("lat", "clat", None), f"lat_kind {r['lat_kind']!r} is not lat or clat"
+        )
         for key in NUMBERS:
             v = r[key]
-            _need(v is None or (isinstance(v, int | float) and not isinstance(v, bool)),
-                  f"{key} {v!r} is not a number")
+            _need(
+                v is None or (isinstance(v, int | float) and not isinstance(v, bool)),
+                f"{key} {v!r} is not a number",
+            )
 
 
 def _run_v1(d: dict[str, Any]) -> RunRecord:
@@ -83,8 +98,16 @@ def _run_v1(d: dict[str, Any]) -> RunRecord:
         run=Run.from_json(d),
         outputs=None if outputs is None else tuple(_output_v1(o) for o in outputs),
         fingerprint=None if fp is None else (fp["data"], fp["pool"]),
-        series=tuple({"repeat": s["repeat"], "workload": s["workload"], "op": s.get("op", ""),
-                      "name": s["name"], "points": s["points"]} for s in d.get("series", ())),
+        series=tuple(
+            {
+                "repeat": s["repeat"],
+                "workload": s["workload"],
+                "op": s.get("op", ""),
+                "name": s["name"],
+                "points": s["points"],
+            }
+            for s in d.get("series", ())
+        ),
     )
 
 
@@ -116,26 +139,34 @@ def _read(d: dict[str, Any], reader: Callable, kind: str) -> list[RunRecord]:
     try:
         return reader(d)
     except KeyError as e:
-        raise ParseError(f"{kind} document without the field {e.args[0]!r}",
-                         hint="was it edited? export it again with `cephbench export`") from None
+        raise ParseError(
+            f"{kind} document without the field {e.args[0]!r}",
+            hint="was it edited? export it again with `cephbench export`",
+        ) from None
     except (TypeError, ValueError, AttributeError) as e:
-        raise ParseError(f"{kind} document with a field of the wrong kind ({e})",
-                         hint="was it edited? export it again with `cephbench export`") from None
+        raise ParseError(
+            f"{kind} document with a field of the wrong kind ({e})",
+            hint="was it edited? export it again with `cephbench export`",
+        ) from None
 
 
 def load_runs(data: Any) -> list[RunRecord]:
     """Every run of a ``cephbench.run/1`` or ``cephbench.export/1`` document."""
     kind = kind_of(data)
     if kind is None:
-        raise ParseError("not a cephbench JSON document (no \"schema\": \"cephbench.…\" key)")
+        raise ParseError('not a cephbench JSON document (no "schema": "cephbench.…" key)')
     reader = READERS.get(kind)
     if reader is None:
         known = kind in KINDS
         raise ParseError(
-            f"a {kind} document holds no run to read" if known
+            f"a {kind} document holds no run to read"
+            if known
             else f"{kind} is a format this cephbench does not know",
             hint=f"give the output of `cephbench show --format json` or `cephbench export`"
-                 f" ({', '.join(READERS)})" if known else "upgrade cephbench to read it")
+            f" ({', '.join(READERS)})"
+            if known
+            else "upgrade cephbench to read it",
+        )
     return _read(data, reader, kind)
 
 

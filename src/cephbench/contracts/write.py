@@ -47,10 +47,18 @@ def raw_extras(run: StoredRun, store: Store) -> dict[str, Any]:
     """The raw outputs (each with the workloads it produced), fingerprint and series."""
     produced = store.output_workloads(run.id)
     outputs = [
-        {"repeat": o["repeat"], "tool": o["tool"], "argv": o["argv"], "input_text": o["input_text"],
-         "stdout": o["stdout"], "stderr": o["stderr"], "returncode": o["returncode"],
-         "started_at": o["started_at"], "seconds": o["seconds"],
-         "workloads": produced.get(o["id"], [])}
+        {
+            "repeat": o["repeat"],
+            "tool": o["tool"],
+            "argv": o["argv"],
+            "input_text": o["input_text"],
+            "stdout": o["stdout"],
+            "stderr": o["stderr"],
+            "returncode": o["returncode"],
+            "started_at": o["started_at"],
+            "seconds": o["seconds"],
+            "workloads": produced.get(o["id"], []),
+        }
         for o in store.outputs(run.id)
     ]
     out: dict[str, Any] = {"outputs": outputs}
@@ -65,12 +73,23 @@ def raw_extras(run: StoredRun, store: Store) -> dict[str, Any]:
 
 def series_json(s: Series) -> dict[str, Any]:
     """A stored series as JSON points: numbers as floats (exact), records as written."""
-    return {"repeat": s.repeat, "workload": s.workload, "op": s.op, "name": s.metric,
-            "points": [[float(t), float(v) if hasattr(v, "dtype") else v]
-                       for t, v in zip(s.t_s, s.values, strict=True)]}
+    return {
+        "repeat": s.repeat,
+        "workload": s.workload,
+        "op": s.op,
+        "name": s.metric,
+        "points": [
+            [float(t), float(v) if hasattr(v, "dtype") else v]
+            for t, v in zip(s.t_s, s.values, strict=True)
+        ],
+    }
 
 
 def export_document(runs: list[Run], store: Store) -> dict[str, Any]:
     """Several runs, each with its raw outputs: ``cephbench.export/1``."""
-    return document(EXPORT, cephbench_version=__version__, exported_at=now(),
-                    runs=[run_document(r, store, raw=True) for r in runs])
+    return document(
+        EXPORT,
+        cephbench_version=__version__,
+        exported_at=now(),
+        runs=[run_document(r, store, raw=True) for r in runs],
+    )

@@ -49,8 +49,15 @@ class RunOutcome:
 
 
 def execute(
-    store: Store, plan, target: Target, *, label: str | None = None, repeats: int = 1,
-    progress: Progress | None = None, options: RunOptions | None = None, resume: int | None = None,
+    store: Store,
+    plan,
+    target: Target,
+    *,
+    label: str | None = None,
+    repeats: int = 1,
+    progress: Progress | None = None,
+    options: RunOptions | None = None,
+    resume: int | None = None,
 ) -> RunOutcome:
     """Run ``plan`` ``repeats`` times on ``target``; returns the stored run's id.
 
@@ -74,18 +81,22 @@ def execute(
     env.update(tool.environment(plan, target))
     params = _params(plan, tool, target, repeats, options)
     if resume is None:
-        run_id = store.start_run(label=label, suite=plan.suite, target=target.spec, environment=env,
-                                 params=params)
+        run_id = store.start_run(
+            label=label, suite=plan.suite, target=target.spec, environment=env, params=params
+        )
         done: tuple[Result, ...] = ()
     else:
         run_id = resume
         done = store.get_run(resume).results
     adaptive = options.target_ci if tool.resumable else None
-    schedule = Schedule.from_results([w.name for w in plan.workloads], repeats, done, adaptive,
-                                     options.max_time)
+    schedule = Schedule.from_results(
+        [w.name for w in plan.workloads], repeats, done, adaptive, options.max_time
+    )
     if resume is not None:
         if not schedule.remaining():
-            raise UsageError(f"run {resume} has nothing left to run: every workload has its figures")
+            raise UsageError(
+                f"run {resume} has nothing left to run: every workload has its figures"
+            )
         store.reopen_run(run_id, env)
     status: RunStatus = "aborted"
     error: str | None = "interrupted"
@@ -99,11 +110,32 @@ def execute(
             fio_target = stack.enter_context(target.session(run_id, resources))
             for raw in target.setup_outputs():
                 store.record_batch(run_id, 0, raw, [])
-            live = (stack.enter_context(ceph_run(store, run_id, conn, resources, options.health,
-                                                 getattr(target, "pool", None)))
-                    if conn is not None else None)
-            ctx = RunContext(run_id, plan, target, fio_target, resources, work, schedule, progress,
-                             options, _dropper(store, run_id) if options.drop_caches else (lambda: None))
+            live = (
+                stack.enter_context(
+                    ceph_run(
+                        store,
+                        run_id,
+                        conn,
+                        resources,
+                        options.health,
+                        getattr(target, "pool", None),
+                    )
+                )
+                if conn is not None
+                else None
+            )
+            ctx = RunContext(
+                run_id,
+                plan,
+                target,
+                fio_target,
+                resources,
+                work,
+                schedule,
+                progress,
+                options,
+                _dropper(store, run_id) if options.drop_caches else (lambda: None),
+            )
             failed = _run_steps(store, tool, ctx, live)
             ended = ("failed", f"{failed} workload(s) failed") if failed else ("complete", None)
         assert ended is not None, "the run's block sets how it ended, or raises"
@@ -138,7 +170,9 @@ def _run_steps(store: Store, tool: Tool, ctx: RunContext, live: CephRun | None) 
     failed, t0 = 0, time.monotonic()
     try:
         for step in tool.steps(ctx):
-            outcomes = live.flag(step.outcomes, step.windows) if live and step.outcomes else step.outcomes
+            outcomes = (
+                live.flag(step.outcomes, step.windows) if live and step.outcomes else step.outcomes
+            )
             _store(store, ctx.run_id, step, outcomes)
             for o in outcomes:
                 ctx.schedule.record(o.name, step.repeat, o.results, o.error)
@@ -152,8 +186,11 @@ def _run_steps(store: Store, tool: Tool, ctx: RunContext, live: CephRun | None) 
         raise Interrupted(f"run {ctx.run_id} stopped; {kept} finished workload(s) kept") from None
     if ctx.schedule.adaptive:
         summary = ctx.schedule.summary()
-        store.finish_schedule(ctx.run_id, summary, [n for n, s in summary.items()
-                                                    if s["repeats"] and not s["reached"]])
+        store.finish_schedule(
+            ctx.run_id,
+            summary,
+            [n for n, s in summary.items() if s["repeats"] and not s["reached"]],
+        )
     return failed
 
 
@@ -163,8 +200,10 @@ def _store(store: Store, run_id: int, step: Step, outcomes: list) -> None:
         return
     with store.transaction():
         store.record_batch(run_id, step.repeat, step.raw, outcomes)
-        points = [Series(step.repeat, w, "", m, [p[0] for p in pts], [p[1] for p in pts])
-                  for w, m, pts in step.points]
+        points = [
+            Series(step.repeat, w, "", m, [p[0] for p in pts], [p[1] for p in pts])
+            for w, m, pts in step.points
+        ]
         store.add_series(run_id, [*step.series, *points])
 
 
@@ -190,6 +229,7 @@ def _params(plan, tool: Tool, target: Target, repeats: int, options: RunOptions)
 
 def _dropper(store: Store, run_id: int) -> Callable[[], None]:
     """Drop the page cache before each workload; each drop kept as a series point."""
+
     def before_each() -> None:
         store.add_series(run_id, [Series(0, "", "", "drop_caches", [time.time()], [caches.drop()])])
 

@@ -22,8 +22,13 @@ class Found:
     """Outputs of this tool seen in the text but not imported, and why (cut off, ...)."""
 
 
-def runs(parser: str, version: str | None, workloads: list[WorkloadOutcome], text: str,
-         skipped: tuple[str, ...] = ()) -> list[Found]:
+def runs(
+    parser: str,
+    version: str | None,
+    workloads: list[WorkloadOutcome],
+    text: str,
+    skipped: tuple[str, ...] = (),
+) -> list[Found]:
     """Workloads in the order found, as runs: a name seen again starts a new run.
 
     ``compare`` matches workloads by name across runs, and ``cephbench run rados`` stores
@@ -36,8 +41,17 @@ def runs(parser: str, version: str | None, workloads: list[WorkloadOutcome], tex
         if any(seen.name == w.name for seen in out[-1]):
             out.append([])
         out[-1].append(w)
-    found = [Found(parser, version, tuple(group), text,
-                   tuple(f"{w.name}: {msg}" for w in group for msg in w.warnings)) for group in out if group]
+    found = [
+        Found(
+            parser,
+            version,
+            tuple(group),
+            text,
+            tuple(f"{w.name}: {msg}" for w in group for msg in w.warnings),
+        )
+        for group in out
+        if group
+    ]
     if found and skipped:
         found[-1] = replace(found[-1], skipped=skipped)
     return found
@@ -49,11 +63,20 @@ def merge(found: list[Found], parsers: frozenset[str]) -> list[Found]:
     out: list[Found] = []
     for f in found:
         prev = out[-1] if out else None
-        if (prev and prev.parser == f.parser and f.parser in parsers
-                and not {o.name for o in prev.outcomes} & {o.name for o in f.outcomes}):
-            out[-1] = Found(f.parser, prev.tool_version or f.tool_version, prev.outcomes + f.outcomes,
-                            prev.text + "\n" + f.text, prev.warnings + f.warnings,
-                            prev.skipped + f.skipped)
+        if (
+            prev
+            and prev.parser == f.parser
+            and f.parser in parsers
+            and not {o.name for o in prev.outcomes} & {o.name for o in f.outcomes}
+        ):
+            out[-1] = Found(
+                f.parser,
+                prev.tool_version or f.tool_version,
+                prev.outcomes + f.outcomes,
+                prev.text + "\n" + f.text,
+                prev.warnings + f.warnings,
+                prev.skipped + f.skipped,
+            )
         else:
             out.append(f)
     return out

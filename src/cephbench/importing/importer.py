@@ -26,8 +26,10 @@ from cephbench.tools.rados_bench.importing import cut_off
 if TYPE_CHECKING:
     from cephbench.store import Store
 
-FENCE = re.compile(r"^(?P<fence>(?P<c>[`~])(?P=c){2,})[^\n]*\n(?P<body>.*?)^(?P=fence)(?P=c)*[ \t]*$",
-                   re.MULTILINE | re.DOTALL)
+FENCE = re.compile(
+    r"^(?P<fence>(?P<c>[`~])(?P=c){2,})[^\n]*\n(?P<body>.*?)^(?P=fence)(?P=c)*[ \t]*$",
+    re.MULTILINE | re.DOTALL,
+)
 """A Markdown fenced block: three or more backticks or tildes, closed by at least as many."""
 
 
@@ -49,7 +51,9 @@ IMPORTERS: dict[str, Importer] = {_OWN.name: _OWN, **{imp.name: imp for _, imp i
 TOOL_OF: dict[str, str] = {imp.name: tool for tool, imp in _registry()}
 """The tool whose output each parser reads (kept in the run's environment)."""
 PARSERS = list(IMPORTERS)
-DETECT: list[tuple[str, Callable[[str], bool]]] = [(imp.name, imp.detect) for imp in IMPORTERS.values()]
+DETECT: list[tuple[str, Callable[[str], bool]]] = [
+    (imp.name, imp.detect) for imp in IMPORTERS.values()
+]
 FORMATS = "fio (JSON or normal), rados bench, ceph tell osd bench or iperf3"
 
 
@@ -69,7 +73,7 @@ def sections(text: str) -> list[tuple[str, str]]:
     text = text.replace("\r\n", "\n")
     out, end = [], 0
     for m in FENCE.finditer(text):
-        out.append((m.group("body"), text[end:m.start()]))
+        out.append((m.group("body"), text[end : m.start()]))
         end = m.end()
     if out and text[end:].strip():
         out.append(("", text[end:]))
@@ -113,8 +117,10 @@ def read(name: str, text: str, force: str | None = None) -> list[Found]:
             raise ParseError(f"{name}: {e.message} (read as {kind})") from None
     if not found:
         why = f" ({'; '.join(skipped)})" if skipped else ""
-        raise ParseError(f"{name}: no {FORMATS} output recognised{why}",
-                         hint=f"pass --as {'|'.join(PARSERS)} to say what it is")
+        raise ParseError(
+            f"{name}: no {FORMATS} output recognised{why}",
+            hint=f"pass --as {'|'.join(PARSERS)} to say what it is",
+        )
     if skipped:
         found[-1] = replace(found[-1], skipped=found[-1].skipped + tuple(skipped))
     return merge(found, frozenset(n for n, tool in TOOL_OF.items() if tool != "fio"))
@@ -132,16 +138,32 @@ class Planned:
     def as_run(self, run_id: int | None = None) -> Run:
         results = tuple(r for o in self.found.outcomes if not o.error for r in o.results)
         failures = tuple(Failure(o.name, 0, o.error) for o in self.found.outcomes if o.error)
-        return Run(id=run_id, label=self.label, suite="import", target=self.source, status="complete",
-                   started_at=now(), environment=self.environment, params={}, results=results,
-                   failures=failures)
+        return Run(
+            id=run_id,
+            label=self.label,
+            suite="import",
+            target=self.source,
+            status="complete",
+            started_at=now(),
+            environment=self.environment,
+            params={},
+            results=results,
+            failures=failures,
+        )
 
     @property
     def environment(self) -> dict:
         tool = TOOL_OF.get(self.found.parser, self.found.parser)
-        return {"import": {"source": self.source, "parser": self.found.parser, "tool": tool,
-                           "tool_version": self.found.tool_version, "warnings": list(self.warnings)},
-                "tools": {tool: self.found.tool_version} if self.found.tool_version else {}}
+        return {
+            "import": {
+                "source": self.source,
+                "parser": self.found.parser,
+                "tool": tool,
+                "tool_version": self.found.tool_version,
+                "warnings": list(self.warnings),
+            },
+            "tools": {tool: self.found.tool_version} if self.found.tool_version else {},
+        }
 
 
 WARN_FLAGS = ("no_latency", "iops_derived", "clat_mean")
@@ -159,11 +181,22 @@ def _check_range(name: str, found: list[Found]) -> None:
             for r in o.results:
                 for key, value in r.to_json().items():
                     values = value.values() if isinstance(value, dict) else [value]
-                    bad = next((v for v in values if isinstance(v, int | float) and not isinstance(v, bool)
-                                and (abs(v) > INT_MAX if isinstance(v, int) else not math.isfinite(v))), None)
+                    bad = next(
+                        (
+                            v
+                            for v in values
+                            if isinstance(v, int | float)
+                            and not isinstance(v, bool)
+                            and (abs(v) > INT_MAX if isinstance(v, int) else not math.isfinite(v))
+                        ),
+                        None,
+                    )
                     if bad is not None:
-                        raise ParseError(f"{name}: {o.name}: {key} {bad!r:.40} is not a figure the output can "
-                                         "have printed (damaged?)", hint="check the input and import it again")
+                        raise ParseError(
+                            f"{name}: {o.name}: {key} {bad!r:.40} is not a figure the output can "
+                            "have printed (damaged?)",
+                            hint="check the input and import it again",
+                        )
 
 
 def plan(name: str, text: str, label: str | None, force: str | None = None) -> list[Planned]:
@@ -172,8 +205,12 @@ def plan(name: str, text: str, label: str | None, force: str | None = None) -> l
     out = []
     for i, f in enumerate(found):
         warnings = f.warnings + tuple(
-            f"{o.name} {r.op}: {flag_text(flag)} (flag {flag})" for o in f.outcomes for r in o.results
-            for flag in r.flags if flag in WARN_FLAGS)
+            f"{o.name} {r.op}: {flag_text(flag)} (flag {flag})"
+            for o in f.outcomes
+            for r in o.results
+            for flag in r.flags
+            if flag in WARN_FLAGS
+        )
         source = name if len(found) == 1 else f"{name}#{i + 1}"
         out.append(Planned(label, source, f, warnings))
     return out
@@ -190,8 +227,10 @@ def report(name: str, planned: list[Planned]) -> list[str]:
         versions = sorted({p.found.tool_version for p in runs if p.found.tool_version})
         names = list(dict.fromkeys(o.name for p in runs for o in p.found.outcomes))
         shown = ", ".join(names[:8]) + (f", ... ({len(names)} in all)" if len(names) > 8 else "")
-        lines.append(f"{name}: {parser}, version {', '.join(versions) or 'not shown'}: "
-                     f"{len(runs)} run{'s' * (len(runs) != 1)}, workloads {shown}")
+        lines.append(
+            f"{name}: {parser}, version {', '.join(versions) or 'not shown'}: "
+            f"{len(runs)} run{'s' * (len(runs) != 1)}, workloads {shown}"
+        )
     for p in planned:
         lines += [f"{p.source}: warning: {w}" for w in p.warnings]
         lines += [f"{p.source}: skipped: {s}" for s in p.found.skipped]
@@ -203,8 +242,13 @@ def save(store: Store, planned: list[Planned]) -> list[int]:
     ids = []
     with store.transaction():
         for p in planned:
-            run_id = store.start_run(label=p.label, suite="import", target=p.source,
-                                     environment=p.environment, params={"imported": True})
+            run_id = store.start_run(
+                label=p.label,
+                suite="import",
+                target=p.source,
+                environment=p.environment,
+                params={"imported": True},
+            )
             store.record_batch(run_id, 0, None, list(p.found.outcomes))
             store.finish_run(run_id, "complete")
             ids.append(run_id)

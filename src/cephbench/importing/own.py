@@ -91,19 +91,29 @@ class OwnPlanned:
         run = self.record.run
         tools = run.environment.get("tools")
         version = tools.get(run.tool) if isinstance(tools, dict) else None
-        names = dict.fromkeys([*(r.workload for r in run.results), *(f.workload for f in run.failures)])
+        names = dict.fromkeys(
+            [*(r.workload for r in run.results), *(f.workload for f in run.failures)]
+        )
         return Found(PARSER, version, tuple(WorkloadOutcome(n) for n in names), "")
 
     def as_run(self, run_id: int | None = None) -> Run:
         run = self.record.run
         env = dict(run.environment)
-        env["imported_from"] = [*env.get("imported_from", []),
-                                {"source": self.source, "run_id": run.id}]
+        env["imported_from"] = [
+            *env.get("imported_from", []),
+            {"source": self.source, "run_id": run.id},
+        ]
         status, error = run.status, run.error
         if status == "running":
             status, error = "aborted", "exported while still running"
-        return replace(run, id=run_id, label=self.label or run.label, environment=env,
-                       status=status, error=error)
+        return replace(
+            run,
+            id=run_id,
+            label=self.label or run.label,
+            environment=env,
+            status=status,
+            error=error,
+        )
 
 
 def plan(name: str, text: str, label: str | None, force: str | None = None) -> list:
@@ -124,8 +134,12 @@ def save(store: Store, planned: list) -> list[int]:
     from cephbench.importing import importer
 
     with store.transaction():
-        return [save_record(store, p.record, p.as_run()) if isinstance(p, OwnPlanned)
-                else importer.save(store, [p])[0] for p in planned]
+        return [
+            save_record(store, p.record, p.as_run())
+            if isinstance(p, OwnPlanned)
+            else importer.save(store, [p])[0]
+            for p in planned
+        ]
 
 
 def save_record(store: Store, record: RunRecord, run: Run) -> int:
@@ -133,9 +147,14 @@ def save_record(store: Store, record: RunRecord, run: Run) -> int:
 
     Workloads are stored with the output that produced them, outputs in their order; those
     no stored output produced follow, per repeat, in the order of the run's results."""
-    run_id = store.start_run(label=run.label, suite=run.suite, target=run.target,
-                             environment=run.environment, params=run.params,
-                             started_at=run.started_at)
+    run_id = store.start_run(
+        label=run.label,
+        suite=run.suite,
+        target=run.target,
+        environment=run.environment,
+        params=run.params,
+        started_at=run.started_at,
+    )
     outcomes: dict[tuple[int, str], WorkloadOutcome] = {}
     for r in run.results:
         key = (r.repeat, r.workload)
@@ -147,11 +166,23 @@ def save_record(store: Store, record: RunRecord, run: Run) -> int:
         produced = [outcomes.pop((o.repeat, n)) for n in o.workloads if (o.repeat, n) in outcomes]
         store.record_batch(run_id, o.repeat, o.raw, produced)
     for repeat in dict.fromkeys(k[0] for k in outcomes):
-        store.record_batch(run_id, repeat, None,
-                           [w for (rep, _), w in outcomes.items() if rep == repeat])
-    store.add_series(run_id, [
-        Series(s["repeat"], s["workload"], s["op"], s["name"], tuple(p[0] for p in s["points"]),
-               tuple(p[1] for p in s["points"])) for s in record.series])
+        store.record_batch(
+            run_id, repeat, None, [w for (rep, _), w in outcomes.items() if rep == repeat]
+        )
+    store.add_series(
+        run_id,
+        [
+            Series(
+                s["repeat"],
+                s["workload"],
+                s["op"],
+                s["name"],
+                tuple(p[0] for p in s["points"]),
+                tuple(p[1] for p in s["points"]),
+            )
+            for s in record.series
+        ],
+    )
     if record.fingerprint is not None:
         store.save_fingerprint(run_id, *record.fingerprint)
     store.finish_run(run_id, run.status, run.error, ended_at=run.ended_at)

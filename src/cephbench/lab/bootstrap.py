@@ -59,6 +59,7 @@ class _Recorder:
 
     def set(self, **fields: object) -> None:
         """Record new values of top-level state fields."""
+
         def change(state: LabState) -> None:
             for k, v in fields.items():
                 setattr(state, k, v)

@@ -105,7 +105,9 @@ class Plan:
         jobs = tuple(j for j in self.jobfile.jobs if j.name in set(names))
         return replace(self, jobfile=JobFile(self.jobfile.global_, jobs))
 
-    def batches(self, target_options: dict[str, str], one_per_workload: bool = False) -> list[Batch]:
+    def batches(
+        self, target_options: dict[str, str], one_per_workload: bool = False
+    ) -> list[Batch]:
         """The job file(s) to run, target in place; suites split so no fio process holds
         more than MAX_BATCH_BUFFER bytes of I/O buffers or MAX_BATCH_PROCESSES jobs or runs
         longer than MAX_BATCH_SECONDS (and one workload per batch with ``one_per_workload``:
@@ -120,9 +122,15 @@ class Plan:
             options = jobfile.merged(job)
             need, n = _buffer_bytes(options), int(options.get("numjobs") or 1)
             took = _expected_seconds(options) or MAX_BATCH_SECONDS  # size-based: assume long
-            if current and (one_per_workload or buffers + need > MAX_BATCH_BUFFER
-                            or procs + n > MAX_BATCH_PROCESSES or seconds + took > MAX_BATCH_SECONDS):
-                batches.append(Batch(JobFile(jobfile.global_, tuple(current)), chained=self.chained))
+            if current and (
+                one_per_workload
+                or buffers + need > MAX_BATCH_BUFFER
+                or procs + n > MAX_BATCH_PROCESSES
+                or seconds + took > MAX_BATCH_SECONDS
+            ):
+                batches.append(
+                    Batch(JobFile(jobfile.global_, tuple(current)), chained=self.chained)
+                )
                 current, buffers, procs, seconds = [], 0, 0, 0.0
             current.append(job)
             buffers, procs, seconds = buffers + need, procs + n, seconds + took
@@ -136,7 +144,9 @@ class Plan:
     @property
     def size(self) -> int | None:
         """The largest data size any workload asks for, bytes."""
-        sizes = [parse_size(v) for j in self.jobfile.jobs if (v := self.jobfile.merged(j).get("size"))]
+        sizes = [
+            parse_size(v) for j in self.jobfile.jobs if (v := self.jobfile.merged(j).get("size"))
+        ]
         return max(sizes) if sizes else None
 
     def for_target(self, target_options: dict[str, str]) -> JobFile:
@@ -165,8 +175,10 @@ def _too_big(jobfile: JobFile) -> str | None:
     except (UsageError, ValueError):
         return "its block sizes or numjobs are not plain values (a ${VARIABLE}?)"
     if buffers > MAX_BATCH_BUFFER:
-        return (f"its jobs' I/O buffers, all allocated at once, would exceed "
-                f"{MAX_BATCH_BUFFER >> 20} MiB")
+        return (
+            f"its jobs' I/O buffers, all allocated at once, would exceed "
+            f"{MAX_BATCH_BUFFER >> 20} MiB"
+        )
     if processes > MAX_BATCH_PROCESSES:
         return f"it starts more than {MAX_BATCH_PROCESSES} jobs at once"
     return None
@@ -194,15 +206,18 @@ class ToolPlan:
         return sum(known) * repeats if known and len(known) == len(self.workloads) else None
 
 
-def make_tool_plan(tool: Tool, suite: ToolSuite, overrides: Overrides,
-                   options: dict[str, int | str | None]) -> ToolPlan:
+def make_tool_plan(
+    tool: Tool, suite: ToolSuite, overrides: Overrides, options: dict[str, int | str | None]
+) -> ToolPlan:
     """``--runtime`` and ``--bs`` mean what they mean for fio; ``--size`` is the total a tool
     writes (osd bench), ``--iodepth`` its operations in flight (rados bench)."""
     opts = overrides.options()
     unsupported = sorted(set(opts) - {"runtime", "bs", "size", "iodepth"})
     if unsupported:
-        raise UsageError(f"the {suite.name} suite has no {', '.join('--' + k for k in unsupported)}",
-                         hint=f"it runs {tool.name}; see cephbench run --help")
+        raise UsageError(
+            f"the {suite.name} suite has no {', '.join('--' + k for k in unsupported)}",
+            hint=f"it runs {tool.name}; see cephbench run --help",
+        )
     runtime = parse_seconds(opts["runtime"]) if "runtime" in opts else suite.runtime
     if runtime is not None and runtime < 1:
         raise UsageError("--runtime must be at least 1 s for Ceph's tools")
@@ -214,12 +229,25 @@ def make_tool_plan(tool: Tool, suite: ToolSuite, overrides: Overrides,
     if "iodepth" in opts:
         tool_opts["concurrent"] = int(opts["iodepth"])
     workloads = [PlannedWorkload(w, runtime) for w in suite.workloads]
-    return ToolPlan(suite.name, tool.name, suite.default_target, workloads, opts, runtime, tool_opts,
-                    reads=tool.reads)
+    return ToolPlan(
+        suite.name,
+        tool.name,
+        suite.default_target,
+        workloads,
+        opts,
+        runtime,
+        tool_opts,
+        reads=tool.reads,
+    )
 
 
-def make_plan(suite_or_file: str, overrides: Overrides, tool_options: dict | None = None,
-              axes: Axes | None = None, steady: SteadyState | None = None) -> Plan | ToolPlan:
+def make_plan(
+    suite_or_file: str,
+    overrides: Overrides,
+    tool_options: dict | None = None,
+    axes: Axes | None = None,
+    steady: SteadyState | None = None,
+) -> Plan | ToolPlan:
     from cephbench.planning.suites import (  # YAML and pydantic: not for --help
         load_suite,
         to_jobfile,
@@ -230,8 +258,10 @@ def make_plan(suite_or_file: str, overrides: Overrides, tool_options: dict | Non
     if fixed is not None:
         tool, tool_suite = fixed
         if axes.swept or steady or overrides.rw or overrides.rwmixread or overrides.ramp_time:
-            raise UsageError(f"the {tool_suite.name} suite runs {tool.name}: no sweeps, --rw, "
-                             "--rwmixread, --ramp-time or --steady-state")
+            raise UsageError(
+                f"the {tool_suite.name} suite runs {tool.name}: no sweeps, --rw, "
+                "--rwmixread, --ramp-time or --steady-state"
+            )
         return make_tool_plan(tool, tool_suite, overrides, tool_options or {})
     path = Path(suite_or_file)
     if path.suffix in JOBFILE_SUFFIXES or (path.is_file() and path.suffix not in (".yaml", ".yml")):
@@ -244,8 +274,10 @@ def make_plan(suite_or_file: str, overrides: Overrides, tool_options: dict | Non
     opts = overrides.options()
     fio_opts = {**opts, **(steady.options() if steady else {})}
     if fio_opts:
-        jobfile = JobFile(jobfile.global_.with_options(fio_opts),
-                          tuple(j.without(*fio_opts) for j in jobfile.jobs))
+        jobfile = JobFile(
+            jobfile.global_.with_options(fio_opts),
+            tuple(j.without(*fio_opts) for j in jobfile.jobs),
+        )
     jobfile = expand(jobfile, axes, full_names)
     reads = any(_reads(jobfile.merged(j).get("rw")) for j in jobfile.jobs)
     return Plan(suite, jobfile, opts, chained, reads=reads, axes=axes, steady=steady)
@@ -275,4 +307,3 @@ def time_based_runtime(options: dict[str, str | None]) -> float | None:
 def _expected_seconds(options: dict[str, str | None]) -> float | None:
     runtime = time_based_runtime(options)
     return None if runtime is None else runtime + parse_seconds(options.get("ramp_time") or 0)
-

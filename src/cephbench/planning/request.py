@@ -51,13 +51,18 @@ class AdaptiveOptions:
     max_time: float | None = None
 
     @classmethod
-    def parse(cls, target_ci: str | None, max_repeats: int = DEFAULT_MAX_REPEATS,
-              max_time: str | None = None) -> AdaptiveOptions:
+    def parse(
+        cls,
+        target_ci: str | None,
+        max_repeats: int = DEFAULT_MAX_REPEATS,
+        max_time: str | None = None,
+    ) -> AdaptiveOptions:
         """From ``--target-ci 2%``, ``--max-repeats`` and ``--max-time 30m``."""
         if target_ci is None:
             if max_time:
-                raise UsageError("--max-time goes with --target-ci",
-                                 hint="e.g. --target-ci 2% --max-time 30m")
+                raise UsageError(
+                    "--max-time goes with --target-ci", hint="e.g. --target-ci 2% --max-time 30m"
+                )
             return cls(None, max_repeats, None)
         try:
             pct = float(target_ci.strip().removesuffix("%"))
@@ -155,13 +160,21 @@ class RunRequest:
     def to_json(self) -> dict[str, Any]:
         """The stored form: ``{"schema": "cephbench.run-request/1", ...}``."""
         return {
-            "schema": SCHEMA, "suite": self.suite, "target": self.target, "label": self.label,
-            "repeat": self.repeat, "overrides": _plain(self.overrides),
+            "schema": SCHEMA,
+            "suite": self.suite,
+            "target": self.target,
+            "label": self.label,
+            "repeat": self.repeat,
+            "overrides": _plain(self.overrides),
             "axes": {a: list(getattr(self.axes, a)) for a in AXES},
             "steady_state": _plain(self.steady) if self.steady is not None else None,
-            "adaptive": _plain(self.adaptive), "capture": _plain(self.capture),
-            "ceph": _plain(self.ceph), "pool": _plain(self.pool), "health": _plain(self.health),
-            "device": _plain(self.device), "rados_bench": _plain(self.rados_bench),
+            "adaptive": _plain(self.adaptive),
+            "capture": _plain(self.capture),
+            "ceph": _plain(self.ceph),
+            "pool": _plain(self.pool),
+            "health": _plain(self.health),
+            "device": _plain(self.device),
+            "rados_bench": _plain(self.rados_bench),
         }
 
     @classmethod
@@ -181,8 +194,10 @@ class RunRequest:
         try:
             return _from_v1(data)
         except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise UsageError(f"the stored run request ({SCHEMA_NAME}/{version}) is malformed: "
-                             f"{type(e).__name__}: {e}") from None
+            raise UsageError(
+                f"the stored run request ({SCHEMA_NAME}/{version}) is malformed: "
+                f"{type(e).__name__}: {e}"
+            ) from None
 
 
 def _plain(obj: Any) -> dict[str, Any]:
@@ -195,9 +210,11 @@ def _version(schema: Any) -> int:
     if name != SCHEMA_NAME or not number.isdigit():
         raise UsageError(f"the stored run request is a {schema!r} document, not {SCHEMA_NAME}/N")
     if int(number) > VERSION:
-        raise UsageError(f"the run was stored by a newer cephbench ({schema}); this one reads "
-                         f"{SCHEMA_NAME} up to version {VERSION}",
-                         hint="resume it with the cephbench version that started it, or newer")
+        raise UsageError(
+            f"the run was stored by a newer cephbench ({schema}); this one reads "
+            f"{SCHEMA_NAME} up to version {VERSION}",
+            hint="resume it with the cephbench version that started it, or newer",
+        )
     if int(number) < 1:
         raise UsageError(f"the stored run request has an unknown version: {schema}")
     return int(number)
@@ -214,7 +231,9 @@ def _from_v1(data: dict[str, Any]) -> RunRequest:
     axes = data.get("axes") or {}
     steady = data.get("steady_state")
     return RunRequest(
-        suite=str(data["suite"]), target=data.get("target"), label=data.get("label"),
+        suite=str(data["suite"]),
+        target=data.get("target"),
+        label=data.get("label"),
         repeat=int(data.get("repeat", 1)),
         overrides=_part(OverrideOptions, data, "overrides"),
         axes=Axes(**{a: tuple(axes[a]) for a in AXES if axes.get(a)}),
@@ -229,31 +248,74 @@ def _from_v1(data: dict[str, Any]) -> RunRequest:
     )
 
 
-def steady_state(criterion: str | None, window: str | None = None, ramp: str | None = None,
-                 max_runtime: str | None = None) -> SteadyState | None:
+def steady_state(
+    criterion: str | None,
+    window: str | None = None,
+    ramp: str | None = None,
+    max_runtime: str | None = None,
+) -> SteadyState | None:
     """From ``--steady-state``, ``--steady-window``, ``--steady-ramp`` and ``--max-runtime``."""
     if criterion:
         return SteadyState.parse(criterion, window, ramp, max_runtime)
     if max_runtime or window or ramp:
-        raise UsageError("--max-runtime, --steady-window and --steady-ramp go with --steady-state",
-                         hint="for a fixed duration use --runtime")
+        raise UsageError(
+            "--max-runtime, --steady-window and --steady-ramp go with --steady-state",
+            hint="for a fixed duration use --runtime",
+        )
     return None
 
 
-def axes(rw: str | None = None, rwmixread: str | None = None, bs: str | None = None,
-         iodepth: str | None = None, numjobs: str | None = None) -> Axes:
+def axes(
+    rw: str | None = None,
+    rwmixread: str | None = None,
+    bs: str | None = None,
+    iodepth: str | None = None,
+    numjobs: str | None = None,
+) -> Axes:
     """From the comma lists of ``--rw``, ``--rwmixread``, ``--bs``, ``--iodepth``, ``--numjobs``."""
     return Axes.parse(rw=rw, rwmixread=rwmixread, bs=bs, iodepth=iodepth, numjobs=numjobs)
 
 
-LEGACY_KEYS = frozenset({
-    "target_spec", "label", "repeat", "runtime", "size", "iodepth", "numjobs", "bs", "rw",
-    "rwmixread", "ramp_time", "steady_state", "steady_window", "steady_ramp", "max_runtime",
-    "target_ci", "max_repeats", "max_time", "no_logs", "per_io_log", "destroy_data", "conf",
-    "client_id", "keyring", "cluster", "connect_timeout", "pool_size", "pg_num", "no_prefill",
-    "allow_unhealthy", "quiesce", "health_interval", "drop_caches", "concurrent_ios",
-    "object_size", "run_name",
-})
+LEGACY_KEYS = frozenset(
+    {
+        "target_spec",
+        "label",
+        "repeat",
+        "runtime",
+        "size",
+        "iodepth",
+        "numjobs",
+        "bs",
+        "rw",
+        "rwmixread",
+        "ramp_time",
+        "steady_state",
+        "steady_window",
+        "steady_ramp",
+        "max_runtime",
+        "target_ci",
+        "max_repeats",
+        "max_time",
+        "no_logs",
+        "per_io_log",
+        "destroy_data",
+        "conf",
+        "client_id",
+        "keyring",
+        "cluster",
+        "connect_timeout",
+        "pool_size",
+        "pg_num",
+        "no_prefill",
+        "allow_unhealthy",
+        "quiesce",
+        "health_interval",
+        "drop_caches",
+        "concurrent_ios",
+        "object_size",
+        "run_name",
+    }
+)
 """The keys ``cephbench run`` stored (its click keyword arguments) before the versioned
 request, from the first run with ``--resume`` on; ``per_io_log`` came later and may be missing."""
 
@@ -266,30 +328,45 @@ def from_legacy(old: dict[str, Any], suite: str) -> RunRequest:
     """
     unknown = sorted(set(old) - LEGACY_KEYS)
     if unknown:
-        raise UsageError(f"the stored run request has options this cephbench does not know: "
-                         f"{', '.join(unknown)}",
-                         hint="resume it with the cephbench that started it")
+        raise UsageError(
+            f"the stored run request has options this cephbench does not know: "
+            f"{', '.join(unknown)}",
+            hint="resume it with the cephbench that started it",
+        )
 
     def get(key: str, default: Any = None) -> Any:
         value = old.get(key)
         return default if value is None else value
 
     return RunRequest(
-        suite=suite, target=get("target_spec"), label=get("label"), repeat=get("repeat", 1),
+        suite=suite,
+        target=get("target_spec"),
+        label=get("label"),
+        repeat=get("repeat", 1),
         overrides=OverrideOptions(get("runtime"), get("size"), get("ramp_time")),
         axes=axes(get("rw"), get("rwmixread"), get("bs"), get("iodepth"), get("numjobs")),
-        steady=steady_state(get("steady_state"), get("steady_window"), get("steady_ramp"),
-                            get("max_runtime")),
-        adaptive=AdaptiveOptions.parse(get("target_ci"), get("max_repeats", DEFAULT_MAX_REPEATS),
-                                       get("max_time")),
+        steady=steady_state(
+            get("steady_state"), get("steady_window"), get("steady_ramp"), get("max_runtime")
+        ),
+        adaptive=AdaptiveOptions.parse(
+            get("target_ci"), get("max_repeats", DEFAULT_MAX_REPEATS), get("max_time")
+        ),
         capture=CaptureOptions(logs=not get("no_logs", False), per_io_log=get("per_io_log", False)),
-        ceph=CephConnectionOptions(get("conf"), get("client_id"), get("keyring"), get("cluster"),
-                                   get("connect_timeout", DEFAULT_TIMEOUT)),
-        pool=PoolOptions(get("pool_size"), get("pg_num", DEFAULT_PG_NUM),
-                         not get("no_prefill", False)),
-        health=HealthRequest(get("allow_unhealthy", False), get("quiesce", False),
-                             get("health_interval", DEFAULT_INTERVAL)),
+        ceph=CephConnectionOptions(
+            get("conf"),
+            get("client_id"),
+            get("keyring"),
+            get("cluster"),
+            get("connect_timeout", DEFAULT_TIMEOUT),
+        ),
+        pool=PoolOptions(
+            get("pool_size"), get("pg_num", DEFAULT_PG_NUM), not get("no_prefill", False)
+        ),
+        health=HealthRequest(
+            get("allow_unhealthy", False),
+            get("quiesce", False),
+            get("health_interval", DEFAULT_INTERVAL),
+        ),
         device=DeviceOptions(get("destroy_data"), get("drop_caches", False)),
         rados_bench=RadosBenchOptions(get("concurrent_ios"), get("object_size"), get("run_name")),
     )
-

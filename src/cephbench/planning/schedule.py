@@ -49,8 +49,14 @@ class Schedule:
     """Workloads that failed in this run: not repeated."""
 
     @classmethod
-    def from_results(cls, names: list[str], repeats: int, results: Iterable[Result],
-                     target_ci: float | None = None, max_time: float | None = None) -> Schedule:
+    def from_results(
+        cls,
+        names: list[str],
+        repeats: int,
+        results: Iterable[Result],
+        target_ci: float | None = None,
+        max_time: float | None = None,
+    ) -> Schedule:
         """A schedule that knows what a stored run has already done."""
         by_key: dict[tuple[int, str], list[Result]] = {}
         for r in results:
@@ -86,8 +92,12 @@ class Schedule:
 
     def reached(self, name: str) -> bool:
         hw = self.half_width(name)
-        return bool(len(self.samples.get(name, [])) >= MIN_REPEATS and hw is not None
-                    and self.target_ci is not None and hw <= self.target_ci)
+        return bool(
+            len(self.samples.get(name, [])) >= MIN_REPEATS
+            and hw is not None
+            and self.target_ci is not None
+            and hw <= self.target_ci
+        )
 
     def pending(self, repeat: int, elapsed: float = 0.0) -> list[str]:
         """Workloads to run in ``repeat`` (in suite order); [] once nothing is left."""
@@ -108,6 +118,9 @@ class Schedule:
         out = {}
         for n in self.names:
             hw = self.half_width(n)
-            out[n] = {"repeats": len(self.samples.get(n, [])), "ci_half_width": hw,
-                      "reached": self.reached(n) if self.adaptive else None}
+            out[n] = {
+                "repeats": len(self.samples.get(n, [])),
+                "ci_half_width": hw,
+                "reached": self.reached(n) if self.adaptive else None,
+            }
         return out

@@ -75,8 +75,10 @@ def expand(jobfile: JobFile, axes: Axes, full_names: bool = False) -> JobFile:
             options = {**jobfile.merged(job), **axes.single, **point}
             name = point_name(job.name, point, options, full_names)
             if name in seen:
-                raise UsageError(f"two points of the sweep are both named {name}",
-                                 hint="give each workload of the suite a distinct name")
+                raise UsageError(
+                    f"two points of the sweep are both named {name}",
+                    hint="give each workload of the suite a distinct name",
+                )
             seen.add(name)
             jobs.append(Job(name, tuple(job.without(*point).options) + tuple(point.items())))
     return JobFile(jobfile.global_, tuple(jobs))
@@ -100,13 +102,17 @@ def point_name(base: str, point: dict[str, str], options: dict[str, str | None],
 def _values(name: str, text: str) -> tuple:
     items = [v.strip() for v in text.split(",")]
     if not all(items):
-        raise UsageError(f"--{name} {text}: an empty value in the list", hint="e.g. --iodepth 1,4,16")
+        raise UsageError(
+            f"--{name} {text}: an empty value in the list", hint="e.g. --iodepth 1,4,16"
+        )
     if len(set(items)) != len(items):
         raise UsageError(f"--{name} {text}: a value is given twice")
     if name == "rw":
         bad = [v for v in items if v not in RW_VALUES]
         if bad:
-            raise UsageError(f"--rw {bad[0]} is not an fio rw", hint=f"choose from {', '.join(RW_VALUES)}")
+            raise UsageError(
+                f"--rw {bad[0]} is not an fio rw", hint=f"choose from {', '.join(RW_VALUES)}"
+            )
         return tuple(items)
     if name == "bs":
         for v in items:
@@ -116,7 +122,9 @@ def _values(name: str, text: str) -> tuple:
     try:
         numbers = tuple(int(v) for v in items)
     except ValueError:
-        raise UsageError(f"--{name} {text}: whole numbers only", hint="e.g. --iodepth 1,4,16") from None
+        raise UsageError(
+            f"--{name} {text}: whole numbers only", hint="e.g. --iodepth 1,4,16"
+        ) from None
     if any(not limits[0] <= n <= limits[1] for n in numbers):
         raise UsageError(f"--{name} values must be between {limits[0]} and {limits[1]}")
     return numbers

@@ -27,9 +27,17 @@ from cephbench.analysis.compare import METRICS, Comparison, Row
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 BETTER, WORSE, NEUTRAL = "#009E73", "#D55E00", "#9E9E9E"
 STYLE = {
-    "figure.facecolor": "white", "axes.facecolor": "white", "savefig.facecolor": "white",
-    "axes.edgecolor": "#333333", "axes.grid": True, "grid.color": "#DDDDDD", "font.size": 9,
-    "axes.titlesize": 10, "text.parse_math": False, "svg.fonttype": "none", "axes.axisbelow": True,
+    "figure.facecolor": "white",
+    "axes.facecolor": "white",
+    "savefig.facecolor": "white",
+    "axes.edgecolor": "#333333",
+    "axes.grid": True,
+    "grid.color": "#DDDDDD",
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "text.parse_math": False,
+    "svg.fonttype": "none",
+    "axes.axisbelow": True,
 }
 NINES = (50, 90, 99, 99.9, 99.99, 99.999)
 
@@ -44,8 +52,9 @@ def style():
 def metric_bars(cmp: Comparison, workload: str, op: str) -> Figure:
     """Per metric, one bar per run (mean) with 95 % CI whiskers."""
     names = [c.name for c in cmp.columns]
-    fig, axes = plt.subplots(1, len(METRICS), figsize=(2.4 * len(METRICS) + 0.6, 2.9),
-                             layout="constrained")
+    fig, axes = plt.subplots(
+        1, len(METRICS), figsize=(2.4 * len(METRICS) + 0.6, 2.9), layout="constrained"
+    )
     for ax, metric in zip(axes, METRICS, strict=True):
         row = _row(cmp, workload, op, metric.key)
         means, colors, xs = [], [], []
@@ -62,11 +71,17 @@ def metric_bars(cmp: Comparison, workload: str, op: str) -> Figure:
             errs[1].append((hi - s.mean) * metric.scale)
             colors.append(PALETTE[i % len(PALETTE)])
         ax.bar(xs, means, yerr=errs, color=colors, capsize=4, edgecolor="#333333", linewidth=0.5)
-        ax.set_title(f"{metric.title}\n({'higher' if metric.higher_is_better else 'lower'} is better)",
-                     fontsize=8)
+        ax.set_title(
+            f"{metric.title}\n({'higher' if metric.higher_is_better else 'lower'} is better)",
+            fontsize=8,
+        )
         ax.set_ylabel(f"{metric.title} ({metric.unit})")
-        ax.set_xticks(range(len(names)), [short(n) for n in names], rotation=30 if len(names) > 2 else 0,
-                      ha="right" if len(names) > 2 else "center")
+        ax.set_xticks(
+            range(len(names)),
+            [short(n) for n in names],
+            rotation=30 if len(names) > 2 else 0,
+            ha="right" if len(names) > 2 else "center",
+        )
         ax.set_xlabel("run")
         ax.grid(axis="x", visible=False)
     fig.suptitle(f"{workload} ({op}): mean of the repeats, whiskers 95 % CI", fontsize=10)
@@ -100,15 +115,20 @@ def diff_chart(cmp: Comparison, exclude: Collection[tuple[str, str]] = ()) -> Fi
         return None
     fig, ax = plt.subplots(figsize=(8.5, 0.24 * len(values) + 1.4), layout="constrained")
     ys = list(range(len(values)))[::-1]
-    bars = ax.barh(ys, values, xerr=errs, color=colors, capsize=2, edgecolor="#333333", linewidth=0.4)
+    bars = ax.barh(
+        ys, values, xerr=errs, color=colors, capsize=2, edgecolor="#333333", linewidth=0.4
+    )
     for bar, hatch in zip(bars, hatches, strict=True):
         bar.set_hatch(hatch)
     ax.axvline(0, color="#333333", linewidth=0.8)
     ax.set_yticks(ys, labels, fontsize=7)
     ax.set_xlabel(f"Difference to {cmp.baseline.name} (%)")
     ax.set_ylabel("workload and metric")
-    ax.set_title("Percent difference: green better, orange worse, grey not significant, "
-                 "hatched untested (1 sample)", fontsize=8)
+    ax.set_title(
+        "Percent difference: green better, orange worse, grey not significant, "
+        "hatched untested (1 sample)",
+        fontsize=8,
+    )
     ax.grid(axis="y", visible=False)
     return fig
 
@@ -131,8 +151,15 @@ def percentile_chart(cmp: Comparison, workload: str, op: str) -> Figure | None:
         return None
     fig, ax = plt.subplots(figsize=(6.5, 3.0), layout="constrained")
     for name, i, ps, ms in curves:
-        ax.plot([_nines(p) for p in ps], ms, marker="o", markersize=2.5, label=short(name),
-                color=PALETTE[i % len(PALETTE)], linestyle=("-", "--", ":", "-.")[i % 4])
+        ax.plot(
+            [_nines(p) for p in ps],
+            ms,
+            marker="o",
+            markersize=2.5,
+            label=short(name),
+            color=PALETTE[i % len(PALETTE)],
+            linestyle=("-", "--", ":", "-.")[i % 4],
+        )
     top = max(_nines(p) for _, _, ps, _ in curves for p in ps)
     ticks = [p for p in NINES if _nines(p) <= top + 0.01]
     ax.set_xticks([_nines(p) for p in ticks], [f"{p:g}" for p in ticks])
@@ -165,7 +192,7 @@ def svg(fig: Figure) -> str:
     fig.savefig(buf, format="svg")
     plt.close(fig)
     text = buf.getvalue()
-    return text[text.index("<svg"):]
+    return text[text.index("<svg") :]
 
 
 def png(fig: Figure, path: Path) -> None:
@@ -174,7 +201,9 @@ def png(fig: Figure, path: Path) -> None:
 
 
 def _row(cmp: Comparison, workload: str, op: str, metric: str) -> Row | None:
-    return next((r for r in cmp.rows if (r.workload, r.op, r.metric.key) == (workload, op, metric)), None)
+    return next(
+        (r for r in cmp.rows if (r.workload, r.op, r.metric.key) == (workload, op, metric)), None
+    )
 
 
 def _nines(p: float) -> float:

@@ -32,18 +32,34 @@ def cluster_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
         ("Raw capacity", _bytes(summary.get("raw_bytes"))),
     ]
     if pool:
-        repl = (f"{pool['type']} size {pool['size']}, min_size {pool['min_size']}"
-                f", failure domain {pool.get('failure_domain') or MISSING}")
+        repl = (
+            f"{pool['type']} size {pool['size']}, min_size {pool['min_size']}"
+            f", failure domain {pool.get('failure_domain') or MISSING}"
+        )
         rows += [
             (f"Pool {pool['name']}", f"{repl}; {pool.get('pg_num')} PGs"),
-            ("Usable capacity", _bytes(pool.get("usable_bytes"))
-             + (f" ({_bytes(pool.get('max_avail_bytes'))} available)" if pool.get("max_avail_bytes") else "")),
+            (
+                "Usable capacity",
+                _bytes(pool.get("usable_bytes"))
+                + (
+                    f" ({_bytes(pool.get('max_avail_bytes'))} available)"
+                    if pool.get("max_avail_bytes")
+                    else ""
+                ),
+            ),
         ]
-    rows += [("MONs", str(summary.get("mons", MISSING))), ("MGRs", str(summary.get("mgrs", MISSING))),
-             ("Health at start", summary.get("health") or MISSING)]
+    rows += [
+        ("MONs", str(summary.get("mons", MISSING))),
+        ("MGRs", str(summary.get("mgrs", MISSING))),
+        ("Health at start", summary.get("health") or MISSING),
+    ]
     return rows
 
 
 def cluster_table(run_id: int, summary: dict[str, Any]) -> Table:
-    return Table(("", "Cluster"), tuple(cluster_rows(summary)), title=f"Run {run_id} — cluster",
-                 align=("l", "l"))
+    return Table(
+        ("", "Cluster"),
+        tuple(cluster_rows(summary)),
+        title=f"Run {run_id} — cluster",
+        align=("l", "l"),
+    )

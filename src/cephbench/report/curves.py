@@ -20,11 +20,20 @@ LINE_COLOURS = (*(c for c in PALETTE if c != YELLOW), YELLOW)
 """Okabe–Ito with its yellow last: faint as a thin line on white, used only for an eighth line."""
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">")
 HOLLOW_GID = "unsettled"
-AXIS = {"iodepth": "iodepth (I/Os in flight per job, log scale)", "numjobs": "numjobs (jobs, log scale)"}
-FIGURES = {"iops": ("IOPS", "IO/s", 1.0), "lat_mean_us": ("mean latency", "ms", 1e-3),
-           "lat_p99_us": ("p99 latency", "ms", 1e-3)}
+AXIS = {
+    "iodepth": "iodepth (I/Os in flight per job, log scale)",
+    "numjobs": "numjobs (jobs, log scale)",
+}
+FIGURES = {
+    "iops": ("IOPS", "IO/s", 1.0),
+    "lat_mean_us": ("mean latency", "ms", 1e-3),
+    "lat_p99_us": ("p99 latency", "ms", 1e-3),
+}
 """Result attribute -> (title, unit, raw value x scale = shown value)."""
-UNSETTLED_TEXT = {"not_steady": "never reached steady state", "ci_not_reached": "stopped before the CI target"}
+UNSETTLED_TEXT = {
+    "not_steady": "never reached steady state",
+    "ci_not_reached": "stopped before the CI target",
+}
 
 
 @dataclass(frozen=True)
@@ -38,24 +47,59 @@ def line_style(i: int, label: str, colours: Sequence[str] = LINE_COLOURS) -> Sty
     return Style(colours[i % len(colours)], MARKERS[i % len(MARKERS)], label)
 
 
-def curve(ax: Axes, xs: Sequence[float | Summary], ys: Sequence[Summary], hollow: Sequence[bool],
-          style: Style, *, yscale: float = 1.0, linestyle: str = "-", legend: bool = True) -> None:
+def curve(
+    ax: Axes,
+    xs: Sequence[float | Summary],
+    ys: Sequence[Summary],
+    hollow: Sequence[bool],
+    style: Style,
+    *,
+    yscale: float = 1.0,
+    linestyle: str = "-",
+    legend: bool = True,
+) -> None:
     """Means joined in order (y times ``yscale``); whiskers where a point has a CI (in x too
     when x is a Summary); a hollow marker on every ``hollow`` point."""
     x, xerr = _means(xs, 1.0)
     y, yerr = _means(ys, yscale)
     if xerr is not None or yerr is not None:
-        ax.errorbar(x, y, xerr=xerr, yerr=yerr, fmt="none", ecolor=style.colour, elinewidth=0.8,
-                    capsize=0, alpha=0.8)
+        ax.errorbar(
+            x,
+            y,
+            xerr=xerr,
+            yerr=yerr,
+            fmt="none",
+            ecolor=style.colour,
+            elinewidth=0.8,
+            capsize=0,
+            alpha=0.8,
+        )
     mask = np.asarray(hollow, dtype=bool)
     dashed = linestyle != "-"
-    ax.plot(x, y, color=style.colour, linestyle=linestyle, linewidth=0.9 if dashed else 1.4,
-            marker=style.marker, markersize=3 if dashed else 4, markevery=list(np.flatnonzero(~mask)),
-            label=style.label if legend else "_nolegend_")
+    ax.plot(
+        x,
+        y,
+        color=style.colour,
+        linestyle=linestyle,
+        linewidth=0.9 if dashed else 1.4,
+        marker=style.marker,
+        markersize=3 if dashed else 4,
+        markevery=list(np.flatnonzero(~mask)),
+        label=style.label if legend else "_nolegend_",
+    )
     if mask.any():
-        ax.plot(x[mask], y[mask], linestyle="", marker=style.marker, markersize=5.5, gid=HOLLOW_GID,
-                markerfacecolor="white", markeredgecolor=style.colour, markeredgewidth=1.3,
-                label="_nolegend_")
+        ax.plot(
+            x[mask],
+            y[mask],
+            linestyle="",
+            marker=style.marker,
+            markersize=5.5,
+            gid=HOLLOW_GID,
+            markerfacecolor="white",
+            markeredgecolor=style.colour,
+            markeredgewidth=1.3,
+            label="_nolegend_",
+        )
 
 
 def unsettled_handle(flags: Iterable[str]) -> Line2D | None:
@@ -63,8 +107,16 @@ def unsettled_handle(flags: Iterable[str]) -> Line2D | None:
     texts = [UNSETTLED_TEXT.get(f, f) for f in dict.fromkeys(flags)]
     if not texts:
         return None
-    return Line2D([], [], linestyle="", marker="o", markerfacecolor="white", markeredgecolor="#333333",
-                  markeredgewidth=1.3, label="hollow: " + " or ".join(texts))
+    return Line2D(
+        [],
+        [],
+        linestyle="",
+        marker="o",
+        markerfacecolor="white",
+        markeredgecolor="#333333",
+        markeredgewidth=1.3,
+        label="hollow: " + " or ".join(texts),
+    )
 
 
 def log2_axis(ax: Axes, values: Sequence[int]) -> None:
@@ -85,11 +137,13 @@ def log_y(ax: Axes) -> None:
 
 def iops_axis(axis) -> None:
     """IOPS ticks as 500, 20k, 1.5M: readable in a narrow panel (the label says IO/s)."""
+
     def tick(v: float, _pos) -> str:
         for div, suffix in ((1e6, "M"), (1e3, "k")):
             if abs(v) >= div:
                 return f"{v / div:g}{suffix}"
         return f"{v:g}"
+
     axis.set_major_formatter(FuncFormatter(tick))
 
 

@@ -26,13 +26,23 @@ CMAP = plt.get_cmap("cividis").with_extremes(bad="#E8E8E8")
 def heatmap_chart(sweep: Sweep, family: tuple[str, int | None, str]) -> Figure | None:
     """IOPS over iodepth × numjobs for every block size of ``family`` (rw, rwmixread, op);
     None unless some block size varies both."""
-    groups = [g for g in sweep.groups if g.family == family
-              and len(sweep.values(g, "iodepth")) > 1 and len(sweep.values(g, "numjobs")) > 1]
+    groups = [
+        g
+        for g in sweep.groups
+        if g.family == family
+        and len(sweep.values(g, "iodepth")) > 1
+        and len(sweep.values(g, "numjobs")) > 1
+    ]
     if not groups:
         return None
     rows = len(sweep.names)
-    fig, axes = plt.subplots(rows, len(groups), squeeze=False, layout="constrained",
-                             figsize=(3.6 * len(groups) + 0.8, 2.9 * rows + 0.7))
+    fig, axes = plt.subplots(
+        rows,
+        len(groups),
+        squeeze=False,
+        layout="constrained",
+        figsize=(3.6 * len(groups) + 0.8, 2.9 * rows + 0.7),
+    )
     flagged = []
     for c, group in enumerate(groups):
         qds, njs = sweep.values(group, "iodepth"), sweep.values(group, "numjobs")
@@ -50,18 +60,24 @@ def heatmap_chart(sweep: Sweep, family: tuple[str, int | None, str]) -> Figure |
             ax.grid(False)
             who = f" — {short(sweep.names[r])}" if rows > 1 else ""
             ax.set_title(f"bs {bs_label(group.bs)}{who}", fontsize=9)
-        fig.colorbar(image, ax=axes[:, c], label=f"IOPS (IO/s), bs {bs_label(group.bs)}", shrink=0.9)
+        fig.colorbar(
+            image, ax=axes[:, c], label=f"IOPS (IO/s), bs {bs_label(group.bs)}", shrink=0.9
+        )
         flagged += [f for pts in sweep.groups[group] for p in pts.values() for f in p.flags]
     note = ""
     if flagged:
         note = "\n* " + " or ".join(UNSETTLED_TEXT.get(f, f) for f in dict.fromkeys(flagged))
     title = f"{family_title(family)}: IOPS over iodepth × numjobs (mean of the repeats); grey n/a: no figure"
-    fig.suptitle("\n".join(textwrap.wrap(title, width=max(40, int(fig.get_figwidth() * 11)))) + note,
-                 fontsize=9)
+    fig.suptitle(
+        "\n".join(textwrap.wrap(title, width=max(40, int(fig.get_figwidth() * 11)))) + note,
+        fontsize=9,
+    )
     return fig
 
 
-def iops_grid(points: dict[PointKey, Point], qds: list[int], njs: list[int]) -> tuple[np.ma.MaskedArray, np.ndarray]:
+def iops_grid(
+    points: dict[PointKey, Point], qds: list[int], njs: list[int]
+) -> tuple[np.ma.MaskedArray, np.ndarray]:
     """Mean IOPS as a (numjobs × iodepth) masked array (masked: no figure), and which cells
     did not settle."""
     values = np.ma.masked_all((len(njs), len(qds)))
@@ -90,6 +106,12 @@ def _annotate(ax, values: np.ma.MaskedArray, unsettled: np.ndarray, norm: Normal
             continue
         r, g, b, _ = CMAP(norm(v))
         ink = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
-        ax.text(j, i, fmt_iops(v) + ("*" if unsettled[i, j] else ""), ha="center", va="center",
-                fontsize=fontsize, color=ink)
-
+        ax.text(
+            j,
+            i,
+            fmt_iops(v) + ("*" if unsettled[i, j] else ""),
+            ha="center",
+            va="center",
+            fontsize=fontsize,
+            color=ink,
+        )

@@ -35,15 +35,21 @@ def legend(cmp: Comparison, flags: Sequence[str] = ()) -> list[str]:
         notes.append(baseline_note(cmp))
         if cmp.tested:
             n = sum(d.p is not None for r in cmp.rows for d in r.diffs.values())
-            notes.append(f"{NOT_SIGNIFICANT} not significant (Welch's t-test, Benjamini–Hochberg "
-                         f"false discovery rate {cmp.alpha * 100:g} % across the {n} tested cells); "
-                         "± and [ ] are 95 % confidence intervals; (1 sample): not tested.")
+            notes.append(
+                f"{NOT_SIGNIFICANT} not significant (Welch's t-test, Benjamini–Hochberg "
+                f"false discovery rate {cmp.alpha * 100:g} % across the {n} tested cells); "
+                "± and [ ] are 95 % confidence intervals; (1 sample): not tested."
+            )
         else:
-            notes.append("1 sample per run: significance unknown (run with --repeat N, or give "
-                         "several runs the same label, to test the differences).")
+            notes.append(
+                "1 sample per run: significance unknown (run with --repeat N, or give "
+                "several runs the same label, to test the differences)."
+            )
     if cmp.warnings:
-        notes.append(f"! the repeats vary by more than {UNSTABLE_CV * 100:g} % (coefficient of "
-                     "variation): unstable, see the warnings.")
+        notes.append(
+            f"! the repeats vary by more than {UNSTABLE_CV * 100:g} % (coefficient of "
+            "variation): unstable, see the warnings."
+        )
     notes += [f"[{i + 1}] {note_text(f)}" for i, f in enumerate(flags)]
     return notes
 
@@ -75,7 +81,9 @@ def cluster_table(run: Run, cluster: dict | None = None) -> Table | None:
     if not cluster:
         return None
     rows = tuple((k, format_value(v)) for k, v in flatten(cluster).items())
-    return Table(("Cluster", "Value"), rows, title=f"Cluster of {run_header(run)}", align=("l", "l"))
+    return Table(
+        ("Cluster", "Value"), rows, title=f"Cluster of {run_header(run)}", align=("l", "l")
+    )
 
 
 def run_header(run: Run) -> str:
@@ -98,8 +106,11 @@ def comparison_markdown(cmp: Comparison) -> str:
 def _metric_table(cmp: Comparison, metric: Metric, rows: list[Row], flags: list[str]) -> Table:
     base = cmp.baseline
     multi_op = {w for w, op in cmp.workloads() if sum(x[0] == w for x in cmp.workloads()) > 1}
-    diff_headers = (["Percent Difference"] if len(cmp.columns) == 2
-                    else [f"{c.name} vs {base.name} (%)" for c in cmp.columns[1:]])
+    diff_headers = (
+        ["Percent Difference"]
+        if len(cmp.columns) == 2
+        else [f"{c.name} vs {base.name} (%)" for c in cmp.columns[1:]]
+    )
     headers = ("Workload", *(c.name for c in cmp.columns), *diff_headers)
     out = []
     for row in rows:
@@ -109,8 +120,13 @@ def _metric_table(cmp: Comparison, metric: Metric, rows: list[Row], flags: list[
             if f not in flags:
                 flags.append(f)
         name += "".join(f" [{flags.index(f) + 1}]" for f in dict.fromkeys(marks))
-        out.append((name, *(fmt_cell(row.cells[c.key], metric) for c in cmp.columns),
-                     *(fmt_diff(row.diffs[c.key], cmp.tested) for c in cmp.columns[1:])))
+        out.append(
+            (
+                name,
+                *(fmt_cell(row.cells[c.key], metric) for c in cmp.columns),
+                *(fmt_diff(row.diffs[c.key], cmp.tested) for c in cmp.columns[1:]),
+            )
+        )
     better = "higher" if metric.higher_is_better else "lower"
     sign = "positive" if metric.higher_is_better else "negative"
     title = f"{metric.title} ({metric.unit}): {better} is better"

@@ -45,13 +45,24 @@ def scaling_chart(sweep: Sweep, group: Group, x: str) -> Figure | None:
     faceted = len(columns) > 1
     facets = sweep.values(group, by) if faceted else [None]
     if faceted:  # rows: IOPS, then latency (mean and p99 together)
-        rows = [p for p in ([f for f in have if f == "iops"], [f for f in have if f != "iops"]) if p]
-        shape, size = (len(rows), len(facets)), (min(2.1 * len(facets) + 1.9, 14.0), 2.2 * len(rows) + 1.1)
+        rows = [
+            p for p in ([f for f in have if f == "iops"], [f for f in have if f != "iops"]) if p
+        ]
+        shape, size = (
+            (len(rows), len(facets)),
+            (min(2.1 * len(facets) + 1.9, 14.0), 2.2 * len(rows) + 1.1),
+        )
     else:  # one row: a panel per figure
         rows = [[f] for f in have]
         shape, size = (1, len(rows)), (3.0 * len(rows) + 1.7, 3.3)
-    fig, axes = plt.subplots(*shape, squeeze=False, sharex=True, sharey="row" if faceted else False,
-                             figsize=size, layout="constrained")
+    fig, axes = plt.subplots(
+        *shape,
+        squeeze=False,
+        sharex=True,
+        sharey="row" if faceted else False,
+        figsize=size,
+        layout="constrained",
+    )
     for r, panel in enumerate(rows):
         for c, facet in enumerate(facets):
             ax = axes[r, c] if faceted else axes[0, r]
@@ -59,8 +70,16 @@ def scaling_chart(sweep: Sweep, group: Group, x: str) -> Figure | None:
                 for k, figure in enumerate(panel):
                     xv, yv, hollow = _along(pts, x, by, value, figure)
                     if xv:
-                        curve(ax, xv, yv, hollow, style, yscale=FIGURES[figure][2],
-                              linestyle="--" if k else "-", legend=not k)
+                        curve(
+                            ax,
+                            xv,
+                            yv,
+                            hollow,
+                            style,
+                            yscale=FIGURES[figure][2],
+                            linestyle="--" if k else "-",
+                            legend=not k,
+                        )
             if faceted:
                 ax.set_title(f"{by} {facet}" if r == 0 else "", fontsize=8)
     # once every line is in; shared axes share scales and ticks, so set them once (it is slow)
@@ -75,33 +94,58 @@ def scaling_chart(sweep: Sweep, group: Group, x: str) -> Figure | None:
         fig.supxlabel(AXIS[x], fontsize=9)
     how = f"one line per run, a panel per {by}" if faceted else f"one line per {by}"
     fig.suptitle(f"{group.title}: against {x}, {how}{ci_note(columns)}")
-    legend(fig, sweep, group, by, faceted, latency_keys([f for f in have if f != "iops"]) if faceted else [])
+    legend(
+        fig,
+        sweep,
+        group,
+        by,
+        faceted,
+        latency_keys([f for f in have if f != "iops"]) if faceted else [],
+    )
     return fig
 
 
 def latency_keys(figures: Sequence[str]) -> list[Line2D]:
     """Legend keys of latency drawn solid (the first figure) and dashed (the second)."""
     styles: tuple[Literal["-", "--"], ...] = ("-", "--")
-    return [Line2D([], [], color="#333333", linestyle=style, linewidth=width, label=FIGURES[f][0])
-            for f, style, width in zip(figures, styles, (1.4, 0.9), strict=False)]
+    return [
+        Line2D([], [], color="#333333", linestyle=style, linewidth=width, label=FIGURES[f][0])
+        for f, style, width in zip(figures, styles, (1.4, 0.9), strict=False)
+    ]
 
 
-def panel_lines(sweep: Sweep, group: Group, by: str, facet: int | None) -> list[tuple[Style, Points, int | None]]:
+def panel_lines(
+    sweep: Sweep, group: Group, by: str, facet: int | None
+) -> list[tuple[Style, Points, int | None]]:
     """(style, points, value of ``by`` or None for all) of each line of a panel: one run, a line
     per value of ``by``; a facet of a comparison, a line per run."""
     columns = sweep.groups[group]
     if facet is None:
-        return [(line_style(i, f"{by} {v}"), columns[0], v) for i, v in enumerate(sweep.values(group, by))]
-    return [(line_style(i, short(name), PALETTE), pts, facet)
-            for i, (name, pts) in enumerate(zip(sweep.names, columns, strict=True))]
+        return [
+            (line_style(i, f"{by} {v}"), columns[0], v)
+            for i, v in enumerate(sweep.values(group, by))
+        ]
+    return [
+        (line_style(i, short(name), PALETTE), pts, facet)
+        for i, (name, pts) in enumerate(zip(sweep.names, columns, strict=True))
+    ]
 
 
-def legend(fig: Figure, sweep: Sweep, group: Group, by: str, per_run: bool, extra: Sequence[Line2D] = ()) -> None:
+def legend(
+    fig: Figure, sweep: Sweep, group: Group, by: str, per_run: bool, extra: Sequence[Line2D] = ()
+) -> None:
     """Line keys, then ``extra`` keys, then what hollow markers mean (when any point is flagged)."""
-    styles = ([line_style(i, short(n), PALETTE) for i, n in enumerate(sweep.names)] if per_run
-              else [line_style(i, f"{by} {v}") for i, v in enumerate(sweep.values(group, by))])
-    handles = [Line2D([], [], color=s.colour, marker=s.marker, markersize=4, label=s.label) for s in styles]
-    hollow = unsettled_handle(f for pts in sweep.groups[group] for p in pts.values() for f in p.flags)
+    styles = (
+        [line_style(i, short(n), PALETTE) for i, n in enumerate(sweep.names)]
+        if per_run
+        else [line_style(i, f"{by} {v}") for i, v in enumerate(sweep.values(group, by))]
+    )
+    handles = [
+        Line2D([], [], color=s.colour, marker=s.marker, markersize=4, label=s.label) for s in styles
+    ]
+    hollow = unsettled_handle(
+        f for pts in sweep.groups[group] for p in pts.values() for f in p.flags
+    )
     handles += [*extra, *([hollow] if hollow else [])]
     fig.legend(handles=handles, loc="outside right center", fontsize=7)
 
@@ -128,6 +172,16 @@ def _y_axis(ax, panel: list[str]) -> None:
 
 
 def _along(pts: Points, x: str, by: str, value: int | None, figure: str):
-    line = sorted((p for p in pts.values() if figure in p.figures and (value is None or getattr(p, by) == value)),
-                  key=lambda p: getattr(p, x))
-    return [getattr(p, x) for p in line], [p.figures[figure] for p in line], [bool(p.flags) for p in line]
+    line = sorted(
+        (
+            p
+            for p in pts.values()
+            if figure in p.figures and (value is None or getattr(p, by) == value)
+        ),
+        key=lambda p: getattr(p, x),
+    )
+    return (
+        [getattr(p, x) for p in line],
+        [p.figures[figure] for p in line],
+        [bool(p.flags) for p in line],
+    )

@@ -49,13 +49,20 @@ def summary(cmp: Comparison) -> list[str]:
         counts = {"better": 0, "worse": 0, "same": 0, "unknown": 0, "missing": 0}
         for row in cmp.rows:
             counts[row.verdict(col.key)] += 1
-        parts = [f"{counts['better']} significantly better", f"{counts['worse']} significantly worse",
-                 f"{counts['same']} not significant"]
+        parts = [
+            f"{counts['better']} significantly better",
+            f"{counts['worse']} significantly worse",
+            f"{counts['same']} not significant",
+        ]
         if counts["unknown"]:
             parts.append(f"{counts['unknown']} untested (1 sample: significance unknown)")
         if counts["missing"]:
             parts.append(f"{counts['missing']} without a figure on one side")
-        lines.append(f"{col.name} vs {cmp.baseline.name}: " + ", ".join(parts) + f" of {len(cmp.rows)} cells.")
+        lines.append(
+            f"{col.name} vs {cmp.baseline.name}: "
+            + ", ".join(parts)
+            + f" of {len(cmp.rows)} cells."
+        )
     return lines
 
 
@@ -69,8 +76,12 @@ def validity(cmp: Comparison) -> list[str]:
     return out
 
 
-def context(cmp: Comparison, provenance: dict[int, list[dict[str, Any]]], chart: ChartSink,
-            series: SeriesByRun | None = None) -> dict:
+def context(
+    cmp: Comparison,
+    provenance: dict[int, list[dict[str, Any]]],
+    chart: ChartSink,
+    series: SeriesByRun | None = None,
+) -> dict:
     """Everything the templates show. ``provenance``: run id -> ``Store.outputs(run_id)``.
 
     ``chart`` renders a figure (or None) under a file-safe name and returns what the template
@@ -82,39 +93,69 @@ def context(cmp: Comparison, provenance: dict[int, list[dict[str, Any]]], chart:
     for i, (w, op) in enumerate(cmp.workloads()):
         if (w, op) in swept:
             continue
-        workloads.append({
-            "name": w, "op": op,
-            "bars": chart(charts.metric_bars(cmp, w, op), f"{i:02d}-bars"),
-            "percentiles": chart(charts.percentile_chart(cmp, w, op), f"{i:02d}-percentiles"),
-        })
+        workloads.append(
+            {
+                "name": w,
+                "op": op,
+                "bars": chart(charts.metric_bars(cmp, w, op), f"{i:02d}-bars"),
+                "percentiles": chart(charts.percentile_chart(cmp, w, op), f"{i:02d}-percentiles"),
+            }
+        )
     runs = []
     for col in cmp.columns:
         for run in col.runs:
-            outputs = [{"repeat": o["repeat"], "tool": o["tool"], "command": shlex.join(o["argv"]),
-                        "input": o["input_text"]} for o in provenance.get(run.id, [])]
-            runs.append({"header": run_header(run), "run": run, "schedule": schedule_notes(run),
-                         "cluster": cluster_table(run, cmp.clusters.get(run.id)),
-                         "outputs": _dedupe(outputs)})
+            outputs = [
+                {
+                    "repeat": o["repeat"],
+                    "tool": o["tool"],
+                    "command": shlex.join(o["argv"]),
+                    "input": o["input_text"],
+                }
+                for o in provenance.get(run.id, [])
+            ]
+            runs.append(
+                {
+                    "header": run_header(run),
+                    "run": run,
+                    "schedule": schedule_notes(run),
+                    "cluster": cluster_table(run, cmp.clusters.get(run.id)),
+                    "outputs": _dedupe(outputs),
+                }
+            )
     names = ", ".join(c.name for c in cmp.columns)
     return {
-        "title": f"cephbench report: {names}", "version": __version__,
+        "title": f"cephbench report: {names}",
+        "version": __version__,
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
-        "summary": summary(cmp), "tables": metric_tables(cmp), "notes": comparison_notes(cmp),
-        "env": env_table(cmp), "diff_chart": chart(charts.diff_chart(cmp, exclude=swept), "diff"),
-        "workloads": workloads, "swept": len({w for w, _ in swept}), "runs": runs, "validity": validity(cmp),
-        "baseline": cmp.baseline.name, "sweep": sweep_section(sweep, chart),
+        "summary": summary(cmp),
+        "tables": metric_tables(cmp),
+        "notes": comparison_notes(cmp),
+        "env": env_table(cmp),
+        "diff_chart": chart(charts.diff_chart(cmp, exclude=swept), "diff"),
+        "workloads": workloads,
+        "swept": len({w for w, _ in swept}),
+        "runs": runs,
+        "validity": validity(cmp),
+        "baseline": cmp.baseline.name,
+        "sweep": sweep_section(sweep, chart),
         "timeseries": timeseries_section(cmp, series or {}, chart),
     }
 
 
-def write_report(cmp: Comparison, provenance: dict[int, list[dict[str, Any]]], path: Path,
-                 series: SeriesByRun | None = None) -> list[Path]:
+def write_report(
+    cmp: Comparison,
+    provenance: dict[int, list[dict[str, Any]]],
+    path: Path,
+    series: SeriesByRun | None = None,
+) -> list[Path]:
     """Write ``path`` (.html or .md); returns every file written. ``series``: the runs' time
     series, by run id (none: no Time series section)."""
     suffix = path.suffix.lower()
     if suffix not in (".html", ".htm", ".md"):
-        raise UsageError(f"cannot tell the report format from '{path.name}'",
-                         hint="name the output .html (self-contained) or .md (with PNG charts)")
+        raise UsageError(
+            f"cannot tell the report format from '{path.name}'",
+            hint="name the output .html (self-contained) or .md (with PNG charts)",
+        )
     with charts.style():
         if suffix == ".md":
             return _write_markdown(cmp, provenance, path, series)
@@ -123,7 +164,9 @@ def write_report(cmp: Comparison, provenance: dict[int, list[dict[str, Any]]], p
     return [path]
 
 
-def _write_markdown(cmp: Comparison, provenance: dict, path: Path, series: SeriesByRun | None) -> list[Path]:
+def _write_markdown(
+    cmp: Comparison, provenance: dict, path: Path, series: SeriesByRun | None
+) -> list[Path]:
     files_dir = path.with_name(f"{path.stem}_files")
     files_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
@@ -142,8 +185,13 @@ def _write_markdown(cmp: Comparison, provenance: dict, path: Path, series: Serie
 
 
 def _env(html: bool) -> Environment:
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html.j2"]) if html else False,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=select_autoescape(["html.j2"]) if html else False,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["markdown"] = lambda t: to_markdown(_escaped(t))
     env.filters["md_text"] = _md_text
     return env
@@ -152,9 +200,13 @@ def _env(html: bool) -> Environment:
 def _escaped(table: Table) -> Table:
     """A table whose cells cannot carry HTML into the Markdown report."""
     esc = lambda text: str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")  # noqa: E731
-    return replace(table, title=esc(table.title) if table.title else None,
-                   headers=tuple(map(esc, table.headers)),
-                   rows=tuple(tuple(map(esc, r)) for r in table.rows), notes=tuple(map(esc, table.notes)))
+    return replace(
+        table,
+        title=esc(table.title) if table.title else None,
+        headers=tuple(map(esc, table.headers)),
+        rows=tuple(tuple(map(esc, r)) for r in table.rows),
+        notes=tuple(map(esc, table.notes)),
+    )
 
 
 def _md_text(text: Any) -> str:

@@ -9,10 +9,18 @@ from cephbench.report.table import Table, fmt_ms, fmt_number
 
 KINDS_DIFFER = "p99_clat"
 """Not a stored flag: marks a row whose average and percentile are of different kinds."""
-HEADERS = ("Workload", "IOPS", "Bandwidth (MiB/s)", "Avg Latency (ms)", "99th Percentile Latency (ms)")
-KINDS_DIFFER_TEXT = ("Avg Latency is fio's total latency (lat); the 99th percentile is of completion "
-                     "latency (clat), the only percentiles fio recorded (lat_percentiles=1 records "
-                     "total-latency ones, fio >= 3.9)")
+HEADERS = (
+    "Workload",
+    "IOPS",
+    "Bandwidth (MiB/s)",
+    "Avg Latency (ms)",
+    "99th Percentile Latency (ms)",
+)
+KINDS_DIFFER_TEXT = (
+    "Avg Latency is fio's total latency (lat); the 99th percentile is of completion "
+    "latency (clat), the only percentiles fio recorded (lat_percentiles=1 records "
+    "total-latency ones, fio >= 3.9)"
+)
 
 
 def note_text(flag: str) -> str:
@@ -46,7 +54,11 @@ def run_table(run: Run) -> Table:
     for f in run.failures:
         notes.append(f"FAILED {f.workload} (repeat {f.repeat + 1}): {f.error}")
     which = f"Run {run.id}" if run.id is not None else "Not stored (dry run)"
-    title = which + (f" — {run.label}" if run.label else "") + f" — {run.suite} on {run.target} ({run.status})"
+    title = (
+        which
+        + (f" — {run.label}" if run.label else "")
+        + f" — {run.suite} on {run.target} ({run.status})"
+    )
     return Table(headers, tuple(rows), title=title, notes=tuple(notes))
 
 
@@ -56,22 +68,36 @@ def schedule_notes(run: Run) -> list[str]:
     adaptive = run.params.get("adaptive")
     if adaptive:
         target = run.params.get("target_ci") or 0
-        parts = [f"{name} {a['repeats']}" + (f" (±{a['ci_half_width'] * 100:.1f} %)" if a["ci_half_width"] is not None else "")
-                 + ("" if a["reached"] else " not reached") for name, a in adaptive.items()]
-        notes.append(f"Repeats to a 95 % CI within ±{target * 100:g} % of the mean IOPS: " + ", ".join(parts) + ".")
+        parts = [
+            f"{name} {a['repeats']}"
+            + (f" (±{a['ci_half_width'] * 100:.1f} %)" if a["ci_half_width"] is not None else "")
+            + ("" if a["reached"] else " not reached")
+            for name, a in adaptive.items()
+        ]
+        notes.append(
+            f"Repeats to a 95 % CI within ±{target * 100:g} % of the mean IOPS: "
+            + ", ".join(parts)
+            + "."
+        )
     steady = run.params.get("steady_state")
     if steady:
         results = [r for r in run.results if r.op != "trim"]
         reached = sorted({r.workload for r in results if dict(r.metrics).get("ss_attained") == 1.0})
-        notes.append(f"Steady state ({steady['criterion']} over {steady['duration']:g} s): reached by "
-                     f"{len(reached)} of {len({r.workload for r in results})} workload(s).")
+        notes.append(
+            f"Steady state ({steady['criterion']} over {steady['duration']:g} s): reached by "
+            f"{len(reached)} of {len({r.workload for r in results})} workload(s)."
+        )
     return notes
 
 
 def _kinds_differ(r) -> tuple[str, ...]:
     """The mark of a row whose mean is total latency and whose p99 is completion latency."""
-    differ = (r.lat_kind == "clat" and "clat_mean" not in r.flags
-              and r.lat_mean_us is not None and r.lat_p99_us is not None)
+    differ = (
+        r.lat_kind == "clat"
+        and "clat_mean" not in r.flags
+        and r.lat_mean_us is not None
+        and r.lat_p99_us is not None
+    )
     return (KINDS_DIFFER,) if differ else ()
 
 

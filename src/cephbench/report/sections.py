@@ -34,26 +34,60 @@ def sweep_section(sweep: Sweep, chart: ChartSink) -> dict | None:
     for f, family in enumerate(families):
         heat = chart(heatmap_chart(sweep, family), f"sweep-{f:02d}-heatmap")
         if heat:
-            blocks.append(_block(f"{family_title(family)}: IOPS heatmap",
-                                 [(f"{family_title(family)}: IOPS over iodepth and numjobs", heat)]))
+            blocks.append(
+                _block(
+                    f"{family_title(family)}: IOPS heatmap",
+                    [(f"{family_title(family)}: IOPS over iodepth and numjobs", heat)],
+                )
+            )
         for g, group in enumerate(x for x in sweep.groups if x.family == family):
             name = f"sweep-{f:02d}-{g:02d}"
-            blocks.append(_block(group.title, [
-                (f"{group.title}: IOPS and latency against iodepth", chart(scaling_chart(sweep, group, "iodepth"), f"{name}-iodepth")),
-                (f"{group.title}: IOPS and latency against numjobs", chart(scaling_chart(sweep, group, "numjobs"), f"{name}-numjobs")),
-                (f"{group.title}: response curve", chart(response_chart(sweep, group), f"{name}-response")),
-            ]))
+            blocks.append(
+                _block(
+                    group.title,
+                    [
+                        (
+                            f"{group.title}: IOPS and latency against iodepth",
+                            chart(scaling_chart(sweep, group, "iodepth"), f"{name}-iodepth"),
+                        ),
+                        (
+                            f"{group.title}: IOPS and latency against numjobs",
+                            chart(scaling_chart(sweep, group, "numjobs"), f"{name}-numjobs"),
+                        ),
+                        (
+                            f"{group.title}: response curve",
+                            chart(response_chart(sweep, group), f"{name}-response"),
+                        ),
+                    ],
+                )
+            )
     points = len({(g, key) for g, cols in sweep.groups.items() for pts in cols for key in pts})
     n = len(sweep.groups)
-    intro = (f"{points} sweep points in {n} group{'s' if n != 1 else ''} (rw, block size, direction); "
-             "each point is the mean of its repeats, whiskers are 95 % confidence intervals.") if n else ""
-    return {"intro": intro, "blocks": [b for b in blocks if b["charts"]], "notes": list(sweep.notes)}
+    intro = (
+        (
+            f"{points} sweep points in {n} group{'s' if n != 1 else ''} (rw, block size, direction); "
+            "each point is the mean of its repeats, whiskers are 95 % confidence intervals."
+        )
+        if n
+        else ""
+    )
+    return {
+        "intro": intro,
+        "blocks": [b for b in blocks if b["charts"]],
+        "notes": list(sweep.notes),
+    }
 
 
-def timeseries_section(cmp: Comparison, series: Mapping[int, Sequence[Series]], chart: ChartSink) -> dict | None:
+def timeseries_section(
+    cmp: Comparison, series: Mapping[int, Sequence[Series]], chart: ChartSink
+) -> dict | None:
     """Charts (title, embedded) of the workloads' time series and a note on any left out;
     None when no run has a series. ``series``: run id -> its workloads' ``Store.series``."""
-    runs = [(col.name, i, series.get(run.id, ())) for i, col in enumerate(cmp.columns) for run in col.runs]
+    runs = [
+        (col.name, i, series.get(run.id, ()))
+        for i, col in enumerate(cmp.columns)
+        for run in col.runs
+    ]
     chosen, note = select(timelines(runs))
     if not chosen:
         return None

@@ -57,7 +57,9 @@ class Timeline:
 
     def variability(self) -> float:
         """The highest coefficient of variation of a throughput trace (0 without one)."""
-        return max((_cv(np.asarray(t.series.values, dtype=float)) for t in self._rates()), default=0.0)
+        return max(
+            (_cv(np.asarray(t.series.values, dtype=float)) for t in self._rates()), default=0.0
+        )
 
     def _rates(self) -> list[Trace]:
         return self.of(self.throughput) if self.throughput else []
@@ -78,14 +80,19 @@ def select(items: Sequence[Timeline], limit: int = MAX_CHARTS) -> tuple[list[Tim
     """The timelines to chart (in their own order) and a note on those left out (or None)."""
     if len(items) <= limit:
         return list(items), None
-    ranked = sorted(range(len(items)), key=lambda i: (items[i].stall_seconds(), items[i].variability()),
-                    reverse=True)
+    ranked = sorted(
+        range(len(items)),
+        key=lambda i: (items[i].stall_seconds(), items[i].variability()),
+        reverse=True,
+    )
     chosen, left = sorted(ranked[:limit]), [items[i] for i in ranked[limit:]]
     stalled = sum(tl.stall_seconds() > 0 for tl in left)
-    note = (f"{len(items)} workloads have time series: charted are the {limit} that stalled longest "
-            f"or whose throughput varies most over time. The other {len(left)} are left out; their "
-            f"throughput varies by at most {max(tl.variability() for tl in left):.1%} (coefficient of "
-            f"variation over the logging intervals)")
+    note = (
+        f"{len(items)} workloads have time series: charted are the {limit} that stalled longest "
+        f"or whose throughput varies most over time. The other {len(left)} are left out; their "
+        f"throughput varies by at most {max(tl.variability() for tl in left):.1%} (coefficient of "
+        f"variation over the logging intervals)"
+    )
     note += f", and {stalled} of them stalled too." if stalled else " and none stalled."
     return [items[i] for i in chosen], note
 

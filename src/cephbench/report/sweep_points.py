@@ -96,9 +96,11 @@ def pivot(columns: Sequence[Column]) -> Sweep:
         for run in col.runs:
             for group, key, names in _shared_points(run.results, swept - ambiguous):
                 ambiguous.add(group)
-                notes.append(f"{group.title}: workloads {', '.join(sorted(names))} of {col.name} all ran "
-                             f"iodepth {key[0]}, numjobs {key[1]}; not charted as a sweep (their other "
-                             "options may differ).")
+                notes.append(
+                    f"{group.title}: workloads {', '.join(sorted(names))} of {col.name} all ran "
+                    f"iodepth {key[0]}, numjobs {key[1]}; not charted as a sweep (their other "
+                    "options may differ)."
+                )
     order = sorted(swept - ambiguous, key=lambda g: (g.rw, g.rwmixread or -1, g.op, g.bs))
     groups = {g: tuple(_points(col, g) for col in columns) for g in order}
     return Sweep(tuple(c.name for c in columns), groups, tuple(notes))
@@ -106,8 +108,13 @@ def pivot(columns: Sequence[Column]) -> Sweep:
 
 def swept_workloads(columns: Sequence[Column], sweep: Sweep) -> set[tuple[str, str]]:
     """(workload, op) of every result charted in the sweep section."""
-    return {(r.workload, r.op) for col in columns for run in col.runs for r in run.results
-            if (k := _key(r)) and k[0] in sweep.groups}
+    return {
+        (r.workload, r.op)
+        for col in columns
+        for run in col.runs
+        for r in run.results
+        if (k := _key(r)) and k[0] in sweep.groups
+    }
 
 
 def _key(r: Result) -> tuple[Group, PointKey] | None:

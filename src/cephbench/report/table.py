@@ -32,7 +32,13 @@ def to_markdown(table: Table) -> str:
     if table.title:
         lines += [f"**{_md_cell(table.title)}**", ""]
     lines.append("| " + " | ".join(_md_cell(h) for h in table.headers) + " |")
-    lines.append("|" + "|".join("---:" if table.alignment(i) == "r" else ":---" for i in range(len(table.headers))) + "|")
+    lines.append(
+        "|"
+        + "|".join(
+            "---:" if table.alignment(i) == "r" else ":---" for i in range(len(table.headers))
+        )
+        + "|"
+    )
     for row in table.rows:
         lines.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
     if table.notes:
@@ -44,8 +50,12 @@ def to_markdown(table: Table) -> str:
 def to_rich(table: Table) -> RichTable:
     from rich.table import Table as RichTable  # rich's table machinery: only when printing one
 
-    out = RichTable(title=table.title, title_justify="left", caption="\n".join(table.notes) or None,
-                    caption_justify="left")
+    out = RichTable(
+        title=table.title,
+        title_justify="left",
+        caption="\n".join(table.notes) or None,
+        caption_justify="left",
+    )
     for i, h in enumerate(table.headers):
         out.add_column(h, justify="right" if table.alignment(i) == "r" else "left")
     for row in table.rows:

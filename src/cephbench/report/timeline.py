@@ -37,8 +37,9 @@ def timeline_chart(tl: Timeline) -> Figure | None:
     if rate is None and not lats:
         return None
     rows = int(rate is not None) + int(bool(lats))
-    fig, axes = plt.subplots(rows, 1, sharex=True, squeeze=False, figsize=(8.5, 2.1 * rows + 1.0),
-                             layout="constrained")
+    fig, axes = plt.subplots(
+        rows, 1, sharex=True, squeeze=False, figsize=(8.5, 2.1 * rows + 1.0), layout="constrained"
+    )
     by_run = len({t.run for t in tl.traces}) > 1
     width = 0.8 if len(tl.of(rate or lats[0][0])) > 1 else 1.2
     colour = lambda t: PALETTE[(t.colour if by_run else t.series.repeat) % len(PALETTE)]  # noqa: E731
@@ -59,7 +60,14 @@ def timeline_chart(tl: Timeline) -> Figure | None:
         for metric, _, style in lats:
             for t in tl.of(metric):
                 x, y = _thin(t, "max")
-                ax.plot(x, y / 1e3, drawstyle="steps-pre", linestyle=style, color=colour(t), linewidth=width)
+                ax.plot(
+                    x,
+                    y / 1e3,
+                    drawstyle="steps-pre",
+                    linestyle=style,
+                    color=colour(t),
+                    linewidth=width,
+                )
         log = _spread(tl, [m for m, _, _ in lats]) > 30
         if log:
             log_y(ax)
@@ -73,9 +81,20 @@ def timeline_chart(tl: Timeline) -> Figure | None:
     axes[-1, 0].set_xlim(left=0)
     stalled = sum(e - s for s, e in spans)
     who = "" if by_run else f" — {short(tl.traces[0].run)}"
-    fig.suptitle(f"{tl.title}{who}: over time" + (f", stalled {stalled:g} s in all" if stalled else "")
-                 + ("\n(long logs thinned: throughput averaged, latency the highest per bucket)" if thinned else ""))
-    fig.legend(handles=_handles(tl, by_run, colour, lats, bool(spans)), loc="outside right center", fontsize=7)
+    fig.suptitle(
+        f"{tl.title}{who}: over time"
+        + (f", stalled {stalled:g} s in all" if stalled else "")
+        + (
+            "\n(long logs thinned: throughput averaged, latency the highest per bucket)"
+            if thinned
+            else ""
+        )
+    )
+    fig.legend(
+        handles=_handles(tl, by_run, colour, lats, bool(spans)),
+        loc="outside right center",
+        fontsize=7,
+    )
     return fig
 
 
@@ -83,9 +102,13 @@ def _handles(tl: Timeline, by_run: bool, colour, lats, stalled: bool) -> list:
     keys: dict[str, Trace] = {}
     for t in tl.traces:
         keys.setdefault(short(t.run) if by_run else f"repeat {t.series.repeat + 1}", t)
-    handles: list[Artist] = [Line2D([], [], color=colour(t), label=k)
-                             for k, t in keys.items()] if len(keys) > 1 else []
-    handles += [Line2D([], [], color="#333333", linestyle=style, label=f"{name} latency") for _, name, style in lats]
+    handles: list[Artist] = (
+        [Line2D([], [], color=colour(t), label=k) for k, t in keys.items()] if len(keys) > 1 else []
+    )
+    handles += [
+        Line2D([], [], color="#333333", linestyle=style, label=f"{name} latency")
+        for _, name, style in lats
+    ]
     if stalled:
         handles.append(Patch(color=STALL, alpha=0.2, label="stall: nothing completed"))
     return handles
@@ -101,7 +124,10 @@ def _thin(t: Trace, how: str) -> tuple[np.ndarray, np.ndarray]:
         y = np.where(y > 0, y, np.nan)
     step = interval(x)
     holes = np.flatnonzero(np.diff(x) > GAP * step) + 1
-    x, y = np.insert(x, holes, x[holes] - step), np.insert(y, holes, np.nan)  # a NaN breaks the line
+    x, y = (
+        np.insert(x, holes, x[holes] - step),
+        np.insert(y, holes, np.nan),
+    )  # a NaN breaks the line
     if len(x) <= MAX_POINTS:
         return x, y
     k = math.ceil(len(x) / MAX_POINTS)
@@ -113,6 +139,8 @@ def _thin(t: Trace, how: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _spread(tl: Timeline, metrics: list[str]) -> float:
-    values = np.concatenate([np.asarray(t.series.values, dtype=float) for m in metrics for t in tl.of(m)])
+    values = np.concatenate(
+        [np.asarray(t.series.values, dtype=float) for m in metrics for t in tl.of(m)]
+    )
     values = values[np.isfinite(values) & (values > 0)]
     return float(values.max() / values.min()) if len(values) else 1.0

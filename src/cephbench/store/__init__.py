@@ -31,9 +31,30 @@ from cephbench.model import (
 from cephbench.store.schema import migrate
 
 RESULT_COLUMNS = (
-    "op", "rw", "bs", "iodepth", "numjobs", "rwmixread", "runtime_s", "iops", "bw_bytes_per_s", "io_bytes",
-    "total_ios", "lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us",
-    "lat_max_us", "lat_kind", "percentiles", "error", "flags", "metrics", "clat_mean_us", "slat_mean_us",
+    "op",
+    "rw",
+    "bs",
+    "iodepth",
+    "numjobs",
+    "rwmixread",
+    "runtime_s",
+    "iops",
+    "bw_bytes_per_s",
+    "io_bytes",
+    "total_ios",
+    "lat_mean_us",
+    "lat_p50_us",
+    "lat_p90_us",
+    "lat_p99_us",
+    "lat_p999_us",
+    "lat_max_us",
+    "lat_kind",
+    "percentiles",
+    "error",
+    "flags",
+    "metrics",
+    "clat_mean_us",
+    "slat_mean_us",
 )
 
 
@@ -43,10 +64,6 @@ def default_path() -> Path:
         return Path(os.environ["CEPHBENCH_DB"])
     data_home = os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share")
     return Path(data_home) / "cephbench" / "results.db"
-
-
-
-
 
 
 @dataclass(frozen=True)
@@ -71,8 +88,6 @@ class ResourceLog:
 
     def removed(self, resource_id: int) -> None:
         self.store.resource_removed(resource_id)
-
-
 
 
 class Store:
@@ -114,20 +129,37 @@ class Store:
 
     # -- writing -----------------------------------------------------------------------
     def start_run(
-        self, *, label: str | None, suite: str, target: str,
-        environment: dict[str, Any], params: dict[str, Any], started_at: str | None = None,
+        self,
+        *,
+        label: str | None,
+        suite: str,
+        target: str,
+        environment: dict[str, Any],
+        params: dict[str, Any],
+        started_at: str | None = None,
     ) -> int:
         with self.transaction():
             cur = self.conn.execute(
                 "INSERT INTO runs (label, suite, target, status, started_at, host, pid,"
                 " environment, params) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?)",
-                (label, suite, target, started_at or now(), socket.gethostname(), os.getpid(),
-                 json.dumps(environment), json.dumps(params)),
+                (
+                    label,
+                    suite,
+                    target,
+                    started_at or now(),
+                    socket.gethostname(),
+                    os.getpid(),
+                    json.dumps(environment),
+                    json.dumps(params),
+                ),
             )
         return _inserted_id(cur)
 
     def record_batch(
-        self, run_id: int, repeat: int, output: RawOutput | None,
+        self,
+        run_id: int,
+        repeat: int,
+        output: RawOutput | None,
         outcomes: Iterable[WorkloadOutcome],
     ) -> None:
         """Store one tool invocation and every workload it produced, all or nothing."""
@@ -137,13 +169,25 @@ class Store:
                 output_id = self.conn.execute(
                     "INSERT INTO outputs (run_id, repeat, tool, argv, input_text, stdout_z,"
                     " stderr, returncode, started_at, seconds) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                    (run_id, repeat, output.tool, json.dumps(list(output.argv)),
-                     output.input_text, zlib.compress(output.stdout.encode()), output.stderr,
-                     output.returncode, output.started_at, output.seconds),
+                    (
+                        run_id,
+                        repeat,
+                        output.tool,
+                        json.dumps(list(output.argv)),
+                        output.input_text,
+                        zlib.compress(output.stdout.encode()),
+                        output.stderr,
+                        output.returncode,
+                        output.started_at,
+                        output.seconds,
+                    ),
                 ).lastrowid
             for outcome in outcomes:  # a workload run again (resume) replaces its failure
-                self.conn.execute("DELETE FROM workloads WHERE run_id = ? AND repeat = ? AND name = ?"
-                                  " AND status = 'failed'", (run_id, repeat, outcome.name))
+                self.conn.execute(
+                    "DELETE FROM workloads WHERE run_id = ? AND repeat = ? AND name = ?"
+                    " AND status = 'failed'",
+                    (run_id, repeat, outcome.name),
+                )
             seq = self.conn.execute(
                 "SELECT COUNT(*) FROM workloads WHERE run_id = ? AND repeat = ?", (run_id, repeat)
             ).fetchone()[0]
@@ -151,8 +195,15 @@ class Store:
                 wid = self.conn.execute(
                     "INSERT INTO workloads (run_id, repeat, seq, name, status, error, output_id)"
                     " VALUES (?,?,?,?,?,?,?)",
-                    (run_id, repeat, seq, outcome.name, "failed" if outcome.error else "ok",
-                     outcome.error, output_id),
+                    (
+                        run_id,
+                        repeat,
+                        seq,
+                        outcome.name,
+                        "failed" if outcome.error else "ok",
+                        outcome.error,
+                        output_id,
+                    ),
                 ).lastrowid
                 seq += 1
                 for r in outcome.results:
@@ -162,8 +213,9 @@ class Store:
                         (wid, *_result_row(r)),
                     )
 
-    def finish_run(self, run_id: int, status: RunStatus, error: str | None = None,
-                   ended_at: str | None = None) -> None:
+    def finish_run(
+        self, run_id: int, status: RunStatus, error: str | None = None, ended_at: str | None = None
+    ) -> None:
         """The run's final status; ``ended_at`` now, unless given (an imported run's own)."""
         with self.transaction():
             self.conn.execute(
@@ -175,7 +227,9 @@ class Store:
         """A stored run continues (``--resume``): running again, from this process; the
         environment it resumed in is kept beside the original."""
         with self.transaction():
-            row = self.conn.execute("SELECT environment FROM runs WHERE id = ?", (run_id,)).fetchone()
+            row = self.conn.execute(
+                "SELECT environment FROM runs WHERE id = ?", (run_id,)
+            ).fetchone()
             env = json.loads(row["environment"])
             env.setdefault("resumed", []).append(environment)
             self.conn.execute(
@@ -184,24 +238,34 @@ class Store:
                 (socket.gethostname(), os.getpid(), json.dumps(env), run_id),
             )
 
-    def finish_schedule(self, run_id: int, summary: dict[str, dict], not_reached: Sequence[str]) -> None:
+    def finish_schedule(
+        self, run_id: int, summary: dict[str, dict], not_reached: Sequence[str]
+    ) -> None:
         """Adaptive repeats: each workload's repeats and CI kept in the run's params, and the
         results of those that did not reach the target flagged ``ci_not_reached``."""
         with self.transaction():
             row = self.conn.execute("SELECT params FROM runs WHERE id = ?", (run_id,)).fetchone()
             params = {**json.loads(row["params"]), "adaptive": summary}
-            self.conn.execute("UPDATE runs SET params = ? WHERE id = ?", (json.dumps(params), run_id))
+            self.conn.execute(
+                "UPDATE runs SET params = ? WHERE id = ?", (json.dumps(params), run_id)
+            )
             for name in not_reached:
                 rows = self.conn.execute(
                     "SELECT r.id, r.flags FROM results r JOIN workloads w ON w.id = r.workload_id"
-                    " WHERE w.run_id = ? AND w.name = ?", (run_id, name)).fetchall()
+                    " WHERE w.run_id = ? AND w.name = ?",
+                    (run_id, name),
+                ).fetchall()
                 for r in rows:
                     flags = json.loads(r["flags"])
                     if "ci_not_reached" not in flags:
-                        self.conn.execute("UPDATE results SET flags = ? WHERE id = ?",
-                                          (json.dumps([*flags, "ci_not_reached"]), r["id"]))
+                        self.conn.execute(
+                            "UPDATE results SET flags = ? WHERE id = ?",
+                            (json.dumps([*flags, "ci_not_reached"]), r["id"]),
+                        )
 
-    def add_resource(self, run_id: int | None, kind: str, name: str, detail: dict | None = None) -> int:
+    def add_resource(
+        self, run_id: int | None, kind: str, name: str, detail: dict | None = None
+    ) -> int:
         """Record something about to be created, before creating it."""
         with self.transaction():
             cur = self.conn.execute(
@@ -212,12 +276,17 @@ class Store:
 
     def resource_removed(self, resource_id: int) -> None:
         with self.transaction():
-            self.conn.execute("UPDATE resources SET removed_at = ? WHERE id = ?", (now(), resource_id))
+            self.conn.execute(
+                "UPDATE resources SET removed_at = ? WHERE id = ?", (now(), resource_id)
+            )
 
     def open_resources(self) -> list[Resource]:
         """Resources created and not (yet) removed, oldest first."""
         rows = self.conn.execute("SELECT * FROM resources WHERE removed_at IS NULL ORDER BY id")
-        return [Resource(r["id"], r["run_id"], r["kind"], r["name"], json.loads(r["detail"])) for r in rows]
+        return [
+            Resource(r["id"], r["run_id"], r["kind"], r["name"], json.loads(r["detail"]))
+            for r in rows
+        ]
 
     def recover_interrupted(self) -> list[str]:
         """Mark runs left ``running`` by a dead process on this host as aborted; say which."""
@@ -236,7 +305,9 @@ class Store:
             )
         left = [r for r in self.open_resources() if r.run_id in {row["id"] for row in rows}]
         if left:
-            notes.append(f"{len(left)} thing(s) an interrupted run created are left; `cephbench cleanup` removes them")
+            notes.append(
+                f"{len(left)} thing(s) an interrupted run created are left; `cephbench cleanup` removes them"
+            )
         return notes
 
     def save_fingerprint(self, run_id: int, data: dict[str, Any], pool: str | None = None) -> None:
@@ -244,7 +315,8 @@ class Store:
         with self.transaction():
             self.conn.execute(
                 "INSERT OR REPLACE INTO cluster_fingerprints (run_id, collected_at, pool, data_z)"
-                " VALUES (?,?,?,?)", (run_id, now(), pool, zlib.compress(json.dumps(data).encode())),
+                " VALUES (?,?,?,?)",
+                (run_id, now(), pool, zlib.compress(json.dumps(data).encode())),
             )
 
     def add_series(self, run_id: int, series: Iterable[Series]) -> None:
@@ -272,7 +344,9 @@ class Store:
         try:
             run_id = int(ref)
         except ValueError:
-            raise UsageError(f"'{ref}' is not a run id", hint="give a number from `cephbench runs`, or 'last'") from None
+            raise UsageError(
+                f"'{ref}' is not a run id", hint="give a number from `cephbench runs`, or 'last'"
+            ) from None
         if self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
             raise StoreError(f"no run {run_id} in {self.path}", hint="`cephbench runs` lists them")
         return run_id
@@ -319,7 +393,8 @@ class Store:
         out: dict[int, list[str]] = {}
         for w in self.conn.execute(
             "SELECT output_id, name FROM workloads WHERE run_id = ? AND output_id IS NOT NULL"
-            " ORDER BY repeat, seq", (run_id,)
+            " ORDER BY repeat, seq",
+            (run_id,),
         ):
             out.setdefault(w["output_id"], []).append(w["name"])
         return out
@@ -330,8 +405,11 @@ class Store:
             "SELECT * FROM outputs WHERE run_id = ? ORDER BY id", (run_id,)
         ).fetchall()
         return [
-            {**dict(r), "argv": json.loads(r["argv"]),
-             "stdout": zlib.decompress(r["stdout_z"]).decode() if r["stdout_z"] else ""}
+            {
+                **dict(r),
+                "argv": json.loads(r["argv"]),
+                "stdout": zlib.decompress(r["stdout_z"]).decode() if r["stdout_z"] else "",
+            }
             for r in rows
         ]
 
@@ -386,8 +464,14 @@ def _result_from_row(workload: str, repeat: int, row: sqlite3.Row) -> Result:
 
 def _run_from_row(row: sqlite3.Row) -> StoredRun:
     return StoredRun(
-        id=row["id"], label=row["label"], suite=row["suite"], target=row["target"],
-        status=row["status"], started_at=row["started_at"], ended_at=row["ended_at"],
-        environment=json.loads(row["environment"]), params=json.loads(row["params"]),
+        id=row["id"],
+        label=row["label"],
+        suite=row["suite"],
+        target=row["target"],
+        status=row["status"],
+        started_at=row["started_at"],
+        ended_at=row["ended_at"],
+        environment=json.loads(row["environment"]),
+        params=json.loads(row["params"]),
         error=row["error"],
     )

@@ -60,8 +60,9 @@ def migrations(directory: Path | None = None) -> list[Migration]:
         if names.setdefault(version, entry.stem) != entry.stem:
             raise RuntimeError(f"two migrations numbered {version}: {names[version]}, {entry.stem}")
         found.setdefault(version, {})[entry.suffix] = entry
-    return [Migration(v, names[v], found[v].get(".sql"), found[v].get(".py"))
-            for v in sorted(found)]
+    return [
+        Migration(v, names[v], found[v].get(".sql"), found[v].get(".py")) for v in sorted(found)
+    ]
 
 
 def latest_version(directory: Path | None = None) -> int:
@@ -89,7 +90,7 @@ def migrate(conn: sqlite3.Connection, path: str, directory: Path | None = None) 
                         f"cannot upgrade {path} from schema version {current} to {latest}: "
                         f"migration {step.name} failed: {e}",
                         hint=f"the store is unchanged (still version {current}); use the cephbench "
-                             "that wrote it, or keep a copy and report the error",
+                        "that wrote it, or keep a copy and report the error",
                     ) from e
         conn.execute(f"PRAGMA user_version = {latest}")
         conn.execute("COMMIT")

@@ -41,8 +41,9 @@ def select(conn: sqlite3.Connection, run_id: int, metric: str | None = None) -> 
 
 def _encode(s: Series) -> tuple[int, str, bytes]:
     if len(s.t_s) != len(s.values):
-        raise ValueError(f"series {s.workload}/{s.metric}: {len(s.t_s)} times, "
-                         f"{len(s.values)} values")
+        raise ValueError(
+            f"series {s.workload}/{s.metric}: {len(s.t_s)} times, {len(s.values)} values"
+        )
     if hasattr(s.values, "dtype") or all(_number(v) for v in s.values):
         import numpy as np
 

@@ -105,7 +105,11 @@ def run(
     only call it with that from the main thread.
     """
     argv = tuple(str(a) for a in argv)
-    full_env = {k: v for k, v in {**os.environ, **(env or {})}.items() if k not in unset} if env or unset else None
+    full_env = (
+        {k: v for k, v in {**os.environ, **(env or {})}.items() if k not in unset}
+        if env or unset
+        else None
+    )
     start = time.monotonic()
     # Output goes to temporary files, not pipes: no deadlock however much the child prints.
     with tempfile.TemporaryFile("w+b") as out, tempfile.TemporaryFile("w+b") as err:
@@ -209,7 +213,7 @@ def _group_alive(pgid: int) -> bool:
                 stat = f.read()
         except OSError:
             continue
-        fields = stat[stat.rfind(b")") + 2:].split()  # after "pid (comm) ": state ppid pgrp
+        fields = stat[stat.rfind(b")") + 2 :].split()  # after "pid (comm) ": state ppid pgrp
         if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
             return True
     return False

@@ -18,7 +18,9 @@ def parse_size(text: str | int) -> int:
         return text
     m = _SIZE.match(str(text))
     if not m:
-        raise UsageError(f"'{text}' is not a size", hint="use a number with k, m, g or t, e.g. 4k or 10G")
+        raise UsageError(
+            f"'{text}' is not a size", hint="use a number with k, m, g or t, e.g. 4k or 10G"
+        )
     return int(float(m.group(1)) * 1024 ** _POW[m.group(2).lower()])
 
 

@@ -46,7 +46,9 @@ class CephTarget(Target):
     @property
     def conn(self) -> Connection:
         if self.ceph.conn is None:
-            self.ceph = CephOptions(resolve(), self.ceph.pool_size, self.ceph.pg_num, self.ceph.prefill)
+            self.ceph = CephOptions(
+                resolve(), self.ceph.pool_size, self.ceph.pg_num, self.ceph.prefill
+            )
         conn = self.ceph.conn
         assert conn is not None, "resolve() gives a connection or raises"
         return conn
@@ -61,8 +63,10 @@ class CephTarget(Target):
 
     def check(self, size: int) -> None:
         if self.location == FRESH and self.conn.lab_dir is None:
-            raise TargetError(f"'{self.kind}:lab' needs a running lab",
-                              hint=f"start one with: cephbench lab up, or name a pool: {self.kind}:POOL...")
+            raise TargetError(
+                f"'{self.kind}:lab' needs a running lab",
+                hint=f"start one with: cephbench lab up, or name a pool: {self.kind}:POOL...",
+            )
 
     def fresh_name(self, run_id: int) -> str:
         """``cb-<run>-<random>``: unique across result stores sharing one cluster."""
@@ -77,8 +81,15 @@ class CephTarget(Target):
     def pool_session(self, run_id: int, resources: ResourceLog) -> Iterator[str]:
         """The run's pool: used as it is when it exists, else created and deleted afterwards."""
         pool = self.pool_name(run_id)
-        with pools.pool_for_run(self.conn, pool, resources, run_id, size=self.ceph.pool_size,
-                                pg_num=self.ceph.pg_num, application=self.application):
+        with pools.pool_for_run(
+            self.conn,
+            pool,
+            resources,
+            run_id,
+            size=self.ceph.pool_size,
+            pg_num=self.ceph.pg_num,
+            application=self.application,
+        ):
             self.pool = pool
             yield pool
 

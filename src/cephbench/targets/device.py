@@ -35,7 +35,9 @@ class DeviceTarget(Target):
         dev = self.device
         try:
             if not stat.S_ISBLK(os.stat(dev).st_mode):
-                raise TargetError(f"{self.location} is not a block device", hint="use file:PATH for files")
+                raise TargetError(
+                    f"{self.location} is not a block device", hint="use file:PATH for files"
+                )
         except FileNotFoundError:
             raise TargetError(f"{self.location} does not exist") from None
         found = signatures(dev)
@@ -47,9 +49,13 @@ class DeviceTarget(Target):
             )
         capacity = _size_bytes(dev)
         if capacity is not None and size > capacity:
-            raise TargetError(f"{self.location} is {format_size(capacity)}, smaller than --size {format_size(size)}")
+            raise TargetError(
+                f"{self.location} is {format_size(capacity)}, smaller than --size {format_size(size)}"
+            )
         if not os.access(dev, os.W_OK):
-            raise TargetError(f"cannot write to {self.location}: permission denied", hint="run as root")
+            raise TargetError(
+                f"cannot write to {self.location}: permission denied", hint="run as root"
+            )
 
     @contextmanager
     def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
@@ -72,10 +78,16 @@ def signatures(dev: str) -> list[str]:
         found.append("Ceph BlueStore label")
     name = Path(dev).name
     sysdir = Path("/sys/class/block") / name
-    partitions = [p.name for p in sysdir.iterdir() if (p / "partition").exists()] if sysdir.is_dir() else []
+    partitions = (
+        [p.name for p in sysdir.iterdir() if (p / "partition").exists()] if sysdir.is_dir() else []
+    )
     if partitions:
         found.append("partitions " + ", ".join(sorted(partitions)))
-    holders = sorted(p.name for p in (sysdir / "holders").iterdir()) if (sysdir / "holders").is_dir() else []
+    holders = (
+        sorted(p.name for p in (sysdir / "holders").iterdir())
+        if (sysdir / "holders").is_dir()
+        else []
+    )
     if holders:
         found.append("used by " + ", ".join(holders))
     mounts = _mounted(dev, partitions)

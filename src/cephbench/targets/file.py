@@ -41,10 +41,14 @@ class FileTarget(Target):
             )
         directory = self.directory
         if not directory.is_dir():
-            raise TargetError(f"directory {directory} does not exist", hint=f"create it: mkdir -p {directory}")
+            raise TargetError(
+                f"directory {directory} does not exist", hint=f"create it: mkdir -p {directory}"
+            )
         if not os.access(directory, os.W_OK | os.X_OK):
-            raise TargetError(f"cannot write to {directory}: permission denied",
-                              hint="choose a directory you can write to")
+            raise TargetError(
+                f"cannot write to {directory}: permission denied",
+                hint="choose a directory you can write to",
+            )
         free = shutil.disk_usage(directory).free
         if free < size:
             raise TargetError(

@@ -24,7 +24,9 @@ class RadosTarget(CephTarget):
     def __init__(self, location, options):
         super().__init__(location, options)
         if location != FRESH and not NAME.match(location):
-            raise TargetError(f"'rados:{location}' is not a pool name", hint="e.g. rados:bench-pool")
+            raise TargetError(
+                f"'rados:{location}' is not a pool name", hint="e.g. rados:bench-pool"
+            )
 
     def check(self, size: int) -> None:
         super().check(size)
@@ -33,4 +35,6 @@ class RadosTarget(CephTarget):
     @contextmanager
     def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
         with self.pool_session(run_id, resources) as pool:
-            yield FioTarget({"ioengine": "rados", "pool": pool, **self.conn.fio_options()}, self.env)
+            yield FioTarget(
+                {"ioengine": "rados", "pool": pool, **self.conn.fio_options()}, self.env
+            )

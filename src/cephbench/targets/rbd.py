@@ -58,13 +58,17 @@ class RbdTarget(CephTarget):
         if location != FRESH:
             pool, sep, image = location.partition("/")
             if not sep or not _NAME.match(pool) or not _NAME.match(image):
-                raise TargetError(f"'rbd:{location}' is not POOL/IMAGE", hint="e.g. rbd:rbd/bench-img")
+                raise TargetError(
+                    f"'rbd:{location}' is not POOL/IMAGE", hint="e.g. rbd:rbd/bench-img"
+                )
 
     def check(self, size: int) -> None:
         which("rbd", "ceph-common")
         super().check(size)
         self.size = size or 1 << 30
-        pools.check_usable(self.conn, None if self.location == FRESH else self.location.split("/")[0])
+        pools.check_usable(
+            self.conn, None if self.location == FRESH else self.location.split("/")[0]
+        )
 
     @contextmanager
     def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
@@ -78,8 +82,10 @@ class RbdTarget(CephTarget):
                     self._rbd("create", "--size", f"{max(1, self.size >> 20)}M", spec)
                 if self.ceph.prefill:
                     self._prefill(pool, image)
-            yield FioTarget({"ioengine": "rbd", **self.conn.fio_options(), "pool": pool, "rbdname": image},
-                            self.env)
+            yield FioTarget(
+                {"ioengine": "rbd", **self.conn.fio_options(), "pool": pool, "rbdname": image},
+                self.env,
+            )
 
     def describe(self) -> dict[str, Any]:
         info = super().describe()
@@ -91,26 +97,52 @@ class RbdTarget(CephTarget):
 
     def _prefill(self, pool: str, image: str) -> None:
         """Write the whole image once, sequentially, so reads hit real objects."""
-        argv = [which("fio"), "--name=prefill", "--ioengine=rbd", f"--clientname={self.conn.id}",
-                f"--pool={pool}", f"--rbdname={image}", "--rw=write", "--bs=4M", "--iodepth=16",
-                f"--size={format_size(self.size)}", "--output-format=json"]
+        argv = [
+            which("fio"),
+            "--name=prefill",
+            "--ioengine=rbd",
+            f"--clientname={self.conn.id}",
+            f"--pool={pool}",
+            f"--rbdname={image}",
+            "--rw=write",
+            "--bs=4M",
+            "--iodepth=16",
+            f"--size={format_size(self.size)}",
+            "--output-format=json",
+        ]
         started = now()
         result: ProcessResult = run(argv, env=self.env, check=True, timeout=3600)
-        self.prefill_output = RawOutput(PREFILL_TOOL, result.argv, None, result.stdout, result.stderr,
-                                        result.returncode, started, result.seconds)
+        self.prefill_output = RawOutput(
+            PREFILL_TOOL,
+            result.argv,
+            None,
+            result.stdout,
+            result.stderr,
+            result.returncode,
+            started,
+            result.seconds,
+        )
 
     def setup_outputs(self) -> list[RawOutput]:
         return [self.prefill_output] if self.prefill_output is not None else []
 
     def _image_exists(self, pool: str, image: str) -> bool:
-        result = run(["rbd", *self.conn.args(), "info", f"{pool}/{image}"], env=self.env,
-                     timeout=self.conn.timeout + 10)
+        result = run(
+            ["rbd", *self.conn.args(), "info", f"{pool}/{image}"],
+            env=self.env,
+            timeout=self.conn.timeout + 10,
+        )
         if result.returncode != 0 and "No such file" not in result.stderr:
             raise ToolFailed(f"rbd info {pool}/{image} failed: {result.last_error_line()}")
         return result.returncode == 0
 
     def _rbd(self, *args: str) -> None:
-        run(["rbd", *self.conn.args(), *args], env=self.env, timeout=self.conn.timeout + 30, check=True)
+        run(
+            ["rbd", *self.conn.args(), *args],
+            env=self.env,
+            timeout=self.conn.timeout + 30,
+            check=True,
+        )
 
 
 def _remove_recorded(conn: Connection, spec: str, resources: ResourceLog, rid: int) -> None:
@@ -136,14 +168,19 @@ def remove_image(conn: Connection, spec: str, resources: ResourceLog | None = No
                 if holders and listed_before is None:
                     listed_before = _blocklist(conn)
                 for addr in holders - (listed_before or set()) - set(added):
-                    added[addr] = (resources.add("ceph_blocklist", addr, {"conn": conn.to_json()})
-                                   if resources else None)
+                    added[addr] = (
+                        resources.add("ceph_blocklist", addr, {"conn": conn.to_json()})
+                        if resources
+                        else None
+                    )
                 for addr in stale - (listed_before or set()):
                     ceph(conn, "osd", "blocklist", "add", addr, str(BLOCKLIST_SECONDS))
                 if stale and _wait_unwatched(conn, spec, WATCH_WAIT):
-                    raise ToolFailed(f"cannot remove RBD image {spec}: clients still watch it "
-                                     f"although blocklisted ({', '.join(sorted(stale))})",
-                                     hint="see `rbd status`; then run: cephbench cleanup")
+                    raise ToolFailed(
+                        f"cannot remove RBD image {spec}: clients still watch it "
+                        f"although blocklisted ({', '.join(sorted(stale))})",
+                        hint="see `rbd status`; then run: cephbench cleanup",
+                    )
                 result = _rbd_rm(conn, spec)
                 if result is None:
                     return
@@ -184,8 +221,9 @@ def _lockers(conn: Connection, spec: str) -> set[str]:
 
 def _rbd_json(conn: Connection, *args: str):
     """``rbd ARGS --format json`` parsed; None when the image (or its pool) does not exist."""
-    result = run(["rbd", *conn.args(), *args, "--format", "json"], env=conn.env,
-                 timeout=conn.timeout + 30)
+    result = run(
+        ["rbd", *conn.args(), *args, "--format", "json"], env=conn.env, timeout=conn.timeout + 30
+    )
     if result.returncode != 0:
         if "No such file" in result.stderr:
             return None
@@ -195,7 +233,11 @@ def _rbd_json(conn: Connection, *args: str):
 
 def _blocklist(conn: Connection) -> set[str]:
     """Addresses on the cluster's OSD blocklist now."""
-    out, entries, decoder = ceph(conn, "osd", "blocklist", "ls", "-f", "json").stdout, [], json.JSONDecoder()
+    out, entries, decoder = (
+        ceph(conn, "osd", "blocklist", "ls", "-f", "json").stdout,
+        [],
+        json.JSONDecoder(),
+    )
     pos = 0
     while out[pos:].strip():  # Pacific prints two arrays: addresses, then address ranges
         pos += len(out[pos:]) - len(out[pos:].lstrip())
@@ -214,7 +256,8 @@ def _blocklist_rm(conn: Connection, addr: str) -> None:
         raise ResourceLeft(
             f"blocklist entry {addr} (a dead client of an image cephbench removed) was left: "
             f"client.{conn.id} may not lift blocklist entries; it expires by itself",
-            hint=f"or, as an admin: ceph osd blocklist rm {addr}")
+            hint=f"or, as an admin: ceph osd blocklist rm {addr}",
+        )
     raise ToolFailed(f"ceph osd blocklist rm {addr} failed: {result.last_error_line()}")
 
 

@@ -134,8 +134,10 @@ class Tool(ABC):
     def check_target(self, plan: Any, target: Target) -> None:
         if target.kind not in self.target_kinds:
             kinds = " or ".join(f"{k}:" for k in self.target_kinds)
-            raise UsageError(f"the {plan.suite} suite runs on a Ceph cluster ({kinds}), not on {target.spec}",
-                             hint=f"--target {plan.default_target}")
+            raise UsageError(
+                f"the {plan.suite} suite runs on a Ceph cluster ({kinds}), not on {target.spec}",
+                hint=f"--target {plan.default_target}",
+            )
 
     def environment(self, plan: Any, target: Target) -> dict[str, Any]:
         """What this tool adds to the run's environment record."""
@@ -156,16 +158,28 @@ class Tool(ABC):
         return run_table(run)
 
 
-def raw_output(tool: str, result: ProcessResult, started: str, jobfile: str | None = None) -> RawOutput:
-    return RawOutput(tool, result.argv, jobfile, result.stdout, result.stderr, result.returncode,
-                     started, result.seconds)
+def raw_output(
+    tool: str, result: ProcessResult, started: str, jobfile: str | None = None
+) -> RawOutput:
+    return RawOutput(
+        tool,
+        result.argv,
+        jobfile,
+        result.stdout,
+        result.stderr,
+        result.returncode,
+        started,
+        result.seconds,
+    )
 
 
 class Stopped(Exception):
     """A tool invocation was interrupted (Ctrl-C, SIGTERM); its clean-up runs as it unwinds."""
 
 
-def timed(argv: list[str], env: dict[str, str] | None, timeout: float) -> tuple[ProcessResult, str, float, float]:
+def timed(
+    argv: list[str], env: dict[str, str] | None, timeout: float
+) -> tuple[ProcessResult, str, float, float]:
     """Run one invocation: (result, started, t0, t1); Stopped when interrupted."""
     from cephbench.system.process import ProcessInterrupted, run
 

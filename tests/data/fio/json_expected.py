@@ -44,15 +44,18 @@ def figures(op: str, d: dict) -> dict:
     lat, clat, slat = (latency(d, k) for k in ("lat", "clat", "slat"))
     main = lat or clat
     out = {
-        "op": op, "iops": float(d["iops"]),
+        "op": op,
+        "iops": float(d["iops"]),
         "bw_bytes_per_s": float(d["bw_bytes"] if "bw_bytes" in d else d["bw"] * 1024),
         "io_bytes": d["io_bytes"] if "io_kbytes" in d else d["io_bytes"] * 1024,
-        "runtime_s": d["runtime"] / 1000, "total_ios": d.get("total_ios"),
+        "runtime_s": d["runtime"] / 1000,
+        "total_ios": d.get("total_ios"),
         "lat_mean_us": main[0]["mean"] / main[1] if main else None,
         "clat_mean_us": clat[0]["mean"] / clat[1] if clat else None,
         "slat_mean_us": slat[0]["mean"] / slat[1] if slat else None,
         "lat_max_us": main[0]["max"] / main[1] if main else None,
-        "lat_p99_us": None, "lat_kind": ("lat" if lat else "clat") if main else None,
+        "lat_p99_us": None,
+        "lat_kind": ("lat" if lat else "clat") if main else None,
     }
     for kind, stat in (("lat", lat), ("clat", clat)):
         if stat and "percentile" in stat[0]:
@@ -63,14 +66,20 @@ def figures(op: str, d: dict) -> dict:
 
 
 def run(doc: dict) -> dict:
-    jobs = doc.get("jobs") or [j for j in doc.get("client_stats", []) if j["jobname"] != "All clients"]
+    jobs = doc.get("jobs") or [
+        j for j in doc.get("client_stats", []) if j["jobname"] != "All clients"
+    ]
     workloads = []
     for job in jobs:
-        results = [figures(op, job[op]) for op in DIRECTIONS
-                   if op in job and (job[op].get("total_ios") or job[op].get("io_bytes"))]
+        results = [
+            figures(op, job[op])
+            for op in DIRECTIONS
+            if op in job and (job[op].get("total_ios") or job[op].get("io_bytes"))
+        ]
         failure = f"fio error {job['error']}" if job.get("error") else None
-        workloads.append({"name": job["jobname"], "failure": failure,
-                          "results": [] if failure else results})
+        workloads.append(
+            {"name": job["jobname"], "failure": failure, "results": [] if failure else results}
+        )
     return {"tool_version": doc["fio version"], "workloads": workloads}
 
 
@@ -79,11 +88,17 @@ def main() -> None:
         if not re.search(r"^Shape: json", note.read_text(), re.M):
             continue
         stem = note.name[: -len(".source.md")]
-        (source,) = [p for p in note.parent.glob(stem + ".*")
-                     if not p.name.endswith((".source.md", ".expected.json"))]
+        (source,) = [
+            p
+            for p in note.parent.glob(stem + ".*")
+            if not p.name.endswith((".source.md", ".expected.json"))
+        ]
         runs = [run(d) for d in documents(source.read_text())]
-        out = {"_how": "computed by json_expected.py from fio's own fields, not by cephbench",
-               "kind": "json", "runs": runs}
+        out = {
+            "_how": "computed by json_expected.py from fio's own fields, not by cephbench",
+            "kind": "json",
+            "runs": runs,
+        }
         note.with_name(stem + ".expected.json").write_text(json.dumps(out, indent=1) + "\n")
 
 

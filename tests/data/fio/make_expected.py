@@ -17,8 +17,13 @@ def expected(path: Path) -> list[dict]:
     stderr = path.with_suffix(".stderr")
     outcomes = parse(path.read_text(), 0, stderr.read_text() if stderr.exists() else "")
     return [
-        {"name": o.name, "groupid": o.groupid, "error": o.error, "message": o.message,
-         "results": [r.to_json() for r in o.results]}
+        {
+            "name": o.name,
+            "groupid": o.groupid,
+            "error": o.error,
+            "message": o.message,
+            "results": [r.to_json() for r in o.results],
+        }
         for o in outcomes
     ]
 
@@ -27,7 +32,9 @@ def main() -> None:
     for path in sorted(HERE.glob("*/*.json")):
         if path.name.endswith(".expected.json"):
             continue
-        path.with_name(path.stem + ".expected.json").write_text(json.dumps(expected(path), indent=1) + "\n")
+        path.with_name(path.stem + ".expected.json").write_text(
+            json.dumps(expected(path), indent=1) + "\n"
+        )
 
 
 if __name__ == "__main__":

@@ -22,7 +22,9 @@ def record(job: Path, fmt: str, out_json: Path, out_txt: Path | None) -> None:
     with tempfile.TemporaryDirectory(dir="/var/tmp") as data:
         proc = subprocess.run(
             ["fio", f"--output-format={fmt}", str(job)],
-            capture_output=True, text=True, env={"FIO_DATA": data, "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            env={"FIO_DATA": data, "PATH": "/usr/bin:/bin"},
         )
     text = proc.stdout
     start = text.index("\n{\n") + 1 if not text.startswith("{") else 0
@@ -40,7 +42,9 @@ def record_interrupted(folder: Path) -> None:
     with tempfile.TemporaryDirectory(dir="/var/tmp") as data:
         proc = subprocess.Popen(
             ["fio", "--output-format=json+", "--runtime=2", str(folder / "groups4.fio")],
-            stdout=subprocess.PIPE, text=True, env={"FIO_DATA": data, "PATH": "/usr/bin:/bin"},
+            stdout=subprocess.PIPE,
+            text=True,
+            env={"FIO_DATA": data, "PATH": "/usr/bin:/bin"},
         )
         time.sleep(3)
         proc.send_signal(signal.SIGINT)

@@ -29,7 +29,9 @@ class WorkloadSpec(BaseModel):
     bs: str = Field("4k", description="Block size, e.g. 4k, 128k, 1M.")
     iodepth: int = Field(1, ge=1, le=65536, description="I/Os in flight per job.")
     numjobs: int = Field(1, ge=1, le=4096, description="Jobs running the workload together.")
-    rwmixread: int | None = Field(None, ge=0, le=100, description="Read share of a mixed workload, %.")
+    rwmixread: int | None = Field(
+        None, ge=0, le=100, description="Read share of a mixed workload, %."
+    )
     options: dict[str, FioValue] = Field(default_factory=dict, description="Any other fio options.")
 
 
@@ -39,15 +41,22 @@ class SuiteSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str
     description: str
-    extends: str | None = Field(None, description="A suite whose workloads and options this one reuses.")
-    sweep: bool = Field(False, description="Name workloads by their parameters (rw, bs, iodepth, "
-                        "numjobs): a template for --rw/--bs/--iodepth/--numjobs lists.")
+    extends: str | None = Field(
+        None, description="A suite whose workloads and options this one reuses."
+    )
+    sweep: bool = Field(
+        False,
+        description="Name workloads by their parameters (rw, bs, iodepth, "
+        "numjobs): a template for --rw/--bs/--iodepth/--numjobs lists.",
+    )
     global_: dict[str, FioValue] = Field(default_factory=dict, alias="global")
     workloads: list[WorkloadSpec] = Field(default_factory=list)
 
 
 def builtin_names() -> list[str]:
-    return sorted(p.name.removesuffix(".yaml") for p in _builtin_dir().iterdir() if p.name.endswith(".yaml"))
+    return sorted(
+        p.name.removesuffix(".yaml") for p in _builtin_dir().iterdir() if p.name.endswith(".yaml")
+    )
 
 
 def load_suite(name_or_path: str) -> SuiteSpec:
@@ -66,12 +75,14 @@ def load_suite(name_or_path: str) -> SuiteSpec:
         if spec.extends == spec.name:
             raise UsageError(f"suite {spec.name} extends itself")
         parent = load_suite(spec.extends)
-        spec = spec.model_copy(update={
-            "global_": {**parent.global_, **spec.global_},
-            "workloads": spec.workloads or parent.workloads,
-            "sweep": spec.sweep or parent.sweep,
-            "extends": None,
-        })
+        spec = spec.model_copy(
+            update={
+                "global_": {**parent.global_, **spec.global_},
+                "workloads": spec.workloads or parent.workloads,
+                "sweep": spec.sweep or parent.sweep,
+                "extends": None,
+            }
+        )
     if not spec.workloads:
         raise UsageError(f"suite {spec.name} has no workloads")
     return spec
@@ -83,7 +94,12 @@ def to_jobfile(spec: SuiteSpec) -> JobFile:
     global_opts = {**spec.global_, "lat_percentiles": 1, "group_reporting": True}
     jobs = []
     for w in spec.workloads:
-        opts: dict[str, FioValue] = {"rw": w.rw, "bs": w.bs, "iodepth": w.iodepth, "numjobs": w.numjobs}
+        opts: dict[str, FioValue] = {
+            "rw": w.rw,
+            "bs": w.bs,
+            "iodepth": w.iodepth,
+            "numjobs": w.numjobs,
+        }
         if w.rwmixread is not None:
             opts["rwmixread"] = w.rwmixread
         opts.update(w.options)
@@ -129,6 +145,9 @@ def _describe(e: ValidationError) -> str:
         if err["type"] == "extra_forbidden":
             msg = "unknown field"
         allowed = err.get("ctx", {}).get("expected")
-        problems.append(f"{where}: {msg}" + (f" (allowed: {allowed})" if allowed and "allowed" not in msg else ""))
+        problems.append(
+            f"{where}: {msg}"
+            + (f" (allowed: {allowed})" if allowed and "allowed" not in msg else "")
+        )
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
     return problems[0] + more

@@ -26,8 +26,10 @@ def points_z(text: str) -> bytes:
 
 
 def _numeric(points: list) -> bool:
-    return all(isinstance(p, list) and len(p) == 2 and all(type(x) in (int, float) for x in p)
-               for p in points)
+    return all(
+        isinstance(p, list) and len(p) == 2 and all(type(x) in (int, float) for x in p)
+        for p in points
+    )
 
 
 FUNCTIONS = {"points_n": points_n, "points_encoding": points_encoding, "points_z": points_z}

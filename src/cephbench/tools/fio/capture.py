@@ -40,7 +40,11 @@ def with_logs(jobfile: JobFile, per_io: bool = False) -> tuple[JobFile, dict[str
             continue
         prefix = f"cblog{i}"
         prefixes[job.name] = prefix
-        jobs.append(job.with_options(job_options(prefix, interval_ms=interval_ms(merged), per_io_latency=per_io)))
+        jobs.append(
+            job.with_options(
+                job_options(prefix, interval_ms=interval_ms(merged), per_io_latency=per_io)
+            )
+        )
     return JobFile(jobfile.global_, tuple(jobs)), prefixes
 
 

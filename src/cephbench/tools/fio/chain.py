@@ -103,7 +103,8 @@ class Chain:
                 merged = jobfile.merged(job)
                 hooks = _hooks(i, merged.get("exec_prerun"), merged.get("exec_postrun"))
                 group = job is not jobfile.jobs[0] and any(
-                    k in merged and is_set(merged[k]) for k in (*STONEWALL, "new_group"))
+                    k in merged and is_set(merged[k]) for k in (*STONEWALL, "new_group")
+                )
                 gated = job.without(*STONEWALL, "wait_for").with_options(hooks)
                 jobs.append(gated.with_options({"new_group": None}) if group else gated)
         global_ = jobfile.global_.without(*STONEWALL, "exec_prerun", "exec_postrun")
@@ -165,8 +166,12 @@ class Chain:
         if fd is not None:
             os.close(fd)  # closing drops the exclusive lock: the waiting jobs start
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -177,7 +182,8 @@ class Chain:
 def _hooks(group: int, prerun: str | None, postrun: str | None) -> dict[str, str | None]:
     report = f"echo {group} | tee -a {EVENTS}"
     hooks: dict[str, str | None] = {
-        "exec_postrun": f"trap 'echo {group} >> {EVENTS}' EXIT && {postrun}" if postrun else report}
+        "exec_postrun": f"trap 'echo {group} >> {EVENTS}' EXIT && {postrun}" if postrun else report
+    }
     gate = f"flock --shared gate.{group} true" if group else None
     if gate or prerun:
         hooks["exec_prerun"] = " && ".join(c for c in (gate, prerun) if c)
@@ -206,4 +212,3 @@ def refusal(jobfile: JobFile) -> str | None:
         if not is_set(merged.get("create_serialize", "1")):
             return f"{job.name} sets create_serialize=0 (every job would lay out its files at once)"
     return None
-

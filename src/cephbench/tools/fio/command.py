@@ -26,8 +26,12 @@ def argv(jobfile_path: str) -> list[str]:
 
 
 def run_jobfile(
-    text: str, workdir: Path, *, env: Mapping[str, str] | None = None,
-    on_tick: Callable[[float], None] | None = None, timeout: float | None = None,
+    text: str,
+    workdir: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    on_tick: Callable[[float], None] | None = None,
+    timeout: float | None = None,
 ) -> ProcessResult:
     """Run a job file's text with fio in ``workdir`` (its cwd, where the job file is written).
 
@@ -36,7 +40,15 @@ def run_jobfile(
     path = workdir / "job.fio"
     path.write_text(text)
     try:
-        return run(argv(path.name), env=env, cwd=str(workdir), on_tick=on_tick, timeout=timeout,
-                   interrupt_signal=signal.SIGINT, grace=15.0, die_with_parent=True)
+        return run(
+            argv(path.name),
+            env=env,
+            cwd=str(workdir),
+            on_tick=on_tick,
+            timeout=timeout,
+            interrupt_signal=signal.SIGINT,
+            grace=15.0,
+            die_with_parent=True,
+        )
     finally:
         path.unlink(missing_ok=True)

@@ -17,10 +17,14 @@ def looks_like_text(text: str) -> bool:
 
 
 def from_json(text: str, before: str = "") -> list[Found]:
-    return [Found("fio-json", doc.version, tuple(j.outcome() for j in parse_document(doc)), text)
-            for doc in extract_all(text)]
+    return [
+        Found("fio-json", doc.version, tuple(j.outcome() for j in parse_document(doc)), text)
+        for doc in extract_all(text)
+    ]
 
 
 def from_text(text: str, before: str = "") -> list[Found]:
-    return [Found("fio-text", doc.version, tuple(j.outcome() for j in doc.jobs), text)
-            for doc in parse_text_all(text)]
+    return [
+        Found("fio-text", doc.version, tuple(j.outcome() for j in doc.jobs), text)
+        for doc in parse_text_all(text)
+    ]

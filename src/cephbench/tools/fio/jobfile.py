@@ -16,8 +16,18 @@ from cephbench.errors import UsageError
 
 Option = tuple[str, str | None]
 
-RW = Literal["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim",
-            "trimwrite"]
+RW = Literal[
+    "read",
+    "write",
+    "randread",
+    "randwrite",
+    "rw",
+    "readwrite",
+    "randrw",
+    "trim",
+    "randtrim",
+    "trimwrite",
+]
 """fio's ``rw`` values: the I/O patterns."""
 
 
@@ -103,7 +113,9 @@ def parse_jobfile(text: str, source: str = "<job file>", base: Path | None = Non
     """Parse fio job-file text; ``source`` names the file in error messages."""
     _, global_opts, jobs = _parse(text, source, base, fragment=False)
     if not jobs:
-        raise UsageError(f"{source} has no jobs", hint="a fio job file needs at least one [name] section")
+        raise UsageError(
+            f"{source} has no jobs", hint="a fio job file needs at least one [name] section"
+        )
     return JobFile(Job("global", tuple(global_opts)), tuple(Job(n, tuple(o)) for n, o in jobs))
 
 
@@ -124,7 +136,9 @@ def _parse(text: str, source: str, base: Path | None, fragment: bool):
         if line.startswith("include "):
             path = Path(line.split(None, 1)[1].strip())
             path = path if path.is_absolute() or base is None else base / path
-            inc_loose, inc_global, inc_jobs = _parse(_read(path), str(path), path.parent, fragment=True)
+            inc_loose, inc_global, inc_jobs = _parse(
+                _read(path), str(path), path.parent, fragment=True
+            )
             (current if current is not None else global_opts).extend(inc_loose)
             global_opts.extend(inc_global)
             jobs += inc_jobs

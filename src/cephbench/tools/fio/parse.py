@@ -20,7 +20,12 @@ from cephbench.tools.fio.steady import steady_state
 
 OPS = ("read", "write", "trim")
 ALL_CLIENTS = "All clients"
-HEADLINE_PERCENTILES = {50.0: "lat_p50_us", 90.0: "lat_p90_us", 99.0: "lat_p99_us", 99.9: "lat_p999_us"}
+HEADLINE_PERCENTILES = {
+    50.0: "lat_p50_us",
+    90.0: "lat_p90_us",
+    99.0: "lat_p99_us",
+    99.9: "lat_p999_us",
+}
 _ERR_LINE = re.compile(r"^fio: pid=\d+, err=(\d+)/.*$", re.MULTILINE)
 _DOC_START = re.compile(r'(?:^|(?<=\n))[ \t]*\{|\{(?=\s*"fio version")')
 NS_PER_US = {"ns": 1000.0, "us": 1.0}
@@ -101,7 +106,9 @@ def extract_all(text: str) -> list[FioDocument]:
         outside.append(text[last:start])
         last = end
     outside.append(text[last:])
-    messages = tuple(ln.strip() for ln in "".join(outside).splitlines() if ln.strip().startswith("fio: "))
+    messages = tuple(
+        ln.strip() for ln in "".join(outside).splitlines() if ln.strip().startswith("fio: ")
+    )
     return [FioDocument(d, messages) for d in documents]
 
 
@@ -129,8 +136,13 @@ def _parse_document(doc: FioDocument, repeat: int, stderr: str) -> list[JobOutco
             grouped.setdefault(job["jobname"], []).append(job)
     error_lines = [*doc.messages, *(ln for ln in stderr.splitlines() if ln.startswith("fio: "))]
     return [
-        _outcome(name, clones, {**global_options, **_options(clones[0].get("job options"))},
-                 repeat, error_lines)
+        _outcome(
+            name,
+            clones,
+            {**global_options, **_options(clones[0].get("job options"))},
+            repeat,
+            error_lines,
+        )
         for name, clones in grouped.items()
     ]
 
@@ -141,8 +153,9 @@ def _options(raw) -> dict[str, str]:
     return dict(raw or {})
 
 
-def _outcome(name: str, clones: list[dict], options: dict[str, str], repeat: int,
-             error_lines: list[str]) -> JobOutcome:
+def _outcome(
+    name: str, clones: list[dict], options: dict[str, str], repeat: int, error_lines: list[str]
+) -> JobOutcome:
     error = next((c["error"] for c in clones if c.get("error")), 0)
     results = tuple(
         r for op in OPS if (r := _direction(name, clones, op, options, repeat, error)) is not None
@@ -236,8 +249,11 @@ def _stat(s: dict, kind: str) -> tuple[dict, float] | None:
     for key, scale in ((f"{kind}_ns", 1000.0), (kind, 1.0)):
         stat = s.get(key)
         if isinstance(stat, dict):
-            recorded = stat.get("N", 0) > 0 if "N" in stat else any(
-                stat.get(k, 0) for k in ("min", "max", "mean"))
+            recorded = (
+                stat.get("N", 0) > 0
+                if "N" in stat
+                else any(stat.get(k, 0) for k in ("min", "max", "mean"))
+            )
             return (stat, scale) if recorded else None
     return None
 
@@ -275,8 +291,9 @@ def _latency(stats: list[dict]) -> dict:
     }
     for kind in ("lat", "clat"):
         found = [f for s in stats if (f := _stat(s, kind)) is not None]
-        if len(found) < len(stats) or any(not isinstance(f[0].get("percentile"), dict)
-                                          for f in found):
+        if len(found) < len(stats) or any(
+            not isinstance(f[0].get("percentile"), dict) for f in found
+        ):
             continue
         points = _points(found)
         if points is None:
@@ -299,8 +316,10 @@ def _points(found: list[tuple[dict, float]]) -> list[tuple[float, float]] | None
     if all(isinstance(f[0].get("bins"), dict) for f in found):
         scale = found[0][1]
         percents = [float(p) for p in found[0][0]["percentile"] if float(p) > 0]
-        return [(p, v * 1000 / scale) for p, v in
-                _percentiles_from_bins(_merge_bins(f[0]["bins"] for f in found), percents)]
+        return [
+            (p, v * 1000 / scale)
+            for p, v in _percentiles_from_bins(_merge_bins(f[0]["bins"] for f in found), percents)
+        ]
     return None
 
 
@@ -314,7 +333,9 @@ def _merge_bins(bins: Iterable[dict[str, int]]) -> list[tuple[int, int]]:
     return sorted(merged.items())
 
 
-def _percentiles_from_bins(bins: list[tuple[int, int]], percents: list[float]) -> list[tuple[float, float]]:
+def _percentiles_from_bins(
+    bins: list[tuple[int, int]], percents: list[float]
+) -> list[tuple[float, float]]:
     """fio's own rule: the smallest bin value whose cumulative count reaches p % of samples."""
     total = sum(c for _, c in bins)
     points = []

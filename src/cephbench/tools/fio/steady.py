@@ -16,8 +16,10 @@ def steady_state(clones: list[dict]) -> tuple[tuple[str, ...], tuple[tuple[str, 
     if not found:
         return (), ()
     attained = all(int(r.get("attained", 0)) for r in found)
-    metrics = {"ss_attained": 1.0 if attained else 0.0,
-               "ss_duration_s": float(found[0].get("duration", 0))}
+    metrics = {
+        "ss_attained": 1.0 if attained else 0.0,
+        "ss_duration_s": float(found[0].get("duration", 0)),
+    }
     if attained:
         metrics["ss_reached_s"] = max(c.get("job_runtime", 0) for c in clones) / 1000.0
     measured = [m for r in found if (m := _number(r.get("criterion"))) is not None]

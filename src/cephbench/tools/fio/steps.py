@@ -36,7 +36,9 @@ def fio_steps(ctx: RunContext) -> Iterator[Step]:
     ctx.progress.start(sum(seconds[n] for n in todo) if None not in seconds.values() else None)
     done_before, t0 = 0.0, time.monotonic()
     for repeat in range(schedule.repeats):
-        names = [n for n in schedule.pending(repeat, time.monotonic() - t0) if n not in schedule.broken]
+        names = [
+            n for n in schedule.pending(repeat, time.monotonic() - t0) if n not in schedule.broken
+        ]
         if not names:
             continue
         # steady state: one fio process per workload, as fio judges a job waiting at a chain
@@ -56,7 +58,9 @@ def run_batch(ctx: RunContext, repeat: int, batch: Batch, work: Path, offset: fl
     planned = batch.workloads
     started, t0 = now(), time.monotonic()
     options = ctx.options
-    jobfile, prefixes = with_logs(batch.jobfile, options.per_io_logs) if options.logs else (batch.jobfile, {})
+    jobfile, prefixes = (
+        with_logs(batch.jobfile, options.per_io_logs) if options.logs else (batch.jobfile, {})
+    )
     with Chain(batch.links, work) if batch.chained else nullcontext() as chain:
         text = (chain.jobfile(jobfile) if chain else jobfile).render()
 
@@ -70,14 +74,25 @@ def run_batch(ctx: RunContext, repeat: int, batch: Batch, work: Path, offset: fl
         except ProcessInterrupted as e:
             result, interrupted = e.result, True
     outcomes = _outcomes(result, repeat, batch, interrupted)
-    series = [s for o in outcomes if not o.error and o.name in prefixes
-              for s in workload_series(work, prefixes[o.name], o.name, repeat)]
-    return Step(repeat, _raw(result, text, started), outcomes, _windows(outcomes, planned, t0), series,
-                interrupted=interrupted)
+    series = [
+        s
+        for o in outcomes
+        if not o.error and o.name in prefixes
+        for s in workload_series(work, prefixes[o.name], o.name, repeat)
+    ]
+    return Step(
+        repeat,
+        _raw(result, text, started),
+        outcomes,
+        _windows(outcomes, planned, t0),
+        series,
+        interrupted=interrupted,
+    )
 
 
-def _windows(outcomes: list[WorkloadOutcome], planned: list[PlannedWorkload],
-             t0: float) -> list[tuple[float, float]]:
+def _windows(
+    outcomes: list[WorkloadOutcome], planned: list[PlannedWorkload], t0: float
+) -> list[tuple[float, float]]:
     """The time each workload of a batch most likely ran: its planned slot when every
     workload is time-based, else the whole batch."""
     t1 = time.monotonic()
@@ -101,11 +116,21 @@ def _current(workloads: list[PlannedWorkload], elapsed: float) -> str:
 
 
 def _raw(result: ProcessResult, text: str, started: str) -> RawOutput:
-    return RawOutput("fio", result.argv, text, result.stdout, result.stderr, result.returncode,
-                     started, result.seconds)
+    return RawOutput(
+        "fio",
+        result.argv,
+        text,
+        result.stdout,
+        result.stderr,
+        result.returncode,
+        started,
+        result.seconds,
+    )
 
 
-def _outcomes(result: ProcessResult, repeat: int, batch: Batch, interrupted: bool = False) -> list[WorkloadOutcome]:
+def _outcomes(
+    result: ProcessResult, repeat: int, batch: Batch, interrupted: bool = False
+) -> list[WorkloadOutcome]:
     try:
         jobs = fio_parse.parse(result.stdout, repeat, result.stderr)
     except ParseError:

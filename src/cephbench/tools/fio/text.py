@@ -21,16 +21,24 @@ from cephbench.errors import ParseError
 from cephbench.model import Result
 from cephbench.tools.fio.parse import HEADLINE_PERCENTILES, OPS, JobOutcome
 
-HEADER = re.compile(r"^(?P<name>\S[^:]*?): \(groupid=(?P<group>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>\d+)(?P<rest>.*)$")
-DEFINITION = re.compile(r"^(?P<name>\S[^:]*?): \(g=\d+\): rw=(?P<rw>\w+), bs=(?P<bs>.*?), ioengine=[^,]+, iodepth=(?P<iodepth>\d+)")
+HEADER = re.compile(
+    r"^(?P<name>\S[^:]*?): \(groupid=(?P<group>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>\d+)(?P<rest>.*)$"
+)
+DEFINITION = re.compile(
+    r"^(?P<name>\S[^:]*?): \(g=\d+\): rw=(?P<rw>\w+), bs=(?P<bs>.*?), ioengine=[^,]+, iodepth=(?P<iodepth>\d+)"
+)
 V3_DIRECTION = re.compile(
     r"^(?P<op>read|write|trim)\s*: IOPS=(?P<iops>[\d.]+[kMG]?), BW=(?P<bw>[\d.]+[kKMGTP]?i?B/s)"
-    r"(?: \((?P<bw2>[\d.]+[kKMGTP]?i?B/s)\))?\((?P<io>[\d.]+[kKMGTP]?i?B)/(?P<runt>\d+)msec\)")
+    r"(?: \((?P<bw2>[\d.]+[kKMGTP]?i?B/s)\))?\((?P<io>[\d.]+[kKMGTP]?i?B)/(?P<runt>\d+)msec\)"
+)
 V2_DIRECTION = re.compile(
     r"^(?P<op>read|write|trim)\s*: io=(?P<io>[\d.]+[kKMGTP]?B), bw=(?P<bw>[\d.]+[kKMGTP]?B/s), "
-    r"iops=(?P<iops>[\d.]+[kKM]?), runt=\s*(?P<runt>\d+)msec")
-STAT = re.compile(r"^(?P<kind>slat|clat|lat)\s*\((?P<unit>nsec|usec|msec)\)\s*: min=\s*(?P<min>[\d.]+[kKMG]?), "
-                  r"max=\s*(?P<max>[\d.]+[kKMG]?), avg=\s*(?P<avg>[\d.]+[kKMG]?)")
+    r"iops=(?P<iops>[\d.]+[kKM]?), runt=\s*(?P<runt>\d+)msec"
+)
+STAT = re.compile(
+    r"^(?P<kind>slat|clat|lat)\s*\((?P<unit>nsec|usec|msec)\)\s*: min=\s*(?P<min>[\d.]+[kKMG]?), "
+    r"max=\s*(?P<max>[\d.]+[kKMG]?), avg=\s*(?P<avg>[\d.]+[kKMG]?)"
+)
 PERCENTILE_HEAD = re.compile(r"^(?P<kind>clat|lat) percentiles \((?P<unit>nsec|usec|msec)\):")
 PERCENTILE = re.compile(r"(\d+(?:\.\d+)?)th=\[\s*(\d+)\]")
 ISSUED_V3 = re.compile(r"^issued rwts?: total=(\d+),(\d+),(\d+)")
@@ -114,8 +122,15 @@ def _parse_lines(lines: list[str], repeat: int) -> TextDocument:
         elif m := DEFINITION.match(line):
             definitions.setdefault(m.group("name"), m.groupdict())
         elif m := HEADER.match(line):
-            jobs.append(_Job(m.group("name"), int(m.group("group")), int(m.group("jobs")), int(m.group("err")),
-                             _error_detail(m.group("rest")) if int(m.group("err")) else None))
+            jobs.append(
+                _Job(
+                    m.group("name"),
+                    int(m.group("group")),
+                    int(m.group("jobs")),
+                    int(m.group("err")),
+                    _error_detail(m.group("rest")) if int(m.group("err")) else None,
+                )
+            )
             percentiles = None
         elif not jobs:
             continue
@@ -130,7 +145,10 @@ def _parse_lines(lines: list[str], repeat: int) -> TextDocument:
             continue
         elif m := STAT.match(line):
             scale = TO_US[m.group("unit")]
-            jobs[-1].directions[-1].stats[m.group("kind")] = (_count(m.group("avg")) * scale, _count(m.group("max")) * scale)
+            jobs[-1].directions[-1].stats[m.group("kind")] = (
+                _count(m.group("avg")) * scale,
+                _count(m.group("max")) * scale,
+            )
         elif m := PERCENTILE_HEAD.match(line):
             percentiles = jobs[-1].directions[-1].percentiles.setdefault(m.group("kind"), [])
             scale = TO_US[m.group("unit")]
@@ -143,7 +161,9 @@ def _parse_lines(lines: list[str], repeat: int) -> TextDocument:
         raise ParseError("no fio job results found (no 'name: (groupid=N, jobs=M): err=' line)")
     if not any(j.directions or j.error for j in jobs):
         raise ParseError("fio job headers found, but no read/write/trim figures under them")
-    return TextDocument(version or ("fio-2.x" if v2 else None), _outcomes(jobs, definitions, repeat, v2))
+    return TextDocument(
+        version or ("fio-2.x" if v2 else None), _outcomes(jobs, definitions, repeat, v2)
+    )
 
 
 def _error_detail(rest: str) -> str | None:
@@ -169,13 +189,23 @@ def _v3_direction(m: re.Match) -> _Direction:
     bw = m.group("bw")
     if m.group("bw2") and "iB" in m.group("bw2") and "iB" not in bw:
         bw = m.group("bw2")  # printed with kb_base=1000: the binary figure is the second one
-    return _Direction(m.group("op"), _count(m.group("iops")), _bytes(bw, False),
-                      int(_bytes(m.group("io"), False)), int(m.group("runt")) / 1000)
+    return _Direction(
+        m.group("op"),
+        _count(m.group("iops")),
+        _bytes(bw, False),
+        int(_bytes(m.group("io"), False)),
+        int(m.group("runt")) / 1000,
+    )
 
 
 def _v2_direction(m: re.Match) -> _Direction:
-    return _Direction(m.group("op"), _count(m.group("iops")), _bytes(m.group("bw"), True),
-                      int(_bytes(m.group("io"), True)), int(m.group("runt")) / 1000)
+    return _Direction(
+        m.group("op"),
+        _count(m.group("iops")),
+        _bytes(m.group("bw"), True),
+        int(_bytes(m.group("io"), True)),
+        int(m.group("runt")) / 1000,
+    )
 
 
 def _issued(line: str, job: _Job) -> None:
@@ -186,7 +216,9 @@ def _issued(line: str, job: _Job) -> None:
             d.issued = counts[d.op]
 
 
-def _outcomes(jobs: list[_Job], definitions: dict[str, dict], repeat: int, v2: bool) -> list[JobOutcome]:
+def _outcomes(
+    jobs: list[_Job], definitions: dict[str, dict], repeat: int, v2: bool
+) -> list[JobOutcome]:
     by_name: dict[str, list[_Job]] = {}
     for job in jobs:
         by_name.setdefault(job.name, []).append(job)
@@ -200,8 +232,15 @@ def _outcomes(jobs: list[_Job], definitions: dict[str, dict], repeat: int, v2: b
                 results.append(_result(name, op, dirs, definition, clones, repeat, v2))
         error = next((c.error for c in clones if c.error), 0)
         message = next((c.message for c in clones if c.message), None)
-        outcomes.append(JobOutcome(name, clones[0].group, tuple(results), error,
-                                   f"fio error {error}: {message}" if error else None))
+        outcomes.append(
+            JobOutcome(
+                name,
+                clones[0].group,
+                tuple(results),
+                error,
+                f"fio error {error}: {message}" if error else None,
+            )
+        )
     return outcomes
 
 
@@ -210,17 +249,31 @@ def _result(name, op, dirs: list[_Direction], definition, clones, repeat, v2) ->
     flags: tuple[str, ...] = () if lat["lat_mean_us"] is not None else ("no_latency",)
     if lat.pop("mean_kind") == "clat":
         flags = ("clat_mean",)
-    if lat["lat_kind"] and len(dirs) > 1 and not lat["percentiles"] and any(d.percentiles for d in dirs):
+    if (
+        lat["lat_kind"]
+        and len(dirs) > 1
+        and not lat["percentiles"]
+        and any(d.percentiles for d in dirs)
+    ):
         flags += ("percentiles_unmerged",)
     numjobs = clones[0].jobs if len(clones) == 1 else len(clones)
     issued = [d.issued for d in dirs if d.issued is not None]
     total = sum(issued) if len(issued) == len(dirs) else None
     return Result(
-        workload=name, repeat=repeat, op=op, rw=definition.get("rw"),
-        bs=_block_size(definition.get("bs"), op, v2), iodepth=int(definition["iodepth"]) if definition else None,
-        numjobs=numjobs, runtime_s=max(d.runtime_s for d in dirs), iops=sum(d.iops for d in dirs),
-        bw_bytes_per_s=sum(d.bw for d in dirs), io_bytes=sum(d.io_bytes for d in dirs), total_ios=total,
-        flags=flags, **lat,
+        workload=name,
+        repeat=repeat,
+        op=op,
+        rw=definition.get("rw"),
+        bs=_block_size(definition.get("bs"), op, v2),
+        iodepth=int(definition["iodepth"]) if definition else None,
+        numjobs=numjobs,
+        runtime_s=max(d.runtime_s for d in dirs),
+        iops=sum(d.iops for d in dirs),
+        bw_bytes_per_s=sum(d.bw for d in dirs),
+        io_bytes=sum(d.io_bytes for d in dirs),
+        total_ios=total,
+        flags=flags,
+        **lat,
     )
 
 
@@ -238,19 +291,25 @@ def _latency(dirs: list[_Direction]) -> dict:
     completion latency; the percentiles printed, of their kind."""
     total, clat, slat = (_mean(dirs, k) for k in ("lat", "clat", "slat"))
     headline = total or clat
-    out = {"lat_mean_us": headline[0] if headline else None,
-           "lat_max_us": headline[1] if headline else None,
-           "clat_mean_us": clat[0] if clat else None, "slat_mean_us": slat[0] if slat else None,
-           "mean_kind": "lat" if total else "clat" if clat else None,
-           "lat_kind": "lat" if total else "clat" if clat else None, "percentiles": (),
-           **dict.fromkeys(HEADLINE_PERCENTILES.values())}
+    out = {
+        "lat_mean_us": headline[0] if headline else None,
+        "lat_max_us": headline[1] if headline else None,
+        "clat_mean_us": clat[0] if clat else None,
+        "slat_mean_us": slat[0] if slat else None,
+        "mean_kind": "lat" if total else "clat" if clat else None,
+        "lat_kind": "lat" if total else "clat" if clat else None,
+        "percentiles": (),
+        **dict.fromkeys(HEADLINE_PERCENTILES.values()),
+    }
     for kind in ("lat", "clat"):
         if all(kind in d.percentiles for d in dirs):
             out["lat_kind"] = kind
             if len(dirs) == 1:
                 points = tuple(sorted(dirs[0].percentiles[kind]))
                 table = dict(points)
-                out.update({f: table.get(p) for p, f in HEADLINE_PERCENTILES.items()}, percentiles=points)
+                out.update(
+                    {f: table.get(p) for p, f in HEADLINE_PERCENTILES.items()}, percentiles=points
+                )
             break
     return out
 

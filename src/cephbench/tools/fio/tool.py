@@ -21,10 +21,14 @@ class Fio(Tool):
 
     def check_target(self, plan: Any, target: Any) -> None:
         if plan.size is None and target.kind == "file":
-            raise UsageError("the job file sets no size for its data file", hint="add --size, e.g. --size 1G")
+            raise UsageError(
+                "the job file sets no size for its data file", hint="add --size, e.g. --size 1G"
+            )
         if target.kind in ("rados", "ceph"):
-            raise UsageError(f"fio runs on file:, device: and rbd: targets, not on {target.spec}",
-                             hint="the rados suite runs on rados:POOL; osd and network on ceph:cluster")
+            raise UsageError(
+                f"fio runs on file:, device: and rbd: targets, not on {target.spec}",
+                hint="the rados suite runs on rados:POOL; osd and network on ceph:cluster",
+            )
 
     def steps(self, ctx: RunContext) -> Iterator[Step]:
         from cephbench.tools.fio.steps import fio_steps
@@ -34,5 +38,7 @@ class Fio(Tool):
     def importers(self) -> list[Importer]:
         from cephbench.tools.fio import importing
 
-        return [Importer("fio-json", importing.looks_like_json, importing.from_json),
-                Importer("fio-text", importing.looks_like_text, importing.from_text)]
+        return [
+            Importer("fio-json", importing.looks_like_json, importing.from_json),
+            Importer("fio-text", importing.looks_like_text, importing.from_text),
+        ]

@@ -58,9 +58,15 @@ def from_json(data: Any, workload: str, repeat: int = 0) -> Result:
     either = received or sent
     assert either is not None, "a side is dropped only when the other moved bytes"
     return Result(
-        workload=workload, repeat=repeat, op="write", rw=_protocol(data), numjobs=1,
-        runtime_s=either[2], bw_bytes_per_s=received[1] / 8 if received else None,
-        io_bytes=int(received[0]) if received else None, metrics=tuple(sorted(metrics.items())),
+        workload=workload,
+        repeat=repeat,
+        op="write",
+        rw=_protocol(data),
+        numjobs=1,
+        runtime_s=either[2],
+        bw_bytes_per_s=received[1] / 8 if received else None,
+        io_bytes=int(received[0]) if received else None,
+        metrics=tuple(sorted(metrics.items())),
     )
 
 
@@ -91,7 +97,11 @@ def workload_name(data: Any) -> str:
         reverse = bool(start.get("test_start", {}).get("reverse"))
     except (KeyError, IndexError, TypeError, AttributeError):
         return "iperf3"
-    return f"{local}->{remote}" if reverse == ("accepted_connection" in start) else f"{remote}->{local}"
+    return (
+        f"{local}->{remote}"
+        if reverse == ("accepted_connection" in start)
+        else f"{remote}->{local}"
+    )
 
 
 def documents(text: str) -> list[dict]:

@@ -49,6 +49,11 @@ IPERF3_JSON = re.compile(r'"version"\s*:\s*"iperf 3')
 
 def looks_like(text: str) -> bool:
     """Its JSON, or a summary line of its human output (``... bits/sec ... sender``)."""
-    return '"sum_received"' in text or bool(IPERF3_JSON.search(text)) or any(
-        "bits/sec" in line and line.rstrip().endswith(("sender", "receiver")) for line in text.splitlines())
-
+    return (
+        '"sum_received"' in text
+        or bool(IPERF3_JSON.search(text))
+        or any(
+            "bits/sec" in line and line.rstrip().endswith(("sender", "receiver"))
+            for line in text.splitlines()
+        )
+    )

@@ -27,8 +27,11 @@ _NUM = r"\d+(?:\.\d+)?"
 SUMMARY = re.compile(
     rf"\[\s*(?P<id>SUM|\d+)\]\s+(?P<start>{_NUM})-\s*(?P<end>{_NUM})\s+sec\s+(?P<xfer>{_NUM})\s+"
     rf"(?P<xu>[KMGT]?Bytes)\s+(?P<rate>{_NUM})\s+(?P<ru>[KMGT]?bits)/sec(?P<rest>.*?)"
-    r"\s(?P<role>sender|receiver)\s*$")
-CONNECTED = re.compile(r"\blocal (?P<local>\S+) port \d+ connected (?:to|with) (?P<remote>\S+) port \d+")
+    r"\s(?P<role>sender|receiver)\s*$"
+)
+CONNECTED = re.compile(
+    r"\blocal (?P<local>\S+) port \d+ connected (?:to|with) (?P<remote>\S+) port \d+"
+)
 UDP = re.compile(r"\bms\s+\d+/\d+")
 POWER = {"": 0, "K": 1, "M": 2, "G": 3, "T": 4}
 VERSION = re.compile(r"\biperf (?P<v>3\.\d+\S*)")
@@ -47,10 +50,13 @@ class _Line:
 def _line(m: re.Match) -> _Line:
     retr = m["rest"].split()
     return _Line(
-        m["id"], float(m["end"]) - float(m["start"]),
+        m["id"],
+        float(m["end"]) - float(m["start"]),
         float(Decimal(m["xfer"]) * 1024 ** POWER[m["xu"][:-5]]),
         float(Decimal(m["rate"]) * 1000 ** POWER[m["ru"][:-4]]),
-        float(retr[0]) if len(retr) == 1 and retr[0].isdigit() else None, bool(UDP.search(m["rest"])))
+        float(retr[0]) if len(retr) == 1 and retr[0].isdigit() else None,
+        bool(UDP.search(m["rest"])),
+    )
 
 
 def tests(text: str) -> list[tuple[str, list[tuple[str, _Line]]]]:
@@ -61,7 +67,11 @@ def tests(text: str) -> list[tuple[str, list[tuple[str, _Line]]]]:
     summary: list[tuple[str, _Line]] = []
     for raw in text.splitlines():
         # a summary line is short (even behind --timestamps or a -T title); a long one is not one
-        m = SUMMARY.search(raw) if len(raw) < 500 and raw.rstrip().endswith(("sender", "receiver")) else None
+        m = (
+            SUMMARY.search(raw)
+            if len(raw) < 500 and raw.rstrip().endswith(("sender", "receiver"))
+            else None
+        )
         if m:
             summary.append((m["role"], _line(m)))
             continue
@@ -109,11 +119,19 @@ def parse_text(text: str) -> list[Result]:
                 metrics["retransmits"] = sent.retransmits
         either = received or sent
         assert either is not None, "a test has a summary line, of a sender or a receiver"
-        rows.append(Result(
-            workload=_name(preamble), repeat=0, op="write", rw="udp" if either.udp else "tcp", numjobs=1,
-            runtime_s=either.seconds, bw_bytes_per_s=received.bits_per_second / 8 if received else None,
-            io_bytes=int(received.bytes) if received else None, metrics=tuple(sorted(metrics.items())),
-        ))
+        rows.append(
+            Result(
+                workload=_name(preamble),
+                repeat=0,
+                op="write",
+                rw="udp" if either.udp else "tcp",
+                numjobs=1,
+                runtime_s=either.seconds,
+                bw_bytes_per_s=received.bits_per_second / 8 if received else None,
+                io_bytes=int(received.bytes) if received else None,
+                metrics=tuple(sorted(metrics.items())),
+            )
+        )
     if not rows:
         raise ParseError("no iperf3 summary line (... sec ... bits/sec ... sender|receiver) found")
     return rows

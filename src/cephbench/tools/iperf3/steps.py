@@ -42,8 +42,10 @@ class Host:
 def lab_hosts(conn: Connection) -> list[Host]:
     """The lab's hosts (namespaces and addresses); a clear error anywhere else."""
     state = _lab_state(conn)
-    return [Host(f"host{i}", ns, addr) for i, (ns, addr) in enumerate(zip(state.namespaces, state.host_addrs,
-                                                                            strict=True))]
+    return [
+        Host(f"host{i}", ns, addr)
+        for i, (ns, addr) in enumerate(zip(state.namespaces, state.host_addrs, strict=True))
+    ]
 
 
 def _lab_state(conn: Connection) -> LabState:
@@ -52,11 +54,14 @@ def _lab_state(conn: Connection) -> LabState:
         raise CephbenchError(
             "the network suite needs to run iperf3 on the cluster's hosts, and remote execution "
             "is not in this version of cephbench",
-            hint="run it in the lab (cephbench lab up --hosts 2), or run iperf3 between your hosts by hand")
+            hint="run it in the lab (cephbench lab up --hosts 2), or run iperf3 between your hosts by hand",
+        )
     state = load(Layout(Path(conn.lab_dir)))
     if state is None or len(state.namespaces) < 2:
-        raise UsageError("the lab has a single host: there is no network between hosts to measure",
-                         hint="cephbench lab down && cephbench lab up --hosts 2")
+        raise UsageError(
+            "the lab has a single host: there is no network between hosts to measure",
+            hint="cephbench lab down && cephbench lab up --hosts 2",
+        )
     return state
 
 
@@ -102,8 +107,11 @@ def servers(ctx: RunContext, hosts: list[Host], port: int) -> Iterator[None]:
             rid = ctx.resources.add("iperf3_server", h.name, {"pidfile": pidfile, "netns": h.netns})
             stack.callback(ctx.resources.removed, rid)
             stack.callback(stop_server, pidfile)
-            run(["ip", "netns", "exec", h.netns, *iperf3.server_argv(h.addr, port, pidfile)],
-                timeout=15, check=True)
+            run(
+                ["ip", "netns", "exec", h.netns, *iperf3.server_argv(h.addr, port, pidfile)],
+                timeout=15,
+                check=True,
+            )
             deadline = time.monotonic() + 10
             while _pid_of(pidfile) is None:
                 if time.monotonic() > deadline:

@@ -16,10 +16,14 @@ if TYPE_CHECKING:
 class Iperf3(Tool):
     name = "iperf3"
     version_argv = ("iperf3", "--version")
-    suites = (ToolSuite(
-        "network",
-        "iperf3 between every ordered pair of the cluster's hosts (in the lab: its namespaces), 10 s each",
-        "ceph:cluster", 10.0),)
+    suites = (
+        ToolSuite(
+            "network",
+            "iperf3 between every ordered pair of the cluster's hosts (in the lab: its namespaces), 10 s each",
+            "ceph:cluster",
+            10.0,
+        ),
+    )
 
     def importers(self) -> list[Importer]:
         from cephbench.tools.iperf3 import importing

@@ -9,7 +9,7 @@ from typing import Any
 from cephbench.errors import ParseError
 from cephbench.model import Result
 
-DEFAULT_BYTES = 1 << 30   # Ceph's own defaults: 1 GiB in 4 MiB writes
+DEFAULT_BYTES = 1 << 30  # Ceph's own defaults: 1 GiB in 4 MiB writes
 DEFAULT_BS = 4 << 20
 
 
@@ -29,7 +29,9 @@ def parse(text: str, osd: int, repeat: int = 0) -> Result:
         data = json.loads(text)
         return from_data(data, f"osd.{osd}", repeat)
     except (ValueError, RecursionError, ParseError) as e:
-        raise ParseError(f"ceph tell osd.{osd} bench printed no bench result: {text.strip()[:200]!r}") from e
+        raise ParseError(
+            f"ceph tell osd.{osd} bench printed no bench result: {text.strip()[:200]!r}"
+        ) from e
 
 
 def from_data(data: Any, name: str, repeat: int = 0) -> Result:
@@ -51,17 +53,30 @@ def from_data(data: Any, name: str, repeat: int = 0) -> Result:
     if iops is None and bs:
         iops, flags = rate / bs, ("iops_derived",)
     return Result(
-        workload=name, repeat=repeat, op="write", rw="write", bs=bs or None, iodepth=1, numjobs=1,
-        runtime_s=_number(data, "elapsed_sec") if "elapsed_sec" in data else None, iops=iops,
-        bw_bytes_per_s=rate, io_bytes=written, total_ios=written // bs if bs else None, flags=flags,
+        workload=name,
+        repeat=repeat,
+        op="write",
+        rw="write",
+        bs=bs or None,
+        iodepth=1,
+        numjobs=1,
+        runtime_s=_number(data, "elapsed_sec") if "elapsed_sec" in data else None,
+        iops=iops,
+        bw_bytes_per_s=rate,
+        io_bytes=written,
+        total_ios=written // bs if bs else None,
+        flags=flags,
     )
 
 
 def _number(data: dict, key: str) -> float:
     value = data[key]
     try:
-        number = float(value) if isinstance(value, int | float | str) and not isinstance(value, bool) \
+        number = (
+            float(value)
+            if isinstance(value, int | float | str) and not isinstance(value, bool)
             else math.nan
+        )
     except ValueError:
         number = math.nan
     if not math.isfinite(number) or number < 0:
@@ -71,14 +86,19 @@ def _number(data: dict, key: str) -> float:
 
 def osd_info(metadata: list[dict[str, Any]], tree: dict) -> dict[str, dict[str, Any]]:
     """OSD id (as text) -> host, device class, device model, rotational, objectstore."""
-    classes = {n["id"]: n.get("device_class") for n in tree.get("nodes", []) if n.get("type") == "osd"}
+    classes = {
+        n["id"]: n.get("device_class") for n in tree.get("nodes", []) if n.get("type") == "osd"
+    }
     out = {}
     for m in metadata:
         osd = int(m["id"])
         out[str(osd)] = {
             "host": m.get("hostname"),
             "device_class": classes.get(osd) or m.get("default_device_class"),
-            "model": m.get("bluestore_bdev_model") or m.get("device_ids") or m.get("devices") or None,
+            "model": m.get("bluestore_bdev_model")
+            or m.get("device_ids")
+            or m.get("devices")
+            or None,
             "rotational": m.get("rotational") == "1" if "rotational" in m else None,
             "objectstore": m.get("osd_objectstore"),
         }

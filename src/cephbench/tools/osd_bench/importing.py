@@ -18,6 +18,8 @@ def from_text(text: str, before: str = "") -> list[Found]:
         if o.result is None:
             workloads.append(WorkloadOutcome(o.name, error=o.error))
             continue
-        warnings = () if o.result.runtime_s is not None else ("no elapsed_sec printed: run time null",)
+        warnings = (
+            () if o.result.runtime_s is not None else ("no elapsed_sec printed: run time null",)
+        )
         workloads.append(WorkloadOutcome(o.name, (o.result,), warnings=warnings))
     return runs("osd-bench", ceph_version(text), workloads, text)

@@ -26,8 +26,11 @@ PREFIXED = re.compile(r"^\s*(?P<osd>osd\.\d+):\s*(?P<rest>\S.*)$")
 TEXT = re.compile(
     rf"bench: wrote (?P<count>{_NUM})\s*(?P<cu>[KMGT]?i?B) in blocks of "
     rf"(?P<bs>{_NUM})\s*(?P<bu>[KMGT]?i?B) in (?P<sec>{_NUM}) sec at (?P<rate>{_NUM})\s*(?P<ru>[KMGT]?i?B)/sec"
-    rf"(?:\s+(?P<iops>{_NUM}) IOPS)?")
-ERROR = re.compile(r"(?P<error>Error E[A-Z]+: problem getting command descriptions from (?P<osd>osd\.\d+))")
+    rf"(?:\s+(?P<iops>{_NUM}) IOPS)?"
+)
+ERROR = re.compile(
+    r"(?P<error>Error E[A-Z]+: problem getting command descriptions from (?P<osd>osd\.\d+))"
+)
 OSD = re.compile(r"\bosd\.\d+\b")
 SINGLE = re.compile(r"\bceph\b.*?\btell\s+'?(?P<osd>osd\.\d+)'?\s+bench\b")
 POWER = {"": 0, "K": 1, "M": 2, "G": 3, "T": 4}
@@ -55,7 +58,7 @@ def parse_all(text: str) -> list[OsdBench]:
             brace = start + line.index("{")
             data, skip_to = _decode(decoder, text, brace, prefixed["osd"])
             found.append(OsdBench(prefixed["osd"], from_data(data, prefixed["osd"])))
-        elif (m := TEXT.search(line)) and (osd := OSD.findall(line[:m.start()])):
+        elif (m := TEXT.search(line)) and (osd := OSD.findall(line[: m.start()])):
             found.append(OsdBench(osd[-1], _from_text(m, osd[-1])))
         elif m := ERROR.search(line):
             found.append(OsdBench(m["osd"], None, m["error"]))
@@ -102,7 +105,17 @@ def _from_text(m: re.Match, name: str) -> Result:
     if iops is None and bs and seconds > 0:
         iops, flags = written / bs / seconds, ("iops_derived",)
     return Result(
-        workload=name, repeat=0, op="write", rw="write", bs=bs or None, iodepth=1, numjobs=1,
-        runtime_s=seconds, iops=iops, bw_bytes_per_s=_bytes(m["rate"], m["ru"]), io_bytes=written,
-        total_ios=written // bs if bs else None, flags=flags,
+        workload=name,
+        repeat=0,
+        op="write",
+        rw="write",
+        bs=bs or None,
+        iodepth=1,
+        numjobs=1,
+        runtime_s=seconds,
+        iops=iops,
+        bw_bytes_per_s=_bytes(m["rate"], m["ru"]),
+        io_bytes=written,
+        total_ios=written // bs if bs else None,
+        flags=flags,
     )

@@ -22,8 +22,12 @@ def osd_steps(ctx: RunContext, repeat: int) -> Iterator[Step]:
         ctx.before_each()
         started, t0 = now(), time.monotonic()
         try:
-            result = ceph(ctx.conn, *osd_bench.argv(osd, total, bs), timeout=max(600, ctx.conn.timeout),
-                          check=False)
+            result = ceph(
+                ctx.conn,
+                *osd_bench.argv(osd, total, bs),
+                timeout=max(600, ctx.conn.timeout),
+                check=False,
+            )
         except ProcessInterrupted:
             raise Stopped from None
         raw, name = raw_output("osd-bench", result, started), f"osd.{osd}"
@@ -38,4 +42,6 @@ def osd_steps(ctx: RunContext, repeat: int) -> Iterator[Step]:
 
 def osd_details(conn: Connection) -> dict[str, dict]:
     """Host, device class and model of every OSD (kept in the run's environment)."""
-    return osd_bench.osd_info(ceph_json(conn, "osd", "metadata") or [], ceph_json(conn, "osd", "tree") or {})
+    return osd_bench.osd_info(
+        ceph_json(conn, "osd", "metadata") or [], ceph_json(conn, "osd", "tree") or {}
+    )

@@ -18,9 +18,14 @@ class OsdBench(Tool):
     name = "osd-bench"
     version_argv = ("ceph", "--version")
     bs_option = "bs"
-    suites = (ToolSuite(
-        "osd", "ceph tell osd.N bench on every up OSD, one after another (1 GiB in 4 MiB writes)",
-        "ceph:cluster", None),)
+    suites = (
+        ToolSuite(
+            "osd",
+            "ceph tell osd.N bench on every up OSD, one after another (1 GiB in 4 MiB writes)",
+            "ceph:cluster",
+            None,
+        ),
+    )
 
     def environment(self, plan: Any, target: Target) -> dict[str, Any]:
         from cephbench.tools.osd_bench.steps import osd_details

@@ -19,22 +19,39 @@ from cephbench.model import Result
 
 MODES = ("write", "seq", "rand")
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_ROW = re.compile(rf"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+({_NUM})\s+({_NUM})\s+(-|{_NUM})\s+({_NUM})\s*$")
-_SUMMARY = re.compile(rf"^\s*(?P<key>[A-Za-z][A-Za-z ]*?(?:\s*\((?:s|MB/sec)\))?)\s*:?\s*(?P<value>{_NUM})\s*$")
+_ROW = re.compile(
+    rf"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+({_NUM})\s+({_NUM})\s+(-|{_NUM})\s+({_NUM})\s*$"
+)
+_SUMMARY = re.compile(
+    rf"^\s*(?P<key>[A-Za-z][A-Za-z ]*?(?:\s*\((?:s|MB/sec)\))?)\s*:?\s*(?P<value>{_NUM})\s*$"
+)
 _TIMESTAMP = re.compile(r"^\s*\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:?\d\d|Z)?")
 KEYS = {  # normalised key (lower case, units dropped) -> our name
-    "total time run": "total_time", "total writes made": "ops", "total reads made": "ops",
-    "write size": "op_size", "read size": "op_size", "object size": "object_size",
-    "bandwidth": "bw", "stddev bandwidth": "bw_stddev", "max bandwidth": "bw_max",
-    "min bandwidth": "bw_min", "average iops": "iops", "stddev iops": "iops_stddev",
-    "max iops": "iops_max", "min iops": "iops_min", "average latency": "lat",
-    "stddev latency": "lat_stddev", "max latency": "lat_max", "min latency": "lat_min",
+    "total time run": "total_time",
+    "total writes made": "ops",
+    "total reads made": "ops",
+    "write size": "op_size",
+    "read size": "op_size",
+    "object size": "object_size",
+    "bandwidth": "bw",
+    "stddev bandwidth": "bw_stddev",
+    "max bandwidth": "bw_max",
+    "min bandwidth": "bw_min",
+    "average iops": "iops",
+    "stddev iops": "iops_stddev",
+    "max iops": "iops_max",
+    "min iops": "iops_min",
+    "average latency": "lat",
+    "stddev latency": "lat_stddev",
+    "max latency": "lat_max",
+    "min latency": "lat_min",
 }
 MIB = 1 << 20
 
 
-def argv(pool: str, mode: str, seconds: int, *, concurrent: int, object_size: int | None,
-         run_name: str) -> list[str]:
+def argv(
+    pool: str, mode: str, seconds: int, *, concurrent: int, object_size: int | None, run_name: str
+) -> list[str]:
     """Arguments after ``rados`` for one mode; ``write`` keeps its objects for seq and rand."""
     args = ["-p", pool, "bench", str(seconds), mode, "-t", str(concurrent), "--run-name", run_name]
     if mode == "write":
@@ -122,16 +139,29 @@ def to_result(out: BenchOutput, repeat: int, concurrent: int | None) -> Result:
     us = {k: _micro(s[k]) for k in ("lat", "lat_stddev", "lat_max", "lat_min") if k in s}
     metrics = {f"{k}_us": v for k, v in us.items() if k in ("lat_stddev", "lat_min")}
     metrics.update({k: s[k] for k in ("iops_stddev", "iops_max", "iops_min") if k in s})
-    metrics.update({f"{k}_bytes_per_s": s[k] * MIB for k in ("bw_stddev", "bw_max", "bw_min") if k in s})
+    metrics.update(
+        {f"{k}_bytes_per_s": s[k] * MIB for k in ("bw_stddev", "bw_max", "bw_min") if k in s}
+    )
     iops = s.get("iops")
     flags: tuple[str, ...] = ()
     if iops is None and s["total_time"] > 0 and math.isfinite(s["ops"] / s["total_time"]):
         iops, flags = s["ops"] / s["total_time"], ("iops_derived",)
     return Result(
-        workload=out.mode, repeat=repeat, op="write" if out.mode == "write" else "read", rw=out.mode,
-        bs=size, iodepth=concurrent, numjobs=1, runtime_s=s["total_time"], iops=iops,
+        workload=out.mode,
+        repeat=repeat,
+        op="write" if out.mode == "write" else "read",
+        rw=out.mode,
+        bs=size,
+        iodepth=concurrent,
+        numjobs=1,
+        runtime_s=s["total_time"],
+        iops=iops,
         bw_bytes_per_s=s["bw"] * MIB if "bw" in s else None,
-        io_bytes=int(s["ops"]) * size if size else None, total_ios=int(s["ops"]),
-        lat_mean_us=us.get("lat"), lat_max_us=us.get("lat_max"), lat_kind="lat" if "lat" in us else None,
-        flags=flags, metrics=tuple(sorted(metrics.items())),
+        io_bytes=int(s["ops"]) * size if size else None,
+        total_ios=int(s["ops"]),
+        lat_mean_us=us.get("lat"),
+        lat_max_us=us.get("lat_max"),
+        lat_kind="lat" if "lat" in us else None,
+        flags=flags,
+        metrics=tuple(sorted(metrics.items())),
     )

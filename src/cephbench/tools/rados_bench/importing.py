@@ -15,8 +15,10 @@ def looks_like(text: str) -> bool:
 def from_text(text: str, before: str = "") -> list[Found]:
     """Every complete rados bench output; those cut off before their summary are skipped and
     named. ``before``: the text above the block (its last command line may be the output's)."""
-    workloads = [WorkloadOutcome(p.output.mode, (p.result(),), warnings=p.warnings)
-                 for p in rados_bench_paste.parse_pasted(text, before)]
+    workloads = [
+        WorkloadOutcome(p.output.mode, (p.result(),), warnings=p.warnings)
+        for p in rados_bench_paste.parse_pasted(text, before)
+    ]
     skipped = tuple(rados_bench_paste.truncated(text))
     return runs("rados-bench", ceph_version(text) or ceph_version(before), workloads, text, skipped)
 

@@ -108,11 +108,14 @@ def _mode(part: str, kind: str | None, lines: list[tuple[str, str]]) -> tuple[st
     commands = [mode for _, mode in lines]
     if commands and (commands[-1] == "write") == (kind == "write"):
         return commands[-1], []
-    warnings = [f"the command line says {commands[-1]} but the output is a {kind}: read as {kind}"] \
-        if commands else []
+    warnings = (
+        [f"the command line says {commands[-1]} but the output is a {kind}: read as {kind}"]
+        if commands
+        else []
+    )
     if kind == "write" or MAINTAINING.search(part):
         return "write", warnings
-    return "read", [*warnings, "no command line: seq or rand is unknown, stored as rw \"read\""]
+    return "read", [*warnings, 'no command line: seq or rand is unknown, stored as rw "read"']
 
 
 def _concurrent(part: str, commands: list[tuple[str, str]]) -> int | None:
@@ -143,4 +146,3 @@ def parse_pasted(text: str, before: str = "") -> list[Pasted]:
     if not out:
         raise ParseError("no rados bench summary (Total time run:, Total writes/reads made:) found")
     return out
-

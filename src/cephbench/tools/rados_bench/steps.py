@@ -22,8 +22,9 @@ DEFAULT_OBJECT_SIZE = 4 << 20
 def _pool(ctx: RunContext) -> str:
     """The pool of the run's ``rados:`` target, set when its session started."""
     target = ctx.target
-    assert isinstance(target, CephTarget) and target.pool is not None, \
+    assert isinstance(target, CephTarget) and target.pool is not None, (
         "a rados target's session sets its pool"
+    )
     return target.pool
 
 
@@ -49,9 +50,12 @@ def rados_steps(ctx: RunContext, repeat: int) -> Iterator[Step]:
     with bench_objects(ctx, run_name):
         for mode in rados_bench.MODES:
             ctx.before_each()
-            args = rados_bench.argv(pool, mode, seconds, concurrent=concurrent, object_size=size,
-                                    run_name=run_name)
-            result, started, t0, t1 = timed(rados_argv(ctx.conn, *args), ctx.conn.env, seconds * 3 + 120)
+            args = rados_bench.argv(
+                pool, mode, seconds, concurrent=concurrent, object_size=size, run_name=run_name
+            )
+            result, started, t0, t1 = timed(
+                rados_argv(ctx.conn, *args), ctx.conn.env, seconds * 3 + 120
+            )
             raw = raw_output("rados-bench", result, started)
             try:
                 if result.returncode != 0:
@@ -62,8 +66,15 @@ def rados_steps(ctx: RunContext, repeat: int) -> Iterator[Step]:
                 if mode == "write":
                     return  # nothing to read back
                 continue
-            points = [] if not out.series else [
-                (mode, "bw_bytes_per_s", [[p[0], p[1]] for p in out.series]),
-                (mode, "lat_mean_us", [[p[0], p[2] * 1e6] for p in out.series])]
+            points = (
+                []
+                if not out.series
+                else [
+                    (mode, "bw_bytes_per_s", [[p[0], p[1]] for p in out.series]),
+                    (mode, "lat_mean_us", [[p[0], p[2] * 1e6] for p in out.series]),
+                ]
+            )
             result_row = rados_bench.to_result(out, repeat, concurrent)
-            yield Step(repeat, raw, [WorkloadOutcome(mode, (result_row,))], [(t0, t1)], points=points)
+            yield Step(
+                repeat, raw, [WorkloadOutcome(mode, (result_row,))], [(t0, t1)], points=points
+            )

@@ -12,11 +12,16 @@ class RadosBench(Tool):
     version_argv = ("rados", "--version")
     target_kinds = ("rados",)
     reads = True
-    suites = (ToolSuite(
-        "rados",
-        "rados bench write (objects kept), then seq and rand reads of them, then cleanup; "
-        "4 MiB objects, 16 concurrent ops, 60 s each",
-        "rados:lab", 60.0, ("write", "seq", "rand")),)
+    suites = (
+        ToolSuite(
+            "rados",
+            "rados bench write (objects kept), then seq and rand reads of them, then cleanup; "
+            "4 MiB objects, 16 concurrent ops, 60 s each",
+            "rados:lab",
+            60.0,
+            ("write", "seq", "rand"),
+        ),
+    )
 
     def importers(self) -> list[Importer]:
         from cephbench.tools.rados_bench import importing

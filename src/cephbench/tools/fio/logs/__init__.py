@@ -53,6 +53,22 @@ from cephbench.tools.fio.logs.timeseries import series
 
 # CHUNK_BYTES is not re-exported: it is read in .reader, so set it there (a copy here would
 # change nothing).
-__all__ = ["EPOCH_MS", "KINDS", "MAX_INTERVALS", "OPS", "PERCENTILES", "LatencySummary", "Log",
-           "Series", "_read_columns", "collect", "find_logs", "job_options", "latency_summary",
-           "parse_log", "rank", "read_log", "series"]
+__all__ = [
+    "EPOCH_MS",
+    "KINDS",
+    "MAX_INTERVALS",
+    "OPS",
+    "PERCENTILES",
+    "LatencySummary",
+    "Log",
+    "Series",
+    "_read_columns",
+    "collect",
+    "find_logs",
+    "job_options",
+    "latency_summary",
+    "parse_log",
+    "rank",
+    "read_log",
+    "series",
+]

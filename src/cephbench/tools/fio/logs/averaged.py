@@ -9,8 +9,9 @@ from cephbench.model import Series
 from cephbench.tools.fio.logs.log import OPS, Log, _direction, _has, _runs
 
 
-def _windows(logs: list[Log], d: int, origin: int, interval_ms: int
-             ) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
+def _windows(
+    logs: list[Log], d: int, origin: int, interval_ms: int
+) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
     """Per clone of averaged logs (file clone number, stretch in the file): interval numbers
     (1 = the first) and values of direction d. Lines of one clone in one interval (a log
     finer than ``interval_ms``) are averaged."""
@@ -41,8 +42,15 @@ def _slots(t: np.ndarray, origin: int, interval_ms: int) -> np.ndarray:
     return np.concatenate([first, first + np.cumsum(windows)])
 
 
-def _rate_series(logs: list[Log], origin: int, interval_ms: int, scale: float, metric: str,
-                 workload: str, repeat: int) -> list[Series]:
+def _rate_series(
+    logs: list[Log],
+    origin: int,
+    interval_ms: int,
+    scale: float,
+    metric: str,
+    workload: str,
+    repeat: int,
+) -> list[Series]:
     out = []
     for d, op in enumerate(OPS):
         clones = _windows(logs, d, origin, interval_ms).values()
@@ -50,29 +58,44 @@ def _rate_series(logs: list[Log], origin: int, interval_ms: int, scale: float, m
             continue
         slots, inverse = np.unique(np.concatenate([s for s, _ in clones]), return_inverse=True)
         total = np.bincount(inverse, weights=np.concatenate([v for _, v in clones]))
-        out.append(Series(repeat, workload, op, metric, slots * (interval_ms / 1000), total * scale))
+        out.append(
+            Series(repeat, workload, op, metric, slots * (interval_ms / 1000), total * scale)
+        )
     return out
 
 
-def _latency_series(logs: list[Log], iops_logs: list[Log], origin: int, interval_ms: int,
-                    max_values: bool, workload: str, repeat: int) -> list[Series]:
+def _latency_series(
+    logs: list[Log],
+    iops_logs: list[Log],
+    origin: int,
+    interval_ms: int,
+    max_values: bool,
+    workload: str,
+    repeat: int,
+) -> list[Series]:
     out = []
     for d, op in enumerate(OPS):
         clones = _windows(logs, d, origin, interval_ms)
         if not clones:
             continue
         rates = _windows(iops_logs, d, origin, interval_ms)
-        slots, inverse = np.unique(np.concatenate([s for s, _ in clones.values()]), return_inverse=True)
+        slots, inverse = np.unique(
+            np.concatenate([s for s, _ in clones.values()]), return_inverse=True
+        )
         lat = np.concatenate([v for _, v in clones.values()])
         if max_values:
             values = np.full(len(slots), -np.inf)
             np.maximum.at(values, inverse, lat)
             metric = "lat_max_us"
         else:
-            weights = np.concatenate([_weights(s, rates.get(key)) for key, (s, _) in clones.items()])
+            weights = np.concatenate(
+                [_weights(s, rates.get(key)) for key, (s, _) in clones.items()]
+            )
             values = _weighted_means(inverse, len(slots), lat, weights)
             metric = "lat_mean_us"
-        out.append(Series(repeat, workload, op, metric, slots * (interval_ms / 1000), values / 1000))
+        out.append(
+            Series(repeat, workload, op, metric, slots * (interval_ms / 1000), values / 1000)
+        )
     return out
 
 
@@ -87,7 +110,9 @@ def _weights(slots: np.ndarray, rates: tuple[np.ndarray, np.ndarray] | None) -> 
     return weight
 
 
-def _weighted_means(group: np.ndarray, n: int, values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def _weighted_means(
+    group: np.ndarray, n: int, values: np.ndarray, weights: np.ndarray
+) -> np.ndarray:
     """Per group: the mean of ``values`` weighted by ``weights``; the plain mean where a weight
     is unknown (NaN) or all weights are 0."""
     plain = np.bincount(group, weights=values, minlength=n) / np.bincount(group, minlength=n)

@@ -34,8 +34,9 @@ _COMBINE = (  # digit pairs, then quads, then the octet: (mask before, multiplie
 )
 
 
-def _octet(words: np.ndarray, end: np.ndarray, length: np.ndarray, bad: np.ndarray,
-           runs: bool = False) -> np.ndarray:
+def _octet(
+    words: np.ndarray, end: np.ndarray, length: np.ndarray, bad: np.ndarray, runs: bool = False
+) -> np.ndarray:
     """The integers of the ``length`` (0..8) bytes before each ``end``; ``bad`` gets bit 7 of
     a byte that is no digit. ``runs``: lines often repeat the field (time, block size), so
     convert each run of equal fields once."""
@@ -65,8 +66,9 @@ def _octet(words: np.ndarray, end: np.ndarray, length: np.ndarray, bad: np.ndarr
     return w if lengths is None else np.repeat(w, lengths)
 
 
-def _integers(words: np.ndarray, end: np.ndarray, length: np.ndarray, bad: np.ndarray,
-              runs: bool = False) -> np.ndarray:
+def _integers(
+    words: np.ndarray, end: np.ndarray, length: np.ndarray, bad: np.ndarray, runs: bool = False
+) -> np.ndarray:
     """Decimal fields of 1..16 digits ending at ``end``, as int64; ``bad`` marks the others."""
     if not len(length) or (length.min() >= 1 and length.max() <= 8):
         return _octet(words, end, length, bad, runs).view(np.int64)
@@ -92,7 +94,7 @@ def _parse_chunk(buf: bytearray, end: int, commas: int) -> tuple[np.ndarray, ...
 
     def refuse(where: np.ndarray, why: str = _EXPECTED):
         i = int(np.flatnonzero(where)[0])
-        return _BadLine(i, why, a[starts[i]:newlines[i]].tobytes())
+        return _BadLine(i, why, a[starts[i] : newlines[i]].tobytes())
 
     is_comma = a == 44
     found = np.flatnonzero(is_comma)
@@ -102,8 +104,10 @@ def _parse_chunk(buf: bytearray, end: int, commas: int) -> tuple[np.ndarray, ...
     if (per_line != commas).any():
         raise refuse(per_line != commas, f"expected {commas + 1} columns like the first line")
     c = found.reshape(n, commas)
-    if not np.array_equal(is_comma[_PAD:-1], a[_PAD + 1:] == 32):  # ", " and no other space
-        after = np.searchsorted(newlines, np.flatnonzero(is_comma[_PAD:-1] != (a[_PAD + 1:] == 32)) + _PAD)
+    if not np.array_equal(is_comma[_PAD:-1], a[_PAD + 1 :] == 32):  # ", " and no other space
+        after = np.searchsorted(
+            newlines, np.flatnonzero(is_comma[_PAD:-1] != (a[_PAD + 1 :] == 32)) + _PAD
+        )
         raise refuse(np.isin(np.arange(n), after))
     c0, c1, c2, c3 = c[:, 0], c[:, 1], c[:, 2], c[:, 3]
     words = np.ndarray((end - 7,), dtype="<u8", buffer=buf, strides=(1,))

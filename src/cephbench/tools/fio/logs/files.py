@@ -24,7 +24,9 @@ def find_logs(workdir: str | os.PathLike[str], prefix: str) -> list[Path]:
     return [p for _, _, p in sorted(found)]
 
 
-def job_options(prefix: str, *, interval_ms: int = 1000, per_io_latency: bool = False) -> dict[str, str]:
+def job_options(
+    prefix: str, *, interval_ms: int = 1000, per_io_latency: bool = False
+) -> dict[str, str]:
     """The fio options that make fio write the logs :func:`collect` reads back.
 
     Averaged (default): IOPS, bandwidth and latency logs with one ``interval_ms`` window a line.
@@ -33,12 +35,23 @@ def job_options(prefix: str, *, interval_ms: int = 1000, per_io_latency: bool = 
     """
     if per_io_latency:
         return {"write_lat_log": prefix, "log_avg_msec": "0"}
-    return {"write_lat_log": prefix, "write_iops_log": prefix, "write_bw_log": prefix,
-            "log_avg_msec": str(interval_ms)}
+    return {
+        "write_lat_log": prefix,
+        "write_iops_log": prefix,
+        "write_bw_log": prefix,
+        "log_avg_msec": str(interval_ms),
+    }
 
 
-def collect(workdir: str | os.PathLike[str], prefix: str, *, workload: str | None = None,
-            repeat: int = 0, interval_ms: int | None = None, max_values: bool = False) -> list[Series]:
+def collect(
+    workdir: str | os.PathLike[str],
+    prefix: str,
+    *,
+    workload: str | None = None,
+    repeat: int = 0,
+    interval_ms: int | None = None,
+    max_values: bool = False,
+) -> list[Series]:
     """The time series of one workload from the logs fio wrote in ``workdir`` for ``prefix``.
 
     See :func:`series`; ``workload`` defaults to ``prefix``. Only the files the series come
@@ -47,15 +60,21 @@ def collect(workdir: str | os.PathLike[str], prefix: str, *, workload: str | Non
     """
     paths = [p for p in find_logs(workdir, prefix) if p.stat().st_size]
     # find_logs gives only names _NAME matches
-    kinds = {k: [p for p in paths if (m := _NAME.search(p.name)) and m.group(1) == k]
-             for k in KINDS}
+    kinds = {
+        k: [p for p in paths if (m := _NAME.search(p.name)) and m.group(1) == k] for k in KINDS
+    }
     latency = kinds["lat"] or kinds["clat"]
     rates = kinds["iops"] + kinds["bw"]
     if latency and not _first_line(latency[0]).averaged:
         rates = []
     logs = [read_log(p) for p in latency + rates]
-    return series(logs, workload=workload or prefix, repeat=repeat, interval_ms=interval_ms,
-                  max_values=max_values)
+    return series(
+        logs,
+        workload=workload or prefix,
+        repeat=repeat,
+        interval_ms=interval_ms,
+        max_values=max_values,
+    )
 
 
 def _first_line(path: Path) -> Log:

@@ -17,12 +17,15 @@ MAX_INTERVALS = 10**7
 _BLOCK = 1 << 20  # elements summed at a time when a cast to int64 is needed
 
 
-def _per_io_series(logs: list[Log], origin: int, interval_ms: int, with_latency: bool,
-                   workload: str, repeat: int) -> list[Series]:
+def _per_io_series(
+    logs: list[Log], origin: int, interval_ms: int, with_latency: bool, workload: str, repeat: int
+) -> list[Series]:
     end = max(int(log.t_ms.max()) for log in logs) + 1
     if (end - origin) // interval_ms > MAX_INTERVALS:
         names = ", ".join(log.name for log in logs)
-        raise ParseError(f"{names}: times span more than {MAX_INTERVALS:,} intervals of {interval_ms} ms")
+        raise ParseError(
+            f"{names}: times span more than {MAX_INTERVALS:,} intervals of {interval_ms} ms"
+        )
     edges = _edges(origin, end, interval_ms)
     seconds = np.diff(edges) / 1000
     t_s = (edges[1:] - origin) / 1000
@@ -46,15 +49,24 @@ def _per_io_series(logs: list[Log], origin: int, interval_ms: int, with_latency:
         made = [("iops", t_s, ios / seconds), ("bw_bytes_per_s", t_s, nbytes / seconds)]
         if with_latency:
             busy = np.flatnonzero(ios)
-            total = cast(np.ndarray, sum(_group(np.add, v, b)
-                                         for (_, v, _), b in zip(runs, bounds, strict=True)))
-            top = np.max([_group(np.maximum, v, b) for (_, v, _), b in zip(runs, bounds, strict=True)], axis=0)
+            total = cast(
+                np.ndarray,
+                sum(_group(np.add, v, b) for (_, v, _), b in zip(runs, bounds, strict=True)),
+            )
+            top = np.max(
+                [_group(np.maximum, v, b) for (_, v, _), b in zip(runs, bounds, strict=True)],
+                axis=0,
+            )
             p99 = [_interval_percentile([v for _, v, _ in runs], bounds, k, 99.0) for k in busy]
-            made += [("lat_mean_us", t_s[busy], total[busy] / ios[busy] / 1000),
-                     ("lat_p99_us", t_s[busy], np.array(p99, np.float64) / 1000),
-                     ("lat_max_us", t_s[busy], top[busy] / 1000)]
-        out += [Series(repeat, workload, op, metric, times, np.asarray(values, np.float64))
-                for metric, times, values in made]
+            made += [
+                ("lat_mean_us", t_s[busy], total[busy] / ios[busy] / 1000),
+                ("lat_p99_us", t_s[busy], np.array(p99, np.float64) / 1000),
+                ("lat_max_us", t_s[busy], top[busy] / 1000),
+            ]
+        out += [
+            Series(repeat, workload, op, metric, times, np.asarray(values, np.float64))
+            for metric, times, values in made
+        ]
     return out
 
 
@@ -76,19 +88,21 @@ def _group(ufunc: np.ufunc, x: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     if not busy.size:
         return out
     if x.dtype == np.int64:
-        out[busy] = ufunc.reduceat(x[:bounds[-1]], starts[busy])
+        out[busy] = ufunc.reduceat(x[: bounds[-1]], starts[busy])
         return out
     for k in busy:  # a narrower x (block sizes) would be cast whole to int64: a block at a time
         a, b = bounds[k], bounds[k + 1]
-        out[k] = ufunc.reduce([ufunc.reduce(x[i:min(i + _BLOCK, b)], dtype=np.int64)
-                               for i in range(a, b, _BLOCK)])
+        out[k] = ufunc.reduce(
+            [ufunc.reduce(x[i : min(i + _BLOCK, b)], dtype=np.int64) for i in range(a, b, _BLOCK)]
+        )
     return out
 
 
-def _interval_percentile(values: list[np.ndarray], bounds: list[np.ndarray], k: int | np.integer,
-                         percent: float) -> float:
+def _interval_percentile(
+    values: list[np.ndarray], bounds: list[np.ndarray], k: int | np.integer, percent: float
+) -> float:
     """The percentile of the samples of interval k, over every run."""
-    parts = [v[b[k]:b[k + 1]] for v, b in zip(values, bounds, strict=True)]
+    parts = [v[b[k] : b[k + 1]] for v, b in zip(values, bounds, strict=True)]
     here = np.concatenate(parts) if len(parts) > 1 else parts[0]
     r = rank(percent, len(here)) - 1
     return float(np.partition(here, r)[r])

@@ -39,11 +39,16 @@ def parse_log(text: bytes, name: str = "<log>", kind: str = "", clone: int = 0) 
     return Log(name, kind, clone, *_read_columns(io.BytesIO(text), len(text), name, 1))
 
 
-def _read_columns(f: io.BufferedIOBase, size: int, name: str,
-                  threads: int) -> tuple[np.ndarray, ...]:
+def _read_columns(
+    f: io.BufferedIOBase, size: int, name: str, threads: int
+) -> tuple[np.ndarray, ...]:
     capacity = (size + 1) // _MIN_LINE + 1  # pages of these arrays never written take no memory
-    out: tuple[np.ndarray, ...] = (np.empty(capacity, np.int64), np.empty(capacity, np.int64),
-           np.empty(capacity, np.int8), np.empty(capacity, np.int32))
+    out: tuple[np.ndarray, ...] = (
+        np.empty(capacity, np.int64),
+        np.empty(capacity, np.int64),
+        np.empty(capacity, np.int8),
+        np.empty(capacity, np.int32),
+    )
     filled = 0
 
     def append(result: Callable[[], tuple[np.ndarray, ...]]) -> None:
@@ -51,10 +56,12 @@ def _read_columns(f: io.BufferedIOBase, size: int, name: str,
         try:
             cols = result()
         except _BadLine as e:
-            raise ParseError(f"{name}, line {filled + e.index + 1}: {e.why}: {e.text[:80]!r}") from None
+            raise ParseError(
+                f"{name}, line {filled + e.index + 1}: {e.why}: {e.text[:80]!r}"
+            ) from None
         n = len(cols[0])
         for dst, src in zip(out, cols, strict=True):
-            dst[filled:filled + n] = src  # (int64 block sizes checked to fit int32)
+            dst[filled : filled + n] = src  # (int64 block sizes checked to fit int32)
         filled += n
 
     threads = threads if size > CHUNK_BYTES else 1
@@ -74,8 +81,9 @@ def _read_columns(f: io.BufferedIOBase, size: int, name: str,
     return tuple(a[:filled] for a in out)
 
 
-def _chunks(f: io.BufferedIOBase, size: int, name: str,
-            buffers: int) -> Iterator[tuple[bytearray, int, int]]:
+def _chunks(
+    f: io.BufferedIOBase, size: int, name: str, buffers: int
+) -> Iterator[tuple[bytearray, int, int]]:
     """``(buffer, end, commas per line)`` for each run of whole lines in the first ``size``
     bytes of ``f`` (a log fio is still writing is read as it was).
 
@@ -91,15 +99,15 @@ def _chunks(f: io.BufferedIOBase, size: int, name: str,
             pool.append(bytearray(b" " * _PAD) + bytearray(room_needed))
         buf = pool[turn % buffers]
         turn += 1
-        buf[_PAD:_PAD + len(carry)] = carry
+        buf[_PAD : _PAD + len(carry)] = carry
         room = min(size, CHUNK_BYTES - len(carry))
-        n = f.readinto(memoryview(buf)[_PAD + len(carry):_PAD + len(carry) + room])
+        n = f.readinto(memoryview(buf)[_PAD + len(carry) : _PAD + len(carry) + room])
         size -= n
         end = _PAD + len(carry) + n
         if n == 0:
             if not carry:
                 return
-            buf[end:end + 1] = b"\n"  # a last line without its newline
+            buf[end : end + 1] = b"\n"  # a last line without its newline
             end += 1
         cut = buf.rfind(b"\n", _PAD, end) + 1
         if cut == 0:  # no line ends in this chunk yet
@@ -108,7 +116,7 @@ def _chunks(f: io.BufferedIOBase, size: int, name: str,
             carry = bytes(buf[_PAD:end])
             continue
         if commas < 0:
-            first = bytes(buf[_PAD:buf.find(b"\n", _PAD)])
+            first = bytes(buf[_PAD : buf.find(b"\n", _PAD)])
             commas = first.count(b",")
             if commas not in (4, 5):
                 raise ParseError(f"{name}, line 1: {_EXPECTED}: {first[:80]!r}")

@@ -33,8 +33,12 @@ def rank(percent: float, n: int) -> int:
     return max(1, math.ceil(Fraction(str(percent)) * n / 100))
 
 
-def latency_summary(logs: Sequence[Log], percentiles: Sequence[float] = PERCENTILES, *,
-                    overwrite_input: bool = False) -> list[LatencySummary]:
+def latency_summary(
+    logs: Sequence[Log],
+    percentiles: Sequence[float] = PERCENTILES,
+    *,
+    overwrite_input: bool = False,
+) -> list[LatencySummary]:
     """Exact percentiles, mean, min and max per direction over per-I/O latency logs (clones
     together). Averaged logs are refused: their lines are window means, not I/Os.
 
@@ -44,13 +48,17 @@ def latency_summary(logs: Sequence[Log], percentiles: Sequence[float] = PERCENTI
     """
     for log in logs:
         if log.averaged:
-            raise ParseError(f"{log.name}: averaged (log_avg_msec) log; exact percentiles need one line per I/O")
+            raise ParseError(
+                f"{log.name}: averaged (log_avg_msec) log; exact percentiles need one line per I/O"
+            )
     out = []
     for d, op in enumerate(OPS):
         sources = [log for log in logs if _has(log, d)]
         if not sources:
             continue
-        values = _concat([log.value[log.ddir == d] if _mixed(log) else log.value for log in sources])
+        values = _concat(
+            [log.value[log.ddir == d] if _mixed(log) else log.value for log in sources]
+        )
         n = len(values)
         ranks = sorted({rank(p, n) - 1 for p in percentiles} | {0, n - 1})
         if overwrite_input or len(sources) > 1 or _mixed(sources[0]):  # else values is a log's own
@@ -58,10 +66,16 @@ def latency_summary(logs: Sequence[Log], percentiles: Sequence[float] = PERCENTI
             part = values
         else:
             part = np.partition(values, ranks)
-        out.append(LatencySummary(
-            op, n, float(values.sum()) / n / 1000, float(part[0]) / 1000, float(part[-1]) / 1000,
-            tuple((p, float(part[rank(p, n) - 1]) / 1000) for p in percentiles),
-        ))
+        out.append(
+            LatencySummary(
+                op,
+                n,
+                float(values.sum()) / n / 1000,
+                float(part[0]) / 1000,
+                float(part[-1]) / 1000,
+                tuple((p, float(part[rank(p, n) - 1]) / 1000) for p in percentiles),
+            )
+        )
     return out
 
 

@@ -14,8 +14,14 @@ from cephbench.tools.fio.logs.log import KINDS, OPS, Log, _direction, _has, _run
 from cephbench.tools.fio.logs.per_io import _per_io_series
 
 
-def series(logs: Sequence[Log], *, workload: str, repeat: int = 0, interval_ms: int | None = None,
-           max_values: bool = False) -> list[Series]:
+def series(
+    logs: Sequence[Log],
+    *,
+    workload: str,
+    repeat: int = 0,
+    interval_ms: int | None = None,
+    max_values: bool = False,
+) -> list[Series]:
     """IOPS, bandwidth and latency over time, per direction, from one workload's logs.
 
     ``t_s`` is seconds from the start of the workload to the end of each interval: job start
@@ -53,7 +59,9 @@ def series(logs: Sequence[Log], *, workload: str, repeat: int = 0, interval_ms: 
     if averaged["iops"] and "iops" not in metrics:
         out += _rate_series(averaged["iops"], origin, window, 1.0, "iops", workload, repeat)
     if averaged["bw"] and "bw_bytes_per_s" not in metrics:
-        out += _rate_series(averaged["bw"], origin, window, 1024.0, "bw_bytes_per_s", workload, repeat)
+        out += _rate_series(
+            averaged["bw"], origin, window, 1024.0, "bw_bytes_per_s", workload, repeat
+        )
     lat = averaged["lat"] or averaged["clat"]
     if lat and "lat_mean_us" not in metrics:
         out += _latency_series(lat, averaged["iops"], origin, window, max_values, workload, repeat)
@@ -84,5 +92,7 @@ def _origin(logs: Sequence[Log], interval_ms: int) -> int:
         return 0
     if not all(log.epoch for log in logs):
         names = ", ".join(log.name for log in logs)
-        raise ParseError(f"{names}: unix-epoch times (log_unix_epoch) mixed with times since the job started")
+        raise ParseError(
+            f"{names}: unix-epoch times (log_unix_epoch) mixed with times since the job started"
+        )
     return min(int(log.t_ms.min()) - (interval_ms if log.averaged else 0) for log in logs)

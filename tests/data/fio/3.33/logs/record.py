@@ -33,29 +33,44 @@ def record(case: Path) -> None:
     for old in case.glob("*.log"):
         old.unlink()
     with tempfile.TemporaryDirectory(dir="/var/tmp") as data:
-        run(["fio", "--output-format=json", "--output=fio.json", "job.fio"], cwd=str(case),
-            env={"FIO_DATA": data}, check=True, timeout=120)
+        run(
+            ["fio", "--output-format=json", "--output=fio.json", "job.fio"],
+            cwd=str(case),
+            env={"FIO_DATA": data},
+            check=True,
+            timeout=120,
+        )
     for empty in case.glob("*.log"):
         if empty.stat().st_size == 0:  # sync engines write no submission latency
             empty.unlink()
-    print(f"{case.name}: " + ", ".join(f"{p.name} {p.stat().st_size} B" for p in sorted(case.glob("*.log"))),
-          file=sys.stderr)
+    print(
+        f"{case.name}: "
+        + ", ".join(f"{p.name} {p.stat().st_size} B" for p in sorted(case.glob("*.log"))),
+        file=sys.stderr,
+    )
 
 
 def expected(case: Path) -> dict:
     args = CASES[case.name]
     paths = logs.find_logs(case, args["prefix"])
     found = [logs.read_log(p) for p in paths]
-    summary = [s.__dict__ | {"percentiles": [list(p) for p in s.percentiles]}
-               for s in logs.latency_summary([g for g in found if g.kind == "lat"])] \
-        if not any(g.averaged for g in found) else []
+    summary = (
+        [
+            s.__dict__ | {"percentiles": [list(p) for p in s.percentiles]}
+            for s in logs.latency_summary([g for g in found if g.kind == "lat"])
+        ]
+        if not any(g.averaged for g in found)
+        else []
+    )
     series = logs.collect(case, workload=case.name, **args)
     return {
         "collect": args,
         "files": [p.name for p in paths],
         "latency": summary,
-        "series": [{"op": s.op, "metric": s.metric, "t_s": s.t_s.tolist(), "values": s.values.tolist()}
-                   for s in series],
+        "series": [
+            {"op": s.op, "metric": s.metric, "t_s": s.t_s.tolist(), "values": s.values.tolist()}
+            for s in series
+        ],
     }
 
 
