@@ -7,7 +7,7 @@ seconds. A figure the tool did not measure is ``None``, never 0.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -142,28 +142,11 @@ class Result:
         return cls(**values)
 
 
-RESULT_JSON_REQUIRED = (
-    "workload",
-    "repeat",
-    "op",
-    "rw",
-    "bs",
-    "iodepth",
-    "numjobs",
-    "rwmixread",
-    "runtime_s",
-    "iops",
-    "bw_bytes_per_s",
-    "io_bytes",
-    "total_ios",
-    "lat_mean_us",
-    "lat_p50_us",
-    "lat_p90_us",
-    "lat_p99_us",
-    "lat_p999_us",
-    "lat_max_us",
-    "lat_kind",
-    "error",
+RESULT_FIELDS = tuple(f.name for f in fields(Result))
+RESULT_JSON_OPTIONAL = ("clat_mean_us", "slat_mean_us", "metrics")
+"""Keys ``Result.to_json`` leaves out when they are empty."""
+RESULT_JSON_REQUIRED = tuple(
+    f for f in RESULT_FIELDS if f not in (*RESULT_JSON_OPTIONAL, "percentiles", "flags")
 )
 """The keys every result of ``Result.to_json`` has (besides percentiles and flags)."""
 

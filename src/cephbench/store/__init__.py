@@ -19,6 +19,7 @@ from typing import Any
 
 from cephbench.errors import StoreError, UsageError
 from cephbench.model import (
+    RESULT_FIELDS,
     Failure,
     RawOutput,
     Result,
@@ -30,32 +31,8 @@ from cephbench.model import (
 )
 from cephbench.store.schema import migrate
 
-RESULT_COLUMNS = (
-    "op",
-    "rw",
-    "bs",
-    "iodepth",
-    "numjobs",
-    "rwmixread",
-    "runtime_s",
-    "iops",
-    "bw_bytes_per_s",
-    "io_bytes",
-    "total_ios",
-    "lat_mean_us",
-    "lat_p50_us",
-    "lat_p90_us",
-    "lat_p99_us",
-    "lat_p999_us",
-    "lat_max_us",
-    "lat_kind",
-    "percentiles",
-    "error",
-    "flags",
-    "metrics",
-    "clat_mean_us",
-    "slat_mean_us",
-)
+RESULT_COLUMNS = tuple(f for f in RESULT_FIELDS if f not in ("workload", "repeat"))
+"""The results table's figures: every field of a Result but the two its workload row holds."""
 
 
 def default_path() -> Path:

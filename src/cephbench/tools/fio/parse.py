@@ -273,12 +273,16 @@ def _mean(stats: list[dict], kind: str) -> tuple[float, float] | None:
     return mean, max(f[0]["max"] / f[1] for f in found)
 
 
-def _latency(stats: list[dict]) -> dict:
-    """Means of total (lat), completion (clat) and submission (slat) latency as recorded, and
-    the percentiles fio recorded, of the kind it recorded them for: ``lat_kind``."""
-    total, clat, slat = (_mean(stats, k) for k in ("lat", "clat", "slat"))
+Mean = tuple[float, float] | None
+"""(mean, max) of one latency kind, microseconds; None when fio did not record it."""
+
+
+def latency_means(total: Mean, clat: Mean, slat: Mean) -> dict:
+    """A direction's latency means as tables show them: the mean (and max) of total latency
+    where fio recorded it, else of completion latency, with both kinds' means beside it; the
+    percentiles still to be filled in, of the kind they were recorded for."""
     headline = total or clat
-    out = {
+    return {
         "lat_mean_us": headline[0] if headline else None,
         "lat_max_us": headline[1] if headline else None,
         "clat_mean_us": clat[0] if clat else None,
@@ -286,9 +290,14 @@ def _latency(stats: list[dict]) -> dict:
         "mean_kind": "lat" if total else "clat" if clat else None,
         "lat_kind": "lat" if total else "clat" if clat else None,
         "percentiles": (),
-        "unmerged": False,
         **dict.fromkeys(HEADLINE_PERCENTILES.values()),
     }
+
+
+def _latency(stats: list[dict]) -> dict:
+    """Means of total (lat), completion (clat) and submission (slat) latency as recorded, and
+    the percentiles fio recorded, of the kind it recorded them for: ``lat_kind``."""
+    out = {**latency_means(*(_mean(stats, k) for k in ("lat", "clat", "slat"))), "unmerged": False}
     for kind in ("lat", "clat"):
         found = [f for s in stats if (f := _stat(s, kind)) is not None]
         if len(found) < len(stats) or any(

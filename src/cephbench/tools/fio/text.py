@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from cephbench.errors import ParseError
 from cephbench.model import Result
-from cephbench.tools.fio.parse import HEADLINE_PERCENTILES, OPS, JobOutcome
+from cephbench.tools.fio.parse import HEADLINE_PERCENTILES, OPS, JobOutcome, latency_means
 
 HEADER = re.compile(
     r"^(?P<name>\S[^:]*?): \(groupid=(?P<group>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>\d+)(?P<rest>.*)$"
@@ -289,18 +289,7 @@ def _mean(dirs: list[_Direction], kind: str) -> tuple[float, float] | None:
 def _latency(dirs: list[_Direction]) -> dict:
     """Same rule as the JSON parser: the mean of total latency where printed, else of
     completion latency; the percentiles printed, of their kind."""
-    total, clat, slat = (_mean(dirs, k) for k in ("lat", "clat", "slat"))
-    headline = total or clat
-    out = {
-        "lat_mean_us": headline[0] if headline else None,
-        "lat_max_us": headline[1] if headline else None,
-        "clat_mean_us": clat[0] if clat else None,
-        "slat_mean_us": slat[0] if slat else None,
-        "mean_kind": "lat" if total else "clat" if clat else None,
-        "lat_kind": "lat" if total else "clat" if clat else None,
-        "percentiles": (),
-        **dict.fromkeys(HEADLINE_PERCENTILES.values()),
-    }
+    out = latency_means(*(_mean(dirs, k) for k in ("lat", "clat", "slat")))
     for kind in ("lat", "clat"):
         if all(kind in d.percentiles for d in dirs):
             out["lat_kind"] = kind
