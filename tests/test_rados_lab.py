@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from cephbench.lab import ceph_json
-from cephbench.lab.pools import wait_pool_clean
+from cephbench.lab.lab_pools import wait_pool_clean
 from cephbench.store import Store
 
 pytestmark = pytest.mark.lab

@@ -57,8 +57,8 @@ def preflight(conn: Connection, opts: HealthOptions, settle: float = SETTLE_SECO
 class CephRun:
     """The live part: the sampler, and flags for a window of the run."""
 
-    def __init__(self, sampler: health.Sampler, quiesced_flags: list[str]):
-        self.sampler, self.quiesced = sampler, quiesced_flags
+    def __init__(self, sampler: health.Sampler):
+        self.sampler = sampler
 
     def flag(
         self, outcomes: list[WorkloadOutcome], windows: list[tuple[float, float]]
@@ -89,11 +89,12 @@ def ceph_run(
     store.save_fingerprint(run_id, fingerprint.collect(conn), pool)
     started = time.monotonic()
     with ExitStack() as stack:
-        flags = stack.enter_context(quiesced(conn, resources)) if opts.quiesce else []
+        if opts.quiesce:
+            stack.enter_context(quiesced(conn, resources))
         sampler = health.Sampler(conn, opts.interval)
         try:
             with sampler:
-                yield CephRun(sampler, flags)
+                yield CephRun(sampler)
         finally:
             t_s = [round(s.t - started, 3) for s in sampler.samples]
             samples = [{"flags": sorted(s.flags), **s.summary} for s in sampler.samples]

@@ -16,9 +16,9 @@ from cephbench.lab.bootstrap import UpResult, up
 from cephbench.lab.ceph import ceph_json
 from cephbench.lab.errors import LabError
 from cephbench.lab.info import LabInfo, find_running
+from cephbench.lab.lab_pools import ensure_pool, remove_pool
 from cephbench.lab.osd import restart_osd, stop_osd
 from cephbench.lab.paths import default_dir
-from cephbench.lab.pools import ensure_pool, remove_pool
 from cephbench.lab.spec import LabSpec
 from cephbench.lab.status import status
 from cephbench.lab.teardown import DownResult, down

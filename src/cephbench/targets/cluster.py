@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from cephbench.ceph import pools
@@ -26,7 +26,6 @@ class CephOptions:
     pool_size: int | None = None
     pg_num: int = 32
     prefill: bool = True
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class CephTarget(Target):
