@@ -19,18 +19,10 @@ from cephbench.cli.compare import load_clusters
 from cephbench.report.markdown import cluster_table, comparison_markdown
 from cephbench.store import Store
 from tests.conftest import DATA
-from tests.helpers import ENV, store_run
+from tests.helpers import CEPH, ENV, store_run
+from tests.helpers import FILES as ALL_FILES
 
-CEPH = DATA / "ceph" / "16.2.15"
-FILES = {
-    "versions": "versions",
-    "status": "status",
-    "osd_tree": "osd-tree",
-    "osd_metadata": "osd-metadata",
-    "pools": "osd-pool-ls-detail",
-    "crush_rules": "crush-rule-dump",
-    "df": "df",
-}
+FILES = {k: v for k, v in ALL_FILES.items() if k != "config"}  # the config dump varies here
 BEFORE = json.loads((CEPH / "config-dump.json").read_text())
 SET = json.loads((DATA / "compare" / "config-dump-set.json").read_text())
 CHANGED = json.loads((DATA / "compare" / "config-dump-changed.json").read_text())
