@@ -13,26 +13,24 @@ import socket
 import sqlite3
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cephbench.errors import StoreError, UsageError
 from cephbench.model import (
-    RESULT_FIELDS,
     Failure,
     RawOutput,
-    Result,
     RunStatus,
     Series,
     StoredRun,
     WorkloadOutcome,
     now,
 )
+from cephbench.store.resources import Resource, ResourceLog
+from cephbench.store.rows import RESULT_COLUMNS, result_from_row, result_row, run_from_row
 from cephbench.store.schema import migrate
 
-RESULT_COLUMNS = tuple(f for f in RESULT_FIELDS if f not in ("workload", "repeat"))
-"""The results table's figures: every field of a Result but the two its workload row holds."""
+__all__ = ["RESULT_COLUMNS", "Resource", "ResourceLog", "Store", "default_path"]
 
 
 def default_path() -> Path:
@@ -41,30 +39,6 @@ def default_path() -> Path:
         return Path(os.environ["CEPHBENCH_DB"])
     data_home = os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share")
     return Path(data_home) / "cephbench" / "results.db"
-
-
-@dataclass(frozen=True)
-class Resource:
-    """Something a run created (a file, a pool...) and must undo."""
-
-    id: int
-    run_id: int | None
-    kind: str
-    name: str
-    detail: dict[str, Any]
-
-
-class ResourceLog:
-    """Record-then-create, undo-then-mark: what targets use to create things safely."""
-
-    def __init__(self, store: Store, run_id: int | None):
-        self.store, self.run_id = store, run_id
-
-    def add(self, kind: str, name: str, detail: dict | None = None) -> int:
-        return self.store.add_resource(self.run_id, kind, name, detail)
-
-    def removed(self, resource_id: int) -> None:
-        self.store.resource_removed(resource_id)
 
 
 class Store:
@@ -187,7 +161,7 @@ class Store:
                     self.conn.execute(
                         f"INSERT INTO results (workload_id, {', '.join(RESULT_COLUMNS)})"
                         f" VALUES (?{', ?' * len(RESULT_COLUMNS)})",
-                        (wid, *_result_row(r)),
+                        (wid, *result_row(r)),
                     )
 
     def finish_run(
@@ -331,7 +305,7 @@ class Store:
     def runs(self) -> list[StoredRun]:
         """Every run, oldest first, without results (cheap: for listings)."""
         rows = self.conn.execute("SELECT * FROM runs ORDER BY id").fetchall()
-        return [_run_from_row(r) for r in rows]
+        return [run_from_row(r) for r in rows]
 
     def get_run(self, ref: str | int) -> StoredRun:
         run_id = self.resolve(ref)
@@ -346,8 +320,8 @@ class Store:
             for r in self.conn.execute(
                 "SELECT * FROM results WHERE workload_id = ? ORDER BY op", (w["id"],)
             ):
-                results.append(_result_from_row(w["name"], w["repeat"], r))
-        run = _run_from_row(row)
+                results.append(result_from_row(w["name"], w["repeat"], r))
+        run = run_from_row(row)
         return StoredRun(**{**run.__dict__, "results": tuple(results), "failures": tuple(failures)})
 
     def fingerprint(self, run_id: int) -> tuple[dict[str, Any], str | None] | None:
@@ -421,34 +395,3 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def _result_row(r: Result) -> tuple:
-    values = {c: getattr(r, c) for c in RESULT_COLUMNS}
-    values["percentiles"] = json.dumps([list(p) for p in r.percentiles])
-    values["flags"] = json.dumps(list(r.flags))
-    values["metrics"] = json.dumps(dict(r.metrics))
-    return tuple(values[c] for c in RESULT_COLUMNS)
-
-
-def _result_from_row(workload: str, repeat: int, row: sqlite3.Row) -> Result:
-    values = {c: row[c] for c in RESULT_COLUMNS}
-    values["percentiles"] = tuple(tuple(p) for p in json.loads(values["percentiles"]))
-    values["flags"] = tuple(json.loads(values["flags"]))
-    values["metrics"] = tuple(sorted(json.loads(values["metrics"] or "{}").items()))
-    return Result(workload=workload, repeat=repeat, **values)
-
-
-def _run_from_row(row: sqlite3.Row) -> StoredRun:
-    return StoredRun(
-        id=row["id"],
-        label=row["label"],
-        suite=row["suite"],
-        target=row["target"],
-        status=row["status"],
-        started_at=row["started_at"],
-        ended_at=row["ended_at"],
-        environment=json.loads(row["environment"]),
-        params=json.loads(row["params"]),
-        error=row["error"],
-    )

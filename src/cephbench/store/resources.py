@@ -1,0 +1,34 @@
+"""The resource log: everything a run creates is recorded before it is created and marked
+removed once undone, so a killed run can be cleaned up (`cephbench cleanup`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cephbench.store import Store
+
+
+@dataclass(frozen=True)
+class Resource:
+    """Something a run created (a file, a pool...) and must undo."""
+
+    id: int
+    run_id: int | None
+    kind: str
+    name: str
+    detail: dict[str, Any]
+
+
+class ResourceLog:
+    """Record-then-create, undo-then-mark: what targets use to create things safely."""
+
+    def __init__(self, store: Store, run_id: int | None):
+        self.store, self.run_id = store, run_id
+
+    def add(self, kind: str, name: str, detail: dict | None = None) -> int:
+        return self.store.add_resource(self.run_id, kind, name, detail)
+
+    def removed(self, resource_id: int) -> None:
+        self.store.resource_removed(resource_id)
