@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -136,7 +137,7 @@ h = inv.host("host1")
 ssh = Ssh(inv)
 p = start_daemon(ssh, h, ["iperf3", "-s", "-D", "-B", h.address, "-p", "5299", "-I", sys.argv[2]],
                  kind="iperf3_server", resources=ResourceLog(store, run_id), pidfile=sys.argv[2])
-print(p.pid, flush=True)
+print(p.pid, ssh.control_dir, flush=True)
 os.kill(os.getpid(), 9)
 """
 
@@ -147,10 +148,13 @@ def test_cleanup_after_a_killed_run_stops_the_remote_daemon(hosts_lab, invoke, d
         [sys.executable, "-c", _KILLED_RUN, str(db), pidfile], capture_output=True, text=True
     )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
-    pid = int(proc.stdout.split()[0])
+    pid, control = int(proc.stdout.split()[0]), Path(proc.stdout.split()[1])
     assert alive(pid)  # the lab's hosts share this machine's pid space
     out = invoke("cleanup")
     assert f"removed remote_process host1:{pidfile} (run 1)" in " ".join(out.output.split())
     wait_for(lambda: not alive(pid), "the remote iperf3 server to be gone", timeout=10)
     assert not Path(pidfile).exists()
     assert "Nothing to clean up" in invoke("cleanup").output
+    for sock in control.iterdir():  # the killed process's ssh master: ended as `close` would
+        subprocess.run(["ssh", "-S", str(sock), "-O", "exit", "x"], capture_output=True)
+    shutil.rmtree(control)
