@@ -229,6 +229,12 @@ device = Bundle(
             is_flag=True,
             help="Drop the page cache (sync; 3 > /proc/sys/vm/drop_caches) before each workload.",
         ),
+        opt(
+            "--hosts",
+            metavar="SPEC",
+            help="Hosts to fingerprint with the run (and drop caches on, with --drop-caches): "
+            "lab, ceph, an inventory file, or h1,h2.",
+        ),
     ],
     "device",
     rq.DeviceOptions,

@@ -174,6 +174,7 @@ def start(store: Store, request: RunRequest, resume: int | None = None) -> RunOu
         logs=r.capture.logs,
         per_io_logs=r.capture.per_io_log,
         request=r,
+        hosts=r.device.hosts,
     )
     return execute(
         store,

@@ -121,6 +121,8 @@ class DeviceOptions:
 
     destroy_data: str | None = None
     drop_caches: bool = False
+    hosts: str | None = None
+    """``--hosts``: an inventory (lab, ceph, a file, h1,h2) to drop caches on and fingerprint."""
 
 
 @dataclass(frozen=True)
