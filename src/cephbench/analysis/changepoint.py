@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 MIN_SIZE = 3
 MAD_TO_SIGMA = 1.4826
@@ -71,7 +72,7 @@ class ChangePoint:
 def noise_sigma(values: Sequence[float]) -> float:
     """The series' noise level, robust to its shifts: MAD of successive differences / sqrt 2
     (their standard deviation / sqrt 2 when over half of them are equal, 0 for a constant)."""
-    diffs = [b - a for a, b in zip(values, values[1:], strict=False)]
+    diffs = [b - a for a, b in pairwise(values)]
     if not diffs:
         return 0.0
     mid = _median(diffs)
@@ -119,15 +120,19 @@ def segments(
     while bounds[-1] > 0:
         bounds.append(last[bounds[-1]])
     bounds.reverse()
-    return [Segment(a, b, sum(x[a:b]) / (b - a)) for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [Segment(a, b, sum(x[a:b]) / (b - a)) for a, b in pairwise(bounds)]
 
 
 def change_points(
     values: Sequence[float], min_size: int = MIN_SIZE, penalty: float | None = None
 ) -> list[ChangePoint]:
     """Where ``values`` move to a new level: one ChangePoint per boundary between segments."""
-    segs = segments(values, min_size, penalty)
-    return [ChangePoint(b.start, a.mean, b.mean) for a, b in zip(segs, segs[1:], strict=False)]
+    return between(segments(values, min_size, penalty))
+
+
+def between(segs: Sequence[Segment]) -> list[ChangePoint]:
+    """The change points between successive segments."""
+    return [ChangePoint(b.start, a.mean, b.mean) for a, b in pairwise(segs)]
 
 
 def _median(xs: Sequence[float]) -> float:

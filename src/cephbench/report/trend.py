@@ -18,7 +18,7 @@ from functools import cached_property
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from cephbench.analysis.changepoint import ChangePoint, Segment, segments
+from cephbench.analysis.changepoint import ChangePoint, Segment, between, segments
 from cephbench.analysis.compare import METRICS, Column, Comparison, Metric
 from cephbench.model import StoredRun
 from cephbench.report.charts import PALETTE, WORSE, short
@@ -51,8 +51,7 @@ class Trend:
 
     @property
     def changes(self) -> list[ChangePoint]:
-        segs = self.levels
-        return [ChangePoint(b.start, a.mean, b.mean) for a, b in zip(segs, segs[1:], strict=False)]
+        return between(self.levels)
 
 
 def in_time_order(runs: Sequence[StoredRun]) -> list[StoredRun]:
