@@ -16,15 +16,19 @@ Why this method, for benchmark series:
   a time (binary segmentation is greedy and can misplace shifts close together).
 - The cost needs only prefix sums: the whole search is a few milliseconds for thousands of
   runs (PELT prunes the candidates that can no longer start the last segment).
-- Scale: the noise level ``sigma`` is estimated from the series itself, robustly, as the
-  median absolute deviation of successive differences divided by sqrt(2) (a shift moves one
-  difference, not the median of them), so the same rule works on IOPS in the millions and on
+- Scale: the noise level ``sigma`` is estimated from the series itself, from its successive
+  differences (:func:`noise_sigma`), so the same rule works on IOPS in the millions and on
   latencies in microseconds, on a noisy cloud disk and on a quiet lab.
 - The penalty is ``3 log n`` per change point in units of ``sigma**2`` (about the modified
   BIC of Zhang & Siegmund 2007): conservative on purpose, since a change point in a report
   asks a person to look, and a false one teaches them to ignore the marks.
-- A segment is at least ``min_size`` runs long (3 by default): one odd run is noise to
-  confirm, not a new level; a shift is marked from its third run on.
+- A segment is at least ``min_size`` runs long (3 by default): one odd run is noise, not a
+  new level.
+
+Measured on Gaussian noise (``bench/changepoint_rates.py``, 400 series each): a series with
+no shift gets a mark in about 6 % of series of 6 to 10 runs, 3 to 4 % of 20 to 40, under 1 %
+of 100; a shift of 3 sigma halfway is found, alone and at the right run, in about 60 % of
+6-run series, 70 % of 10-run ones and 80 % or more from 20 runs on.
 
 Known limits: the cost assumes independent noise around each level; a slow drift shows up
 as a few steps, and a single extreme outlier (many sigma) can still form a short segment.
@@ -70,17 +74,21 @@ class ChangePoint:
 
 
 def noise_sigma(values: Sequence[float]) -> float:
-    """The series' noise level, robust to its shifts: MAD of successive differences / sqrt 2
-    (their standard deviation / sqrt 2 when over half of them are equal, 0 for a constant)."""
+    """The series' noise level from its successive differences (a shift moves one of them):
+    the larger of their MAD and their standard deviation, each scaled to sigma (/ sqrt 2).
+
+    The MAD ignores the shifts but, over a few runs, often comes out low; the standard
+    deviation is steadier but grows with the shifts. The larger errs towards fewer marks:
+    a big shift stays far above it, and noise is less often taken for a shift.
+    """
     diffs = [b - a for a, b in pairwise(values)]
-    if not diffs:
+    if len(diffs) < 2:
         return 0.0
     mid = _median(diffs)
-    mad = _median([abs(d - mid) for d in diffs])
-    if mad > 0:
-        return MAD_TO_SIGMA * mad / math.sqrt(2)
+    mad = MAD_TO_SIGMA * _median([abs(d - mid) for d in diffs])
     mean = sum(diffs) / len(diffs)
-    return math.sqrt(sum((d - mean) ** 2 for d in diffs) / len(diffs)) / math.sqrt(2)
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1))
+    return max(mad, sd) / math.sqrt(2)
 
 
 def segments(

@@ -38,5 +38,8 @@ def completion(shell: str) -> None:
 
     cls = get_completion_class(shell)
     assert cls is not None, f"click supports {shell} completion"
-    script = cls(cli, {}, "cephbench", COMPLETE_VAR).source()
+    complete = cls(cli, {}, "cephbench", COMPLETE_VAR)
+    # the template filled in, as click's source() does, without the check bash's source()
+    # adds (it would start a bash to read its version; the script needs bash 4.4 or later)
+    script = complete.source_template % complete.source_vars()
     click.echo(script.rstrip("\n"))
