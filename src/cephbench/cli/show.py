@@ -51,16 +51,16 @@ def show(run_ref: str, cluster: bool, raw: bool, fmt: str, store: Store) -> None
     from cephbench.contracts import CLUSTER, document
     from cephbench.report.cluster import cluster_table
 
+    if cluster and fmt == "csv":
+        raise UsageError(
+            "--cluster has no CSV form", hint="use --format json, md or table with --cluster"
+        )
     run = store.get_run(run_ref)
     if cluster:
         fp = store.fingerprint(run.id)
         if fp is None:
             raise StoreError(
                 f"run {run.id} did not run on a Ceph cluster; it has no cluster record"
-            )
-        if fmt == "csv":
-            raise UsageError(
-                "--cluster has no CSV form", hint="use --format json, md or table with --cluster"
             )
         if fmt == "json":
             print_json(document(CLUSTER, run=run.id, cluster=summarize(*fp), fingerprint=fp[0]))
