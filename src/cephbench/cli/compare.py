@@ -33,6 +33,7 @@ def parse_percent(text: str | None) -> float | None:
 
 @click.command(cls=SectionedCommand)
 @click.argument("run_refs", metavar="[RUN]...", nargs=-1, shell_complete=complete_run_ref)
+@picking_filter
 @click.option(
     "--fail-on-regression",
     "threshold",
@@ -40,7 +41,6 @@ def parse_percent(text: str | None) -> float | None:
     help="Exit with status 3 when any cell is significantly worse than the baseline "
     "by more than PCT (e.g. 5%). Untestable cells (1 sample) count on PCT alone.",
 )
-@picking_filter
 @format_option("table", "md", "json", "csv")
 @db_option
 def compare(
