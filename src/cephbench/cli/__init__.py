@@ -69,6 +69,10 @@ BUILTIN_COMMANDS: dict[str, Entry] = {
         "cephbench.cli.hosts:hosts",
         "The machines a benchmark runs from and across, reached over ssh.",
     ),
+    "completion": Entry(
+        "cephbench.cli.completion:completion",
+        "Print the shell completion script for bash, zsh or fish.",
+    ),
     "lab": Entry(
         "cephbench.cli.lab:lab",
         "A real, throwaway Ceph cluster on this machine: plain processes, no containers.",

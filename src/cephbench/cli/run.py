@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from cephbench.cli.common import console_err, db_option, format_option
+from cephbench.cli.complete import complete_suite
 from cephbench.cli.options import SectionedCommand, run_request_options
 from cephbench.errors import ExitStatus, UsageError
 
@@ -70,7 +71,7 @@ def _default_target(plan) -> str:
 
 
 @click.command(cls=SectionedCommand)
-@click.argument("suite")
+@click.argument("suite", shell_complete=complete_suite)
 @run_request_options
 @format_option("table", "md", "json")
 @db_option

@@ -11,7 +11,8 @@ kind                        printed by                               top level
 =========================== ======================================== ==========================
 ``cephbench.run/1``         ``show --format json`` (``run`` too)     one run: its fields,
                                                                      ``results``, ``failures``
-``cephbench.runs/1``        ``runs --format json``                   ``{"runs": [{id, ...}]}``
+``cephbench.runs/1``        ``runs --format json``                   ``{"runs": [{id, ...}],
+                                                                     "total": N}`` (N match)
 ``cephbench.comparison/1``  ``compare --format json``                columns, rows, env_diff
 ``cephbench.import-plan/1`` ``import --dry-run --format json``       ``{"runs": [run/1]}``, ids
                                                                      null: nothing stored

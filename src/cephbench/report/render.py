@@ -34,6 +34,7 @@ from cephbench.report.run_table import note_text, schedule_notes
 from cephbench.report.sections import ChartSink, sweep_section, timeseries_section
 from cephbench.report.sweep_points import pivot, swept_workloads
 from cephbench.report.table import Table, to_markdown
+from cephbench.report.trend import trend_section
 
 TEMPLATES = Path(__file__).parent / "templates"
 SeriesByRun = Mapping[int, Sequence[Series]]
@@ -139,6 +140,7 @@ def context(
         "baseline": cmp.baseline.name,
         "sweep": sweep_section(sweep, chart),
         "timeseries": timeseries_section(cmp, series or {}, chart),
+        "trend": trend_section(cmp, chart),
     }
 
 
