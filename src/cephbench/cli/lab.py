@@ -289,7 +289,11 @@ def _inject(lab_dir: Path | None, kind: str, target: str, **params: Any) -> None
 @click.option("--bps", help="Read and write bytes/s cap on the OSD's disk (each), e.g. 20M.")
 @_lab_command
 def slow_disk(lab_dir: Path | None, osd: str, iops: int | None, bps: str | None) -> None:
-    """Throttle OSD's disk I/O (cgroup v1 blkio on its BlueStore device), e.g. osd.1 --iops 150."""
+    """Throttle an OSD's disk I/O (blkio), e.g. osd.1 --iops 150.
+
+    A cgroup v1 blkio throttle on the disk under the OSD's BlueStore file, on a cgroup
+    holding only that OSD: reads and writes are each capped (BlueStore uses direct I/O).
+    """
     _inject(lab_dir, "slow-disk", osd, iops=iops, bps=_bytes(bps))
 
 
@@ -309,7 +313,10 @@ def _bytes(text: str | None) -> int | None:
 @click.option("--percent", type=float, required=True, help="CPU the OSD may use, in % of one core.")
 @_lab_command
 def cpu(lab_dir: Path | None, osd: str, percent: float) -> None:
-    """Cap OSD's CPU time (cgroup v1 cpu.cfs_quota_us), e.g. osd.2 --percent 15."""
+    """Cap an OSD's CPU time (cfs quota), e.g. osd.2 --percent 15.
+
+    cgroup v1 cpu.cfs_quota_us on a cgroup holding only that OSD: PERCENT of one core.
+    """
     _inject(lab_dir, "cpu", osd, percent=percent)
 
 
@@ -318,7 +325,10 @@ def cpu(lab_dir: Path | None, osd: str, percent: float) -> None:
 @click.option("--rate", required=True, help="tc rate of the host's link, both ways (100mbit).")
 @_lab_command
 def slow_link(lab_dir: Path | None, host: str, rate: str) -> None:
-    """Limit HOST's link to RATE both ways (tbf; multi-host labs), e.g. host2 --rate 100mbit."""
+    """Rate-limit one host's link both ways (tbf), e.g. host2 --rate 100mbit.
+
+    Replaces the lab's own rate on that host's link (a multi-host lab); clearing restores it.
+    """
     _inject(lab_dir, "slow-link", host, rate=rate)
 
 
@@ -326,7 +336,7 @@ def slow_link(lab_dir: Path | None, host: str, rate: str) -> None:
 @format_option("table", "json")
 @_lab_command
 def fault_list(lab_dir: Path | None, fmt: str) -> None:
-    """The faults injected into the lab, each checked on the machine (active or not)."""
+    """The lab's faults, each checked on the machine (active or not)."""
     from cephbench import lab as labapi
     from cephbench.lab import faults
 
@@ -346,7 +356,7 @@ def fault_list(lab_dir: Path | None, fmt: str) -> None:
 @click.argument("target", required=False)
 @_lab_command
 def fault_clear(lab_dir: Path | None, target: str | None) -> None:
-    """Undo every fault (or those on TARGET: osd.1, host2) and remove what they created."""
+    """Undo every fault, or those on TARGET (osd.1, host2)."""
     from cephbench import lab as labapi
     from cephbench.lab import faults
 

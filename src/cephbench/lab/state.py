@@ -72,7 +72,8 @@ class Fault(BaseModel):
             return f"{self.target}: disk {self.device} capped at {cap} (read and write each)"
         if self.kind == "cpu":
             return f"{self.target}: CPU capped at {self.percent:g} % of one core"
-        return f"{self.target}: link rate {self.rate} both ways (lab rate {self.restore_rate})"
+        lab = f"lab rate {self.restore_rate}" if self.restore_rate else "no lab rate"
+        return f"{self.target}: link rate {self.rate} both ways ({lab})"
 
 
 class LabState(BaseModel):
