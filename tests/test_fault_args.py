@@ -45,6 +45,15 @@ def test_controller_root_finds_each_v1_hierarchy():
     assert cgroups.controller_root("blkio", v2_only) is None
 
 
+def test_a_missing_controller_is_one_clear_line(tmp_path, monkeypatch):
+    mounts = tmp_path / "mounts"
+    mounts.write_text("cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid 0 0\n")
+    monkeypatch.setattr(cgroups, "MOUNTS", mounts)
+    with pytest.raises(LabError, match="cgroup v1 blkio controller is not mounted") as e:
+        cgroups.root_of("blkio")
+    assert e.value.hint and "mount -t cgroup -o blkio" in e.value.hint
+
+
 def test_throttle_values_cap_read_and_write_alike():
     assert cgroups.throttle_values("254:0", 150, None) == {
         "blkio.throttle.read_iops_device": "254:0 150",

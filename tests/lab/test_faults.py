@@ -72,7 +72,7 @@ def test_slow_disk_caps_the_osds_device_iops_and_survives_a_restart(lab):
     fast = osd_bench(lab, 0, 4096000, 4096)
     fault = faults.inject(lab, "slow-disk", "osd.1", iops=150)
     try:
-        cgroup = BLKIO / f"cephbench-{load(Layout(lab.dir)).lab_id}-osd.1"  # type: ignore[union-attr]
+        [cgroup] = [c for c in our_cgroups(lab) if c.parent == BLKIO]
         assert list(fault.cgroups) == [str(cgroup)]
         assert [int(p) for p in (cgroup / "cgroup.procs").read_text().split()] == [pid]
         for name in ("read_iops_device", "write_iops_device"):

@@ -43,8 +43,8 @@ def root_of(controller: str) -> Path:
     if root is None:
         raise LabError(
             f"the cgroup v1 {controller} controller is not mounted on this machine",
-            hint=f"faults need it: mount -t cgroup -o {controller} cgroup /sys/fs/cgroup/{controller}"
-            " (a cgroup v2-only system cannot inject this fault)",
+            hint=f"mount it: mount -t cgroup -o {controller} cgroup "
+            f"/sys/fs/cgroup/{controller} (a cgroup v2-only system cannot have this fault)",
         )
     return root
 

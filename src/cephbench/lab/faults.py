@@ -165,8 +165,10 @@ def inject(
             _apply(layout, state, fault)
         except BaseException:
             if fault in state.faults:
-                undo(fault)
-                state.faults.remove(fault)
+                # if even the undo fails, the record stays: `lab fault clear` / `down` retry
+                with contextlib.suppress(CephbenchError):
+                    undo(fault)
+                    state.faults.remove(fault)
                 save(layout, state)
             raise
     return fault
