@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
-from cephbench.lab import ceph_json, down, find_running
+from cephbench.lab import ceph_json, down, faults, find_running
 from cephbench.system.process import run
 from tests.lab.helpers import assert_nothing_left, invoke, link_names, netns_names, status_json
 
@@ -67,8 +68,15 @@ def test_three_hosts_then_down_leaves_nothing(tmp_path):
             qdisc = run(["tc", "qdisc", "show", "dev", link], check=True).stdout
             assert "tbf" in qdisc and "rate 1Gbit" in qdisc
 
+        # faults still injected at `down` go with the lab
+        invoke("lab", "fault", "cpu", "osd.1", "--percent", "15", "--dir", lab_dir)
+        invoke("lab", "fault", "slow-link", "host1", "--rate", "100mbit", "--dir", lab_dir)
+        fault_cgroups = [Path(p) for f in faults.list_faults(lab_dir) for p in f.cgroups]
+        assert len(fault_cgroups) == 1 and fault_cgroups[0].is_dir()
+
         assert "nothing left behind" in invoke("lab", "down", "--dir", lab_dir).stdout
         assert_nothing_left(lab_dir, state["namespaces"], [*state["links"], state["bridge"]])
+        assert not fault_cgroups[0].exists()
         assert "No lab" in invoke("lab", "down", "--dir", lab_dir).stdout
     finally:
         down(lab_dir, purge=True)

@@ -9,6 +9,7 @@ from typing import Any
 
 from cephbench.errors import CephbenchError
 from cephbench.lab import ceph as parse
+from cephbench.lab import faults as lab_faults
 from cephbench.lab import sshd
 from cephbench.lab.ceph import ceph_json
 from cephbench.lab.daemons import is_ours, rss_mib
@@ -34,7 +35,9 @@ def status(dir: Path | str | None = None) -> dict[str, Any]:
         host: {"pid": pid, "running": sshd.is_ours(pid, sshd.sshd_conf(layout, host))}
         for host, pid in state.sshd.items()
     }
-    return assemble(state, layout, procs, **cluster) | {"ssh": ssh_status(state, layout, ssh)}
+    return assemble(state, layout, procs, **cluster, faults=lab_faults.entries(layout.dir)) | {
+        "ssh": ssh_status(state, layout, ssh)
+    }
 
 
 def ssh_status(state: LabState, layout: Layout, procs: dict[str, dict]) -> dict[str, Any] | None:
@@ -74,6 +77,7 @@ def assemble(
     ceph_status: dict | None = None,
     dump: dict | None = None,
     tree: dict | None = None,
+    faults: list[dict] | None = None,
 ) -> dict[str, Any]:
     """The status dict from the recorded state, process facts and ceph's answers (pure)."""
     ceph_status, dump, tree = ceph_status or {}, dump or {}, tree or {}
@@ -129,4 +133,5 @@ def assemble(
             "total": pgmap.get("num_pgs", 0),
             "states": {s["state_name"]: s["count"] for s in pgmap.get("pgs_by_state", [])},
         },
+        "faults": faults if faults is not None else [lab_faults.entry(f) for f in state.faults],
     }
