@@ -89,10 +89,7 @@ def outliers(
         if dev <= 0 or dev < min_excess:
             continue
         z = math.inf if mad == 0 else 0.6745 * dev / mad
-        if high:
-            ratio = v / med if med > 0 else math.inf
-        else:
-            ratio = med / v if v > 0 else math.inf
+        ratio = (v / med if med > 0 else math.inf) if high else med / v if v > 0 else math.inf
         if z >= MAD_Z and ratio >= min_ratio:
             out.append(Outlier(name, v, med, ratio, z))
     return out

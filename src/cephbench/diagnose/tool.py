@@ -37,8 +37,7 @@ class Diagnose(Tool):
         with shielded_exit(ExitStack()) as restore:
             session = Session(ctx, options, restore)
             for probe in probes():
-                for step in probe.run(session):
-                    yield step
+                yield from probe.run(session)
                 ctx.progress.update(0, probe.name, 0.0)
         if session.pending:
             outcomes, windows = zip(*session.pending, strict=True)
