@@ -209,6 +209,9 @@ def _print_status(data: dict) -> None:
             _mib(o["rss_mib"]),
         )
     console.print(table)
+    for f in data.get("faults", []):
+        state = "" if f["active"] is not False else " [red](not active)[/]"
+        console.print(f"[bold]fault[/] {f['kind']}: {f['summary']}{state}", markup=True)
     if data["pools"]:
         pools = Table("pool", "size", "pg_num", "applications", "by cephbench")
         for p in data["pools"]:
@@ -261,3 +264,94 @@ def stop_osd(lab_dir: Path | None, osd: int, kill: bool) -> None:
         console.print(f"osd.{osd} stopped")
     else:
         console.print(f"osd.{osd} was not running")
+
+
+@lab.group()
+def fault() -> None:
+    """Inject faults into the lab (a slow disk, a CPU-starved OSD, a slow link), list, clear.
+
+    The proof for `cephbench diagnose`. Faults are recorded in the lab's state, shown by
+    `lab status`, re-applied to an OSD restarted by `lab restart-osd`, and undone by
+    `lab fault clear` and `lab down`.
+    """
+
+
+def _inject(lab_dir: Path | None, kind: str, target: str, **params: Any) -> None:
+    from cephbench.lab import faults
+
+    made = faults.inject(_running(lab_dir), kind, target, **params)
+    console.print(f"fault injected: {made.describe()}")
+
+
+@fault.command("slow-disk")
+@click.argument("osd")
+@click.option("--iops", type=int, help="Read and write IOPS cap on the OSD's disk (each).")
+@click.option("--bps", help="Read and write bytes/s cap on the OSD's disk (each), e.g. 20M.")
+@_lab_command
+def slow_disk(lab_dir: Path | None, osd: str, iops: int | None, bps: str | None) -> None:
+    """Throttle OSD's disk I/O (cgroup v1 blkio on its BlueStore device), e.g. osd.1 --iops 150."""
+    _inject(lab_dir, "slow-disk", osd, iops=iops, bps=_bytes(bps))
+
+
+def _bytes(text: str | None) -> int | None:
+    from cephbench.lab.spec import parse_size
+
+    if text is None:
+        return None
+    try:
+        return parse_size(text)
+    except ValueError as e:
+        raise UsageError(f"--bps: {e}") from None
+
+
+@fault.command("cpu")
+@click.argument("osd")
+@click.option("--percent", type=float, required=True, help="CPU the OSD may use, in % of one core.")
+@_lab_command
+def cpu(lab_dir: Path | None, osd: str, percent: float) -> None:
+    """Cap OSD's CPU time (cgroup v1 cpu.cfs_quota_us), e.g. osd.2 --percent 15."""
+    _inject(lab_dir, "cpu", osd, percent=percent)
+
+
+@fault.command("slow-link")
+@click.argument("host")
+@click.option("--rate", required=True, help="tc rate of the host's link, both ways (100mbit).")
+@_lab_command
+def slow_link(lab_dir: Path | None, host: str, rate: str) -> None:
+    """Limit HOST's link to RATE both ways (tbf; multi-host labs), e.g. host2 --rate 100mbit."""
+    _inject(lab_dir, "slow-link", host, rate=rate)
+
+
+@fault.command("list")
+@format_option("table", "json")
+@_lab_command
+def fault_list(lab_dir: Path | None, fmt: str) -> None:
+    """The faults injected into the lab, each checked on the machine (active or not)."""
+    from cephbench import lab as labapi
+    from cephbench.lab import faults
+
+    found = faults.entries(lab_dir or labapi.default_dir())
+    if fmt == "json":
+        print_json(found)
+        return
+    if not found:
+        console.print("No fault injected.")
+    for f in found:
+        console.print(
+            f"{f['kind']:9} {f['summary']}" + ("" if f["active"] else "  [red](not active)[/]")
+        )
+
+
+@fault.command("clear")
+@click.argument("target", required=False)
+@_lab_command
+def fault_clear(lab_dir: Path | None, target: str | None) -> None:
+    """Undo every fault (or those on TARGET: osd.1, host2) and remove what they created."""
+    from cephbench import lab as labapi
+    from cephbench.lab import faults
+
+    cleared = faults.clear(lab_dir or labapi.default_dir(), target)
+    if not cleared:
+        console.print("No fault to clear.")
+    for f in cleared:
+        console.print(f"cleared: {f.describe()}")

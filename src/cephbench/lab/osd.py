@@ -6,6 +6,7 @@ import signal
 import time
 
 from cephbench.errors import ToolFailed, UsageError
+from cephbench.lab import faults
 from cephbench.lab.ceph import ceph_json
 from cephbench.lab.daemons import failure, is_ours, start, stop
 from cephbench.lab.info import LabInfo
@@ -38,7 +39,10 @@ def stop_osd(info: LabInfo, osd: int, kill: bool = False) -> bool:
 
 
 def restart_osd(info: LabInfo, osd: int, timeout: float = 120) -> float:
-    """(Re)start ``osd`` and wait until the cluster sees it up; returns the seconds taken."""
+    """(Re)start ``osd`` and wait until the cluster sees it up; returns the seconds taken.
+
+    Its faults (slow disk, CPU cap) are re-applied: the new process joins their cgroups.
+    """
     start_time = time.monotonic()
     layout = Layout(info.dir)
     daemon = _osd(info, osd)
@@ -47,6 +51,7 @@ def restart_osd(info: LabInfo, osd: int, timeout: float = 120) -> float:
     pid = start(layout, daemon)
     with locked(layout) as state:
         state.daemons[daemon.name].pid = pid
+    faults.follow(layout, daemon.name, pid)
     deadline = start_time + timeout
     while True:
         if not is_ours(pid, info.conf_path):

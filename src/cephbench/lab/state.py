@@ -20,6 +20,7 @@ from cephbench.lab.paths import Layout
 from cephbench.lab.spec import LabSpec
 
 Phase = Literal["starting", "running", "stopping"]
+FaultKind = Literal["slow-disk", "cpu", "slow-link"]
 
 
 class Daemon(BaseModel):
@@ -39,6 +40,39 @@ class Daemon(BaseModel):
     @property
     def ident(self) -> str:
         return self.name.split(".", 1)[1]
+
+
+class Fault(BaseModel):
+    """A fault injected into the lab (:mod:`.faults`), with what it changed, to undo it.
+
+    Recorded before it is applied, so ``lab fault clear`` and ``lab down`` undo a half-made
+    one too. ``cgroups`` maps a cgroup path this fault created to the cgroup its processes
+    came from; ``links`` are (namespace or "", device) pairs whose root qdisc it replaced.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: FaultKind
+    target: str  # "osd.1", "host2"
+    iops: int | None = None
+    bps: int | None = None
+    percent: float | None = None
+    rate: str | None = None
+    device: str | None = None  # "254:0", the disk a slow-disk throttles
+    cgroups: dict[str, str] = Field(default_factory=dict)
+    links: list[tuple[str, str]] = Field(default_factory=list)
+    restore_rate: str | None = None  # the lab's own rate on those links (None: no qdisc)
+    injected_at: float = 0.0
+
+    def describe(self) -> str:
+        """One line: what this fault does."""
+        if self.kind == "slow-disk":
+            caps = [f"{self.iops} IOPS" if self.iops else "", f"{self.bps} B/s" if self.bps else ""]
+            cap = " and ".join(c for c in caps if c)
+            return f"{self.target}: disk {self.device} capped at {cap} (read and write each)"
+        if self.kind == "cpu":
+            return f"{self.target}: CPU capped at {self.percent:g} % of one core"
+        return f"{self.target}: link rate {self.rate} both ways (lab rate {self.restore_rate})"
 
 
 class LabState(BaseModel):
@@ -61,6 +95,7 @@ class LabState(BaseModel):
     pools: list[str] = Field(default_factory=list)
     started_at: float = 0.0
     up_seconds: float | None = None
+    faults: list[Fault] = Field(default_factory=list)  # absent from older state files
 
     def osds(self) -> list[Daemon]:
         return [d for d in self.daemons.values() if d.kind == "osd"]

@@ -9,6 +9,7 @@ from typing import Any
 
 from cephbench.errors import CephbenchError
 from cephbench.lab import ceph as parse
+from cephbench.lab import faults as lab_faults
 from cephbench.lab.ceph import ceph_json
 from cephbench.lab.daemons import is_ours, rss_mib
 from cephbench.lab.info import info_from_state
@@ -29,7 +30,7 @@ def status(dir: Path | str | None = None) -> dict[str, Any]:
     cluster: dict[str, Any] = {}
     if procs.get("mon.a", {}).get("running"):
         cluster = _query(layout, state)
-    return assemble(state, layout, procs, **cluster)
+    return assemble(state, layout, procs, **cluster, faults=lab_faults.entries(layout.dir))
 
 
 def _query(layout: Layout, state: LabState) -> dict[str, Any]:
@@ -54,6 +55,7 @@ def assemble(
     ceph_status: dict | None = None,
     dump: dict | None = None,
     tree: dict | None = None,
+    faults: list[dict] | None = None,
 ) -> dict[str, Any]:
     """The status dict from the recorded state, process facts and ceph's answers (pure)."""
     ceph_status, dump, tree = ceph_status or {}, dump or {}, tree or {}
@@ -109,4 +111,5 @@ def assemble(
             "total": pgmap.get("num_pgs", 0),
             "states": {s["state_name"]: s["count"] for s in pgmap.get("pgs_by_state", [])},
         },
+        "faults": faults if faults is not None else [lab_faults.entry(f) for f in state.faults],
     }

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from cephbench.lab import net
+from cephbench.lab import faults, net
 from cephbench.lab.daemons import ours, stop
 from cephbench.lab.errors import LabError
 from cephbench.lab.paths import Layout, default_dir
@@ -26,8 +26,8 @@ class DownResult:
 def down(dir: Path | str | None = None, purge: bool = False) -> DownResult | None:
     """Take down the lab in ``dir`` (running, half-started or crashed); None if there is none.
 
-    Daemons are stopped by their recorded pids (OSDs first), then the links, namespaces
-    and bridge go, the logs are archived (unless ``purge``) and the directory is removed.
+    Injected faults are undone first (their cgroups emptied and removed), daemons are stopped
+    by their recorded pids (OSDs first), then the links, namespaces and bridge go, the logs are archived (unless ``purge``) and the directory is removed.
     """
     layout = Layout(Path(dir).expanduser().absolute() if dir else default_dir())
     state = load(layout)
@@ -36,11 +36,17 @@ def down(dir: Path | str | None = None, purge: bool = False) -> DownResult | Non
     start = time.monotonic()
     state.phase = "stopping"
     save(layout, state)
+    injected = list(state.faults)
+    with contextlib.suppress(LabError):  # what is left is retried below, then reported
+        faults.clear_state(layout, state)
     _stop_daemons(layout, state)
+    for fault in injected:  # their cgroups are empty now that the daemons are gone
+        with contextlib.suppress(LabError):
+            faults.undo(fault)
     _remove_network(state)
     archive = None if purge else _archive(layout, state.lab_id)
     shutil.rmtree(layout.dir)
-    left = leftovers(layout, state)
+    left = leftovers(layout, state) + faults.leftovers(injected)
     if left:
         raise LabError("lab down left things behind: " + "; ".join(left))
     return DownResult(time.monotonic() - start, archive)
