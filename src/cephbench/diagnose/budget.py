@@ -37,7 +37,8 @@ def _replica_wait(e: dict[str, Any]) -> float | None:
 def budget(e: dict[str, Any]) -> dict[str, Any]:
     """The budget; ``{}`` parts that could not be read are left out and say so."""
     wl = (e.get("client", {}).get("workloads") or {}).get(WORKLOAD) or {}
-    client = wl.get("lat_mean_us") / 1000.0 if wl.get("lat_mean_us") else None
+    lat_us = wl.get("lat_mean_us")
+    client = lat_us / 1000.0 if lat_us else None
     op_w, process = _weighted(e, "op_w"), _weighted(e, "op_w_process")
     commit, replicas = _weighted(e, "commit"), _replica_wait(e)
     out: dict[str, Any] = {"workload": WORKLOAD, "client_ms": _r(client), "parts": []}

@@ -45,10 +45,14 @@ class ClusterFacts(Probe):
         yield step
         step, rules = session.ceph("osd", "crush", "rule", "dump")
         yield step
-        e["pools"] = ev.pools(pools or [], rules or [], tree or {}, session.ctx.target.pool)
+        e["pools"] = ev.pools(
+            pools or [], rules or [], tree or {}, getattr(session.ctx.target, "pool", None)
+        )
         step, pgs = session.ceph("pg", "dump", "pgs_brief")
         yield step
-        e["placement"] = ev.placement(pgs or {}, ev.pool_id(pools or [], session.ctx.target.pool))
+        e["placement"] = ev.placement(
+            pgs or {}, ev.pool_id(pools or [], getattr(session.ctx.target, "pool", None))
+        )
         step, status = session.ceph("status")
         yield step
         e["health"] = {"samples": [ev.health_sample(status or {})]}
@@ -98,16 +102,17 @@ def _restore(session: Session, rid: int, old: dict[str, dict[str, str]]) -> None
 
 def _put_back(conn: Connection, old: dict[str, dict[str, str]]) -> None:
     """Every OSD's values as they were: one command when they were all the same."""
-    groups: dict[tuple, list[str]] = {}
+    groups: dict[tuple[tuple[str, str], ...], list[str]] = {}
     for osd, values in old.items():
         groups.setdefault(tuple(sorted(values.items())), []).append(osd)
     single = len(groups) == 1
-    for values, osds in groups.items():
+    for items, osds in groups.items():
+        wanted: dict[str, str | int] = dict(items)
         for who in ["osd.*"] if single else [f"osd.{o}" for o in osds]:
-            result = ceph(conn, "tell", who, "injectargs", *_args(dict(values)), check=False)
+            result = ceph(conn, "tell", who, "injectargs", *_args(wanted), check=False)
             if result.returncode != 0 and single is False:
                 raise ToolFailed(
-                    f"could not restore {dict(values)} on {who}: {result.last_error_line()}",
+                    f"could not restore {wanted} on {who}: {result.last_error_line()}",
                     hint="cephbench cleanup (tries again)",
                 )
 

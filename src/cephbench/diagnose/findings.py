@@ -180,7 +180,9 @@ def _osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
             "figures": {k: _r(v) for k, v in figs[name].items()},
             "peers": {p: {k: _r(v) for k, v in f.items()} for p, f in figs.items() if p != name},
         }
-        if que is not None and (dev is None or que.ratio > dev.ratio):
+        # a slow device backs ops up in the queue too: the queue names the CPU only when it
+        # grew far more than the device's time did (a starved OSD's kv sync grows ~2x)
+        if que is not None and (dev is None or dev.ratio < que.ratio / 2):
             evidence["compared"] = "ms an op waited in the OSD's queue before processing"
             d.findings.append(
                 Finding(

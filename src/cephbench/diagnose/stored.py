@@ -11,7 +11,7 @@ from cephbench.errors import StoreError
 if TYPE_CHECKING:
     from cephbench.store import Store
 
-SCHEMA = "cephbench.diagnosis/1"
+from cephbench.contracts import DIAGNOSIS as SCHEMA
 
 
 def is_diagnosis(run) -> bool:
