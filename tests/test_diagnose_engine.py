@@ -92,3 +92,18 @@ def test_changes_between_two_diagnoses():
     assert next(f["component"] for f in ch["appeared"]) == "osd.1"
     assert ch["went_away"] == [] or all(f["severity"] == "info" for f in ch["went_away"])
     assert stored.changes(new, new)["appeared"] == []
+
+
+def test_the_report_section_draws_the_evidence_of_a_recorded_diagnosis():
+    from cephbench.diagnose.report import section
+
+    e = evidence("slow-link-host2")
+    outputs = [
+        {"tool": "diagnose-evidence", "stdout": json.dumps(e)},
+        {"tool": "diagnosis", "stdout": json.dumps(findings.diagnose(e).to_json())},
+    ]
+    drawn: list[str] = []
+    got = section(7, outputs, lambda fig, name: drawn.append(name) or ("svg" if fig else None))
+    assert got is not None and got["chart"] == "svg" and drawn == ["diagnosis-7"]
+    assert got["tables"][0].rows[0][3] == "host2"
+    assert section(7, outputs[:1], lambda fig, name: None) is None
