@@ -64,7 +64,7 @@ def diagnose(
 
     conn = resolve(ceph.conf, ceph.client_id, ceph.keyring, ceph.cluster, ceph.connect_timeout)
     target = DiagnoseTarget(QUICK_IMAGE if quick else IMAGE)
-    target.configure(CephOptions(conn, None, 16 if quick else 64, prefill=True))
+    target.configure(CephOptions(conn, None, 32 if quick else 128, prefill=True))
     plan = ToolPlan(
         "diagnose",
         "diagnose",
