@@ -16,6 +16,7 @@ DATA = Path(__file__).parent / "data" / "ceph" / "16.2.15"
 CASES = {
     "slow-disk-osd1": ({"device", "osd"}, "osd.1"),
     "cpu-osd2": ({"osd"}, "osd.2"),
+    "cpu-osd2-b": ({"osd"}, "osd.2"),
     "slow-link-host2": ({"network"}, "host2"),
 }
 

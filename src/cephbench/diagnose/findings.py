@@ -174,8 +174,15 @@ def _osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
         for o in outliers(_column(figs, "queued_ms"), high=True, min_ratio=3.0, min_excess=0.5)
     }
     bench = {o.name: o for o in outliers(_column(figs, "bench_4k_iops"), high=False, min_ratio=2.5)}
-    for name in sorted(set(device) | set(queued) | set(bench)):
-        dev, que, ben = device.get(name), queued.get(name), bench.get(name)
+    subops = {
+        o.name: o
+        for o in outliers(_column(figs, "subop_w_ms"), high=True, min_ratio=2.0, min_excess=2.0)
+    }
+    for name in sorted(set(device) | set(queued) | set(bench) | set(subops)):
+        dev, ben = device.get(name), bench.get(name)
+        # the OSD's own slowness: ops queued in it, or replica writes slow to apply
+        candidates = [o for o in (queued.get(name), subops.get(name)) if o is not None]
+        que = max(candidates, key=lambda o: o.ratio) if candidates else None
         evidence = {
             "figures": {k: _r(v) for k, v in figs[name].items()},
             "peers": {p: {k: _r(v) for k, v in f.items()} for p, f in figs.items() if p != name},
@@ -183,15 +190,24 @@ def _osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
         # a slow device backs ops up in the queue too: the queue names the CPU only when it
         # grew far more than the device's time did (a starved OSD's kv sync grows ~2x)
         if que is not None and (dev is None or dev.ratio < que.ratio / 2):
-            evidence["compared"] = "ms an op waited in the OSD's queue before processing"
+            what = (
+                "keeps operations queued"
+                if que is queued.get(name)
+                else "takes to apply a replica write"
+            )
+            evidence["compared"] = (
+                "ms an op waited in the OSD's queue before processing"
+                if que is queued.get(name)
+                else "ms a replica write took in the OSD (subop_w_latency)"
+            )
             d.findings.append(
                 Finding(
                     "osd",
                     name,
                     _severity(que.ratio),
-                    f"{name} keeps operations queued {que.value:.2f} ms before processing, "
-                    f"{que.ratio:.1f}x its peers' median {que.median:.2f} ms: the OSD is short "
-                    "of CPU (or its op shards are busy)",
+                    f"{name} {what} {que.value:.2f} ms, {que.ratio:.1f}x its peers' median "
+                    f"{que.median:.2f} ms, while its device wait is near its peers': the OSD "
+                    "is short of CPU (or its op shards are busy)",
                     evidence,
                     f"check {name}'s CPU (top -p its pid; cgroup or container limits, CPU "
                     "frequency, noisy neighbours) and its osd_op_num_shards/threads",
@@ -229,7 +245,7 @@ def _osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
                     ben.ratio,
                 )
             )
-    flagged = set(device) | set(queued) | set(bench)
+    flagged = set(device) | set(queued) | set(bench) | set(subops)
     if not flagged:
         d.checked.append(
             {

@@ -21,6 +21,8 @@ def digest(f: dict[str, Any]) -> str:
         key = COMPARED.get(f["layer"], "device_ms")
         if "osd bench" in ev.get("compared", ""):
             key = "bench_4k_iops"
+        elif "subop" in ev.get("compared", ""):
+            key = "subop_w_ms"
         own = ev["figures"].get(key)
         peers = ", ".join(f"{p} {v.get(key)}" for p, v in ev["peers"].items())
         return f"{key}: {f['component']} {own}; peers {peers}"
