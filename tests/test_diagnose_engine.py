@@ -29,7 +29,7 @@ def doc(name: str) -> dict:
     return {"schema": stored.SCHEMA, "run": 1, **findings.diagnose(evidence(name)).to_json()}
 
 
-@pytest.mark.parametrize("name", ["healthy", *CASES])
+@pytest.mark.parametrize("name", ["healthy", "healthy-b", *CASES])
 def test_the_load_window_is_the_difference_of_the_recorded_perf_dumps(name):
     before = per_osd((DATA / f"diagnose-{name}.perf-before.txt").read_text())
     after = per_osd((DATA / f"diagnose-{name}.perf-after.txt").read_text())
@@ -39,8 +39,9 @@ def test_the_load_window_is_the_difference_of_the_recorded_perf_dumps(name):
         assert counters.window(before[osd], after[osd]) == e["osds"][osd]["load"]
 
 
-def test_a_healthy_lab_has_no_finding_above_info_and_says_what_was_normal():
-    d = doc("healthy")
+@pytest.mark.parametrize("name", ["healthy", "healthy-b"])
+def test_a_healthy_lab_has_no_finding_above_info_and_says_what_was_normal(name):
+    d = doc(name)
     validate(d)
     assert all(f["severity"] == "info" for f in d["findings"]), d["findings"]
     normal = {c["layer"] for c in d["checked"] if c["status"] == "normal"}

@@ -171,7 +171,7 @@ def _osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
     }
     queued = {
         o.name: o
-        for o in outliers(_column(figs, "queued_ms"), high=True, min_ratio=3.0, min_excess=0.5)
+        for o in outliers(_column(figs, "queued_ms"), high=True, min_ratio=3.0, min_excess=1.5)
     }
     bench = {o.name: o for o in outliers(_column(figs, "bench_4k_iops"), high=False, min_ratio=2.5)}
     subops = {
