@@ -38,6 +38,10 @@ BUILTIN_COMMANDS: dict[str, Entry] = {
         "cephbench.cli.run:run",
         "Run SUITE (a built-in name, a suite .yaml, or a fio job file) and store the results.",
     ),
+    "diagnose": Entry(
+        "cephbench.cli.diagnose:diagnose",
+        "Diagnose a Ceph cluster: where the performance goes, layer by layer, with evidence.",
+    ),
     "runs": Entry("cephbench.cli.runs:runs", "List the stored runs, oldest first."),
     "show": Entry(
         "cephbench.cli.show:show", "Show a stored run (an id from `cephbench runs`, or 'last')."

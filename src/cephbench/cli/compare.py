@@ -89,6 +89,8 @@ def compare(
         click.echo(comparison_markdown(cmp), nl=False)
     else:
         _print_rich(cmp)
+    if fmt != "json" and all(r.tool == "diagnose" for r in runs):
+        _findings_changes(store, runs, fmt)
     if limit is not None:
         _gate(cmp, limit)
 
@@ -125,6 +127,20 @@ def load_clusters(store: Store, runs: Sequence[StoredRun]) -> dict[int, dict]:
         if stored:
             out[run.id] = cluster_context(*stored)
     return out
+
+
+def _findings_changes(store: Store, runs: Sequence[StoredRun], fmt: str) -> None:
+    """Diagnoses: the findings that appeared or went away against the first run."""
+    from cephbench.cli.common import emit_table
+    from cephbench.diagnose import stored
+    from cephbench.diagnose.render import changes_table
+
+    base = stored.document(store, runs[0].id)
+    for run in runs[1:]:
+        if fmt == "md":
+            click.echo("")
+        new = stored.document(store, run.id)
+        emit_table(changes_table(runs[0].id, run.id, stored.changes(base, new)), fmt)
 
 
 def _print_rich(cmp: Comparison) -> None:

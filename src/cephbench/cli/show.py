@@ -75,6 +75,12 @@ def emit_run(run: Run, fmt: str, store: Store | None = None, raw: bool = False) 
     from cephbench.contracts.write import run_document
     from cephbench.model import StoredRun
 
+    if run.tool == "diagnose" and store is not None and isinstance(run, StoredRun) and not raw:
+        from cephbench.cli.diagnose import emit
+
+        emit(store, run.id, fmt)  # its findings first (JSON: cephbench.diagnosis/1)
+        if fmt == "json":
+            return
     if fmt == "json":
         print_json(run_document(run, store, raw=raw))
         return

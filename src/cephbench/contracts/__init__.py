@@ -23,6 +23,8 @@ kind                        printed by                               top level
 ``cephbench.cluster/1``     ``show --cluster --format json``         run, cluster, fingerprint
 ``cephbench.hosts/1``       ``hosts check --format json``            ``{"hosts": [...]}``,
                                                                      warnings
+``cephbench.diagnosis/1``   ``diagnose --format json``               run, findings, checked,
+                                                                     budget
 =========================== ======================================== ==========================
 
 Units are in the field names as in the model (``_bytes``, ``_bytes_per_s``, ``_us``, ``_s``).
@@ -50,7 +52,19 @@ EXPORT = "cephbench.export/1"
 SUITES = "cephbench.suites/1"
 CLUSTER = "cephbench.cluster/1"
 HOSTS = "cephbench.hosts/1"
-KINDS = (RUN, RUNS, COMPARISON, IMPORT_PLAN, IMPORT, EXPORT, SUITES, CLUSTER, HOSTS)
+DIAGNOSIS = "cephbench.diagnosis/1"
+KINDS = (
+    RUN,
+    RUNS,
+    COMPARISON,
+    IMPORT_PLAN,
+    IMPORT,
+    EXPORT,
+    SUITES,
+    CLUSTER,
+    HOSTS,
+    DIAGNOSIS,
+)
 PREFIX = "cephbench."
 
 

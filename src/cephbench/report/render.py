@@ -114,8 +114,11 @@ def context(
                 }
                 for o in provenance.get(run.id, [])
             ]
+            from cephbench.diagnose.report import section
+
             runs.append(
                 {
+                    "diagnosis": section(run.id, provenance.get(run.id, []), chart),
                     "header": run_header(run),
                     "run": run,
                     "schedule": schedule_notes(run),

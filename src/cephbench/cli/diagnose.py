@@ -1,0 +1,100 @@
+"""``cephbench diagnose``: say where the performance goes, layer by layer, with evidence."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from cephbench.cli.common import console_err, db_option, format_option
+from cephbench.cli.options import SectionedCommand, ceph_connection
+
+if TYPE_CHECKING:
+    from cephbench.planning.request import CephConnectionOptions
+    from cephbench.store import Store
+
+
+@click.command(cls=SectionedCommand)
+@click.option("--quick", is_flag=True, help="A shorter load (under a minute on the lab).")
+@click.option(
+    "--no-osd-bench",
+    "no_osd_bench",
+    is_flag=True,
+    help="Skip `ceph tell osd.N bench` (it writes into every OSD).",
+)
+@click.option("--label", help="A label stored with the diagnosis.")
+@click.option(
+    "--allow-unhealthy",
+    is_flag=True,
+    help="Diagnose even a cluster in HEALTH_ERR or with PGs not active+clean.",
+)
+@ceph_connection
+@format_option("table", "md", "json")
+@db_option
+def diagnose(
+    quick: bool,
+    no_osd_bench: bool,
+    label: str | None,
+    allow_unhealthy: bool,
+    ceph: CephConnectionOptions,
+    fmt: str,
+    store: Store,
+) -> None:
+    """Diagnose a Ceph cluster: where the performance goes, layer by layer, with evidence.
+
+    It creates its own pool and RBD image (removed afterwards), runs a short known load
+    (fio 4k writes and reads at QD1 and QD32, `ceph tell osd.N bench`), reads the OSDs'
+    counters before and after, and prints findings sorted by impact, what was checked, and
+    the latency budget of a 4k write at QD1. Stored as a run (suite `diagnose`).
+
+    \b
+    Examples:
+      cephbench diagnose --quick                  # the lab, under a minute
+      cephbench diagnose --conf /etc/ceph/ceph.conf --id admin --no-osd-bench
+      cephbench diagnose --format json            # cephbench.diagnosis/1
+      cephbench report last -o diag.html          # the evidence drawn
+    """
+    from cephbench.ceph.connection import resolve
+    from cephbench.ceph.session import HealthOptions
+    from cephbench.diagnose.target import IMAGE, QUICK_IMAGE, DiagnoseTarget
+    from cephbench.execution.options import RunOptions
+    from cephbench.execution.runner import execute
+    from cephbench.planning.plan import ToolPlan
+    from cephbench.targets.cluster import CephOptions
+
+    conn = resolve(ceph.conf, ceph.client_id, ceph.keyring, ceph.cluster, ceph.connect_timeout)
+    target = DiagnoseTarget(QUICK_IMAGE if quick else IMAGE)
+    target.configure(CephOptions(conn, None, 32 if quick else 128, prefill=True))
+    plan = ToolPlan(
+        "diagnose",
+        "diagnose",
+        "ceph:diagnose",
+        [],
+        options={"quick": quick, "osd_bench": not no_osd_bench},
+        reads=True,
+    )
+    outcome = execute(
+        store,
+        plan,
+        target,
+        label=label,
+        options=RunOptions(HealthOptions(allow_unhealthy=allow_unhealthy)),
+    )
+    emit(store, outcome.run_id, fmt)
+    console_err.print(f"Stored as run {outcome.run_id} in {store.path}")
+
+
+def emit(store: Store, run_id: int, fmt: str) -> None:
+    """Print a stored diagnosis as tables, Markdown or its JSON document."""
+    from cephbench.cli.common import emit_table, print_json
+    from cephbench.diagnose import stored
+    from cephbench.diagnose.render import tables
+
+    doc = stored.document(store, run_id)
+    if fmt == "json":
+        print_json(doc)
+        return
+    for i, table in enumerate(tables(doc)):
+        if i and fmt == "md":
+            click.echo("")
+        emit_table(table, fmt)

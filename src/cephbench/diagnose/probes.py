@@ -1,0 +1,42 @@
+"""The probes of a diagnosis, registered like tools: a name mapped to ``module:Class``,
+imported only when used, run in registry order. Each probe runs commands (recording every
+raw output as a step of the run) and adds what it read to the session's evidence.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from cephbench.diagnose.session import Session
+    from cephbench.tools.base import Step
+
+PROBES: dict[str, str] = {
+    "cluster": "cephbench.diagnose.facts:ClusterFacts",
+    "history": "cephbench.diagnose.facts:OpHistory",
+    "load": "cephbench.diagnose.load:ClientLoad",
+    "counters": "cephbench.diagnose.facts:AfterLoad",
+    "osd-bench": "cephbench.diagnose.load:OsdBenchProbe",
+    "network": "cephbench.diagnose.netprobe:LabNetwork",
+}
+
+
+class Probe(ABC):
+    """One part of the diagnosis: what it reads, and the steps it records."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def run(self, session: Session) -> Iterator[Step]:
+        """Collect; yield each command's raw output as a step; add to ``session.evidence``."""
+
+
+def probes() -> list[Probe]:
+    out = []
+    for spec in PROBES.values():
+        module, attr = spec.split(":")
+        out.append(getattr(importlib.import_module(module), attr)())
+    return out

@@ -1,0 +1,62 @@
+"""A diagnosis in ``cephbench report``: its findings, checks and budget as tables, and the
+evidence drawn (each OSD's figures beside its peers', each host pair's throughput)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from cephbench.diagnose.findings import _osd_figures
+from cephbench.diagnose.render import tables
+from cephbench.diagnose.tool import DIAGNOSIS_TOOL, EVIDENCE_TOOL
+
+DRAWN = (
+    ("device_ms", "BlueStore device wait (kv sync + aio), ms"),
+    ("queued_ms", "queued before processing, ms"),
+    ("subop_w_ms", "replica write (subop), ms"),
+)
+
+
+def _stdout(outputs: list[dict[str, Any]], tool: str) -> dict[str, Any] | None:
+    for o in reversed(outputs):
+        if o["tool"] == tool and o.get("stdout"):
+            return json.loads(o["stdout"])
+    return None
+
+
+def section(run_id: int, outputs: list[dict[str, Any]], chart) -> dict[str, Any] | None:
+    """Tables and a chart for a diagnose run's outputs; None for other runs."""
+    data = _stdout(outputs, DIAGNOSIS_TOOL)
+    if data is None:
+        return None
+    evidence = _stdout(outputs, EVIDENCE_TOOL) or {}
+    return {
+        "tables": tables({"run": run_id, **data}),
+        "chart": chart(_figure(evidence), f"diagnosis-{run_id}"),
+    }
+
+
+def _figure(evidence: dict[str, Any]):
+    import matplotlib.pyplot as plt
+
+    figs = _osd_figures(evidence)
+    pairs = {
+        k: v.get("bits_per_second")
+        for k, v in evidence.get("network", {}).get("pairs", {}).items()
+        if v.get("bits_per_second")
+    }
+    if not figs and not pairs:
+        return None
+    n = len(DRAWN) + (1 if pairs else 0)
+    fig, axes = plt.subplots(1, n, figsize=(3.2 * n, 3.0), squeeze=False)
+    for ax, (key, title) in zip(axes[0], DRAWN, strict=False):
+        names = list(figs)
+        ax.bar(names, [figs[o].get(key) or 0.0 for o in names])
+        ax.set_title(title, fontsize=8)
+    if pairs:
+        ax = axes[0][-1]
+        ax.bar(list(pairs), [v / 1e6 for v in pairs.values()])
+        ax.set_title("iperf3 between hosts, Mbit/s", fontsize=8)
+        ax.tick_params(axis="x", labelrotation=45, labelsize=6)
+    fig.tight_layout()
+    return fig

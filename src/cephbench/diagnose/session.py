@@ -1,0 +1,110 @@
+"""What the probes of one diagnosis share: the run's context, its options, the evidence so
+far, and the configuration to restore (Ctrl-C included)."""
+
+from __future__ import annotations
+
+import json
+import re
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from typing import Any
+
+from cephbench.ceph.commands import ceph
+from cephbench.model import RawOutput, WorkloadOutcome, now
+from cephbench.system.process import ProcessInterrupted
+from cephbench.tools.base import RunContext, Step, Stopped, raw_output
+
+
+@dataclass(frozen=True)
+class DiagnoseOptions:
+    quick: bool = False
+    osd_bench: bool = True
+
+    @property
+    def fio_seconds(self) -> float:
+        return 2.0 if self.quick else 10.0
+
+    @property
+    def bench_small_bytes(self) -> int:
+        """4 KiB osd bench total: far within Ceph's cap of bs x 30 s x 100 IOPS."""
+        return (1 << 20) if self.quick else (4 << 20)
+
+    @property
+    def bench_large_bytes(self) -> int:
+        return (16 << 20) if self.quick else (128 << 20)
+
+    @property
+    def iperf_seconds(self) -> int:
+        return 1 if self.quick else 3
+
+    def to_json(self) -> dict[str, Any]:
+        return {"quick": self.quick, "osd_bench": self.osd_bench}
+
+
+@dataclass
+class Session:
+    ctx: RunContext
+    options: DiagnoseOptions
+    restore: ExitStack
+    evidence: dict[str, Any] = field(default_factory=dict)
+    osds: list[int] = field(default_factory=list)
+    pending: list[tuple[WorkloadOutcome, tuple[float, float]]] = field(default_factory=list)
+
+    @property
+    def conn(self):
+        return self.ctx.conn
+
+    def ceph(
+        self, *args: str, json_out: bool = True, timeout: float | None = None
+    ) -> tuple[Step, Any]:
+        """Run ``ceph ARGS``; (its step, its JSON or None when it failed or printed none)."""
+        argv = [*args, "-f", "json"] if json_out else list(args)
+        started = now()
+        try:
+            result = ceph(self.conn, *argv, timeout=timeout, check=False)
+        except ProcessInterrupted:
+            raise Stopped from None
+        data = None
+        if result.returncode == 0 and json_out:
+            data = parse_loose(result.stdout)
+        return Step(0, raw_output("ceph", result, started), []), data
+
+    def tell_all(self, *args: str, json_out: bool = True) -> tuple[Step, dict[str, Any]]:
+        """``ceph tell osd.* ARGS`` in one process; (its step, OSD id -> its JSON)."""
+        fmt = ["-f", "json"] if json_out else []
+        step, _ = self.ceph("tell", "osd.*", *args, *fmt, json_out=False)
+        return step, per_osd(step.raw.stdout if step.raw else "")
+
+    def measured(self, step: Step) -> Step:
+        """A step with workloads: its raw output now; its workloads kept for the last step
+        (the runner samples the cluster's health once per step with workloads)."""
+        self.pending.extend(zip(step.outcomes, step.windows, strict=True))
+        return Step(step.repeat, step.raw, [])
+
+
+def parse_loose(text: str) -> Any:
+    """The first JSON value in ``text`` (``ceph tell`` may print a second line); None if none."""
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return json.JSONDecoder().raw_decode(text)[0]
+    except ValueError:
+        return None
+
+
+def per_osd(text: str) -> dict[str, Any]:
+    """``ceph tell osd.* ...`` output (``osd.N: {json}`` per OSD) -> OSD id -> JSON."""
+    out: dict[str, Any] = {}
+    decoder = json.JSONDecoder()
+    for m in re.finditer(r"^osd\.(\d+): ", text, re.M):
+        try:
+            out[m.group(1)] = decoder.raw_decode(text, m.end())[0]
+        except ValueError:
+            continue
+    return out
+
+
+def record(tool: str, stdout: str, argv: list[str] | None = None) -> RawOutput:
+    """A raw output cephbench wrote itself (the evidence and the diagnosis, as JSON)."""
+    return RawOutput(tool, argv or [], None, stdout, "", 0, now(), 0.0)

@@ -1,0 +1,30 @@
+"""The diagnosis' own pool and RBD image, on the lab or on any cluster: always fresh
+(``cb-<run>-<hex>``, tagged), prefilled so reads touch the OSDs, removed afterwards."""
+
+from __future__ import annotations
+
+from cephbench.ceph import pools
+from cephbench.system.process import which
+from cephbench.targets import TargetOptions
+from cephbench.targets.cluster import FRESH
+from cephbench.targets.rbd import RbdTarget
+
+QUICK_IMAGE = 32 << 20
+IMAGE = 256 << 20
+
+
+class DiagnoseTarget(RbdTarget):
+    """An ``rbd:`` target whose pool and image are always the run's own."""
+
+    def __init__(self, image_bytes: int):
+        super().__init__(FRESH, TargetOptions())
+        self.image_bytes = image_bytes
+
+    @property
+    def spec(self) -> str:
+        return "ceph:diagnose"
+
+    def check(self, size: int) -> None:
+        which("rbd", "ceph-common")
+        self.size = self.image_bytes
+        pools.check_usable(self.conn, None)

@@ -1,0 +1,53 @@
+"""``diagnose`` as a tool the runner runs: its steps are the probes' commands (each raw
+output stored with the run), then the evidence and the diagnosis, stored as two outputs of
+their own (``diagnose-evidence``, ``diagnosis``) so ``show``, ``report`` and ``compare`` read
+them back without the cluster."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import ExitStack
+from typing import TYPE_CHECKING
+
+from cephbench.execution.shield import shielded_exit
+from cephbench.tools.base import RunContext, Step, Tool
+
+if TYPE_CHECKING:
+    from cephbench.model import Run
+    from cephbench.report.table import Table
+
+EVIDENCE_TOOL = "diagnose-evidence"
+DIAGNOSIS_TOOL = "diagnosis"
+
+
+class Diagnose(Tool):
+    name = "diagnose"
+    version_argv = ("ceph", "--version")
+    target_kinds = ("rbd",)
+
+    def steps(self, ctx: RunContext) -> Iterator[Step]:
+        from cephbench.diagnose.findings import diagnose
+        from cephbench.diagnose.probes import probes
+        from cephbench.diagnose.session import DiagnoseOptions, Session, record
+
+        options = DiagnoseOptions(**ctx.plan.options)
+        ctx.progress.start(None)
+        # configuration changed for the run goes back however the steps end (Ctrl-C too)
+        with shielded_exit(ExitStack()) as restore:
+            session = Session(ctx, options, restore)
+            for probe in probes():
+                yield from probe.run(session)
+                ctx.progress.update(0, probe.name, 0.0)
+        if session.pending:
+            outcomes, windows = zip(*session.pending, strict=True)
+            yield Step(0, None, list(outcomes), list(windows))
+        evidence = session.evidence
+        yield Step(0, record(EVIDENCE_TOOL, json.dumps(evidence, sort_keys=True)), [])
+        diagnosis = diagnose(evidence)
+        yield Step(0, record(DIAGNOSIS_TOOL, json.dumps(diagnosis.to_json())), [])
+
+    def table(self, run: Run) -> Table:
+        from cephbench.report.run_table import run_table
+
+        return run_table(run)

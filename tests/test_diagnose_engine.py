@@ -1,0 +1,111 @@
+"""The findings engine on recorded diagnoses of the lab (healthy and with injected faults),
+and its parts: counter windows on real perf dumps, peer outliers, changes between runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cephbench.diagnose import counters, findings, stored
+from cephbench.diagnose.session import per_osd
+from tests.contract import validate
+
+DATA = Path(__file__).parent / "data" / "ceph" / "16.2.15"
+CASES = {
+    "slow-disk-osd1": ({"device", "osd"}, "osd.1"),
+    "cpu-osd2": ({"osd"}, "osd.2"),
+    "cpu-osd2-b": ({"osd"}, "osd.2"),
+    "slow-link-host2": ({"network"}, "host2"),
+}
+
+
+def evidence(name: str) -> dict:
+    return json.loads((DATA / f"diagnose-{name}.evidence.json").read_text())
+
+
+def doc(name: str) -> dict:
+    return {"schema": stored.SCHEMA, "run": 1, **findings.diagnose(evidence(name)).to_json()}
+
+
+@pytest.mark.parametrize("name", ["healthy", "healthy-b", *CASES])
+def test_the_load_window_is_the_difference_of_the_recorded_perf_dumps(name):
+    before = per_osd((DATA / f"diagnose-{name}.perf-before.txt").read_text())
+    after = per_osd((DATA / f"diagnose-{name}.perf-after.txt").read_text())
+    e = evidence(name)
+    assert sorted(before) == sorted(after) == sorted(e["osds"]) == ["0", "1", "2"]
+    for osd in before:
+        assert counters.window(before[osd], after[osd]) == e["osds"][osd]["load"]
+
+
+@pytest.mark.parametrize("name", ["healthy", "healthy-b"])
+def test_a_healthy_lab_has_no_finding_above_info_and_says_what_was_normal(name):
+    d = doc(name)
+    validate(d)
+    assert all(f["severity"] == "info" for f in d["findings"]), d["findings"]
+    normal = {c["layer"] for c in d["checked"] if c["status"] == "normal"}
+    assert {"osd", "network", "cluster"} <= normal
+    assert d["budget"]["client_ms"] > 0 and len(d["budget"]["parts"]) == 5
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_top_finding_names_the_injected_fault(name):
+    d = doc(name)
+    validate(d)
+    layers, component = CASES[name]
+    top = d["findings"][0]
+    assert top["layer"] in layers and top["component"] == component, top
+    assert top["severity"] in ("warning", "critical") and top["evidence"]
+    # every finding carries figures; sorted by severity, then impact
+    ranks = [(findings.SEVERITIES.index(f["severity"]), f["impact"]) for f in d["findings"]]
+    assert ranks == sorted(ranks, reverse=True)
+
+
+def test_the_slow_disk_is_the_device_and_its_queue_is_no_cpu_finding():
+    top = doc("slow-disk-osd1")["findings"][0]
+    assert top["layer"] == "device" and "durable" in top["summary"]
+    assert top["evidence"]["figures"]["device_ms"] > 10 * max(
+        p["device_ms"] for p in top["evidence"]["peers"].values()
+    )
+
+
+def test_outliers_need_mads_and_a_ratio():
+    values = {"a": 1.0, "b": 1.1, "c": 5.0}
+    (o,) = findings.outliers(values, high=True, min_ratio=2.0)
+    assert o.name == "c" and o.median == 1.1 and o.ratio == pytest.approx(5.0 / 1.1)
+    assert findings.outliers({"a": 1.0, "b": 1.1, "c": 1.5}, high=True, min_ratio=2.0) == []
+    assert findings.outliers({"a": 1.0, "b": 5.0}, high=True, min_ratio=2.0) == []  # 2 peers
+    (low,) = findings.outliers({"x": 480.0, "y": 470.0, "z": 95.0}, high=False, min_ratio=1.5)
+    assert low.name == "z"
+
+
+def test_counters_accept_later_names_and_skip_what_was_not_measured_or_went_back():
+    before = {"bluestore": {"txc_commit_lat": {"avgcount": 10, "sum": 0.01}}}
+    after = {"bluestore": {"txc_commit_lat": {"avgcount": 20, "sum": 0.03}}}
+    assert counters.window(before, after) == {"commit": {"count": 10.0, "ms": 2.0}}
+    assert counters.window(after, before) == {}  # restarted daemon: no figure, never negative
+    assert counters.device_ms({}) is None and counters.queued_ms({}) is None
+
+
+def test_changes_between_two_diagnoses():
+    base, new = doc("healthy"), doc("slow-disk-osd1")
+    ch = stored.changes(base, new)
+    assert next(f["component"] for f in ch["appeared"]) == "osd.1"
+    assert ch["went_away"] == [] or all(f["severity"] == "info" for f in ch["went_away"])
+    assert stored.changes(new, new)["appeared"] == []
+
+
+def test_the_report_section_draws_the_evidence_of_a_recorded_diagnosis():
+    from cephbench.diagnose.report import section
+
+    e = evidence("slow-link-host2")
+    outputs = [
+        {"tool": "diagnose-evidence", "stdout": json.dumps(e)},
+        {"tool": "diagnosis", "stdout": json.dumps(findings.diagnose(e).to_json())},
+    ]
+    drawn: list[str] = []
+    got = section(7, outputs, lambda fig, name: drawn.append(name) or ("svg" if fig else None))
+    assert got is not None and got["chart"] == "svg" and drawn == ["diagnosis-7"]
+    assert got["tables"][0].rows[0][3] == "host2"
+    assert section(7, outputs[:1], lambda fig, name: None) is None
