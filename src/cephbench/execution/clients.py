@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING
 
@@ -22,7 +22,7 @@ from cephbench.execution.shield import deferred_interrupts
 from cephbench.store import ResourceLog
 from cephbench.targets import FioTarget, Target
 from cephbench.tools.fio import command as fio_command
-from cephbench.tools.fio.many import Clients, FioServer
+from cephbench.tools.fio.many import Clients, FioServer, read_start
 
 if TYPE_CHECKING:
     from cephbench.hosts.inventory import Host, Inventory
@@ -84,19 +84,54 @@ def check_versions(versions: dict[str, str], local: str) -> None:
 @contextmanager
 def fio_servers(
     inventory: Inventory, resources: ResourceLog, env: dict[str, str]
-) -> Iterator[tuple[FioServer, ...]]:
-    """A fio server on every client host for the block, each stopped afterwards, always."""
-    from cephbench.hosts.remote import stop_daemon
+) -> Iterator[tuple[tuple[FioServer, ...], Callable[[], dict[str, float]]]]:
+    """A fio server on every client host for the block, each in a private directory of its
+    host (where fio writes its jobs' ``exec_prerun`` output), stopped and removed afterwards,
+    always; and how to read the start times the jobs' gates wrote there."""
+    from cephbench.hosts.remote import remote_tempdir, stop_daemon
     from cephbench.hosts.ssh import Ssh
 
+    hosts = client_hosts(inventory)
     with Ssh(inventory) as ssh, ExitStack() as stop:
-        servers = []
-        for host in client_hosts(inventory):
+        # a port for each, all at once (which also opens every master connection); then
+        # each server started in turn: the resource log is written from this thread only
+        ports = ssh.each(hosts, lambda h: _free_port(ssh, h))
+        servers, dirs = [], {}
+        for host in hosts:
+            with deferred_interrupts():  # made and its removal registered; or not begun
+                workdir = remote_tempdir(ssh, host, resources)
+                stop.callback(_remove_dir, ssh, host, workdir, resources)
+            dirs[host.name] = workdir
             with deferred_interrupts():  # started and its stop registered; or not begun
-                server, proc = _start(ssh, host, resources, env)
+                server, proc = _start(ssh, host, resources, env, workdir, ports[host.name])
                 stop.callback(stop_daemon, ssh, proc, resources)
             servers.append(server)
-        yield tuple(servers)
+
+        def read_starts() -> dict[str, float]:
+            found = ssh.each(hosts, lambda h: _read_starts(ssh, h, dirs[h.name]))
+            return {name: t for name, t in found.items() if t is not None}
+
+        yield tuple(servers), read_starts
+
+
+_STARTS = 'cat "$1"/*.prerun.txt 2>/dev/null; rm -f "$1"/*.prerun.txt'
+
+
+def _read_starts(ssh: Ssh, host: Host, workdir: str) -> float | None:
+    """The earliest start a job's gate wrote in ``workdir`` (the files removed)."""
+    out = ssh.run(host, ["sh", "-c", _STARTS, "sh", workdir], check=False, timeout=30).stdout
+    times = [t for line in out.splitlines() if (t := read_start(line)) is not None]
+    return min(times) if times else None
+
+
+def _remove_dir(ssh: Ssh, host: Host, path: str, resources: ResourceLog) -> None:
+    """Remove a directory ``remote_tempdir`` made, and mark its record removed."""
+    from cephbench.hosts.remote import remove_tempdir
+
+    remove_tempdir(ssh, host, path)
+    for r in resources.store.open_resources():
+        if r.kind == "remote_dir" and r.name == f"{host.name}:{path}":
+            resources.removed(r.id)
 
 
 def _fio_version(ssh: Ssh, host: Host) -> str:
@@ -104,16 +139,25 @@ def _fio_version(ssh: Ssh, host: Host) -> str:
     return result.stdout.strip() if result.returncode == 0 else ""
 
 
-def _start(ssh: Ssh, host: Host, resources: ResourceLog, env: dict[str, str]):
+def _start(
+    ssh: Ssh, host: Host, resources: ResourceLog, env: dict[str, str], workdir: str, port: int
+):
     """A fio server on a free port of ``host``'s address, listening before it is used."""
     from cephbench.hosts.remote import start_daemon, stop_daemon
 
-    for _ in range(START_ATTEMPTS):
-        port = _free_port(ssh, host)
+    for attempt in range(START_ATTEMPTS):
+        port = port if attempt == 0 else _free_port(ssh, host)
         pidfile = f"/tmp/cephbench-fio-{uuid.uuid4().hex[:12]}.pid"
         argv = ["fio", f"--server={host.address},{port}", f"--daemonize={pidfile}"]
         proc = start_daemon(
-            ssh, host, argv, kind="fio-server", resources=resources, pidfile=pidfile, env=env
+            ssh,
+            host,
+            argv,
+            kind="fio-server",
+            resources=resources,
+            pidfile=pidfile,
+            env=env,
+            cwd=workdir,
         )
         listening = ssh.run(host, ["sh", "-c", _LISTENING, "sh", str(port), "200"], check=False)
         if listening.returncode == 0:
@@ -185,5 +229,7 @@ def open_clients(
     options = stack.enter_context(
         client_targets(target, fio_target, run_id, resources, len(hosts), shared, size)
     )
-    servers = stack.enter_context(fio_servers(inventory, resources, dict(fio_target.env)))
-    return Clients(servers, options)
+    servers, read_starts = stack.enter_context(
+        fio_servers(inventory, resources, dict(fio_target.env))
+    )
+    return Clients(servers, options, read_starts)

@@ -80,11 +80,12 @@ def start_daemon(
     pidfile: str,
     root: bool = False,
     env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
 ) -> RemoteProcess:
     """Start a self-daemonizing program (``fio --server --daemonize=PIDFILE``, ``iperf3 -s
     -D -I PIDFILE``) on ``host``: recorded first, then started, then its pid read back.
-    ``env``: variables the program runs with (set through ``env``, which execs it: the pid
-    is still the program's own)."""
+    ``env``: variables the program runs with, ``cwd`` its directory (set through ``env``,
+    which execs it: the pid is still the program's own)."""
     if not posixpath.isabs(pidfile):
         raise ValueError(f"pid file {pidfile} must be an absolute path")
     program = posixpath.basename(argv[0])
@@ -94,7 +95,8 @@ def start_daemon(
         _detail(ssh.inventory, host, pidfile=pidfile, program=program, daemon=kind, root=root),
     )
     proc = RemoteProcess(host, pidfile, program, rid, None, root)
-    setenv = ["env", *(f"{k}={v}" for k, v in env.items())] if env else []
+    chdir = ["-C", cwd] if cwd else []
+    setenv = ["env", *chdir, *(f"{k}={v}" for k, v in (env or {}).items())] if env or cwd else []
     ssh.run(host, [*setenv, *argv], root=root)
     out = ssh.run(
         host,

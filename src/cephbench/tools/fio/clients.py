@@ -52,9 +52,10 @@ def per_client(
     out = []
     for outcome in outcomes:
         entries = grouped[outcome.name]
-        clients: dict[str, list[dict]] = {}
+        clients: dict[str, list[dict]] = {k: [] for k in hosts}  # in the order given
         for e in entries:
             clients.setdefault(client_key(e), []).append(e)
+        clients = {k: own for k, own in clients.items() if own}
         theirs = [
             job_outcome(
                 outcome.name,

@@ -7,21 +7,25 @@ results and the aggregate). Each workload is a process of its own: the chain's g
 (chain.py) are local files, and stonewall groups on several servers do not wait for one
 another, so one workload per ``fio --client`` is what starts every client at once.
 
-How close together the clients started is measured, not assumed: each client's job logs its
-IOPS with wall-clock timestamps (``log_unix_epoch``, 100 ms intervals; fio sends the log back
-to the client side); the spread of the clients' first samples is the workload's start skew,
-kept as the aggregate's ``start_skew_ms`` metric (the hosts' clocks are taken as in sync).
+fio's servers do not wait for one another: each starts its job once it has set it up (for
+RBD, once librbd has connected and opened the image), which takes each host its own time. So
+every job waits, in its ``exec_prerun`` (which fio runs after that set-up and before the job's
+clock starts), until one wall-clock instant cephbench chose a little ahead (``START_LEAD``),
+and then prints the time it went on. The spread of those times over the clients is the
+workload's start skew, kept as the aggregate's ``start_skew_ms`` metric; it is measured, not
+assumed (a host whose set-up took longer than the lead shows in it), with the hosts' clocks
+taken as in sync (Ceph's monitors need that too).
 """
 
 from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from cephbench.errors import ParseError
+from cephbench.errors import CephbenchError, ParseError
 from cephbench.model import RawOutput, WorkloadOutcome, now
 from cephbench.planning.plan import Batch
 from cephbench.planning.schedule import MIN_REPEATS
@@ -29,11 +33,29 @@ from cephbench.system.process import ProcessInterrupted, ProcessResult, run
 from cephbench.tools.base import RunContext, Step
 from cephbench.tools.fio import command as fio_command
 from cephbench.tools.fio import parse as fio_parse
-from cephbench.tools.fio.capture import LOG_OPTIONS
 from cephbench.tools.fio.jobfile import JobFile
 
-START_LOG = "cbstart"
-START_LOG_MSEC = 100
+START_LEAD = 3.0
+"""Seconds from launching ``fio --client`` to the instant every job starts, at first: time for
+fio to reach the servers and each server to set its job up (connect to Ceph, open the image;
+~2.5 s in the lab). Later workloads use what the earlier ones took (:class:`StartGate`)."""
+MAX_LEAD = 20.0
+
+
+@dataclass
+class StartGate:
+    """How far ahead of launching fio the start instant is set: the slowest set-up seen so
+    far and a margin, so every client is ready in time without idling long."""
+
+    lead: float = START_LEAD
+
+    def observe(self, launched: float, starts: Iterable[float]) -> None:
+        """Learn from a workload's start times (seconds since the epoch)."""
+        took = [t - launched for t in starts]
+        if took:
+            self.lead = min(MAX_LEAD, max(1.0, max(took) * 1.2 + 0.3))
+
+
 SKEW_METRIC = "start_skew_ms"
 
 
@@ -63,50 +85,45 @@ class Clients:
 
     servers: tuple[FioServer, ...]
     target_options: tuple[dict[str, str], ...]
+    read_starts: Callable[[], dict[str, float]]
+    """Each client's start time of the workload that just ran (host name -> seconds since
+    the epoch), read from its server's directory and removed there."""
+    gate: StartGate = field(default_factory=StartGate)
 
     @property
     def hosts(self) -> dict[str, str]:
         return {s.key: s.name for s in self.servers}
 
 
-def with_start_logs(jobfile: JobFile, client: int) -> JobFile:
-    """Each job logs its IOPS with wall-clock times (unless it already writes logs)."""
-    jobs = []
-    for job in jobfile.jobs:
-        if any(k in jobfile.merged(job) for k in LOG_OPTIONS):
-            jobs.append(job)
-            continue
-        jobs.append(
-            job.with_options(
-                {
-                    "write_iops_log": f"{START_LOG}{client}",
-                    "log_avg_msec": str(START_LOG_MSEC),
-                    "log_unix_epoch": "1",
-                }
-            )
-        )
+def with_start_gate(jobfile: JobFile, at: float) -> JobFile:
+    """Each job waits until ``at`` (seconds since the epoch) in its ``exec_prerun`` and then
+    prints the time (fio writes it to ``JOB.prerun.txt`` in the server's directory); a job
+    with its own ``exec_prerun`` is left as it is (it starts when it is set up)."""
+    wait = (
+        f"sleep $(date +%s.%N | awk '{{ d = {at:.3f} - $1 }} END {{ print (d > 0 ? d : 0) }}')"
+        " && date +%s.%N"
+    )
+    jobs = [
+        job if "exec_prerun" in jobfile.merged(job) else job.with_options({"exec_prerun": wait})
+        for job in jobfile.jobs
+    ]
     return JobFile(jobfile.global_, tuple(jobs))
 
 
-def start_times(work: Path, clients: int) -> dict[int, float]:
-    """Each client's first logged sample, ms since the epoch (the log files removed)."""
-    out: dict[int, float] = {}
-    for k in range(clients):
-        for path in sorted(work.glob(f"{START_LOG}{k}_iops.*.log*")):
-            try:
-                first = path.read_text().split(",", 1)[0].strip()
-                if first.isdigit():
-                    out[k] = min(out.get(k, float("inf")), float(first))
-            finally:
-                path.unlink(missing_ok=True)
-    return out
-
-
-def start_skew_ms(starts: dict[int, float], clients: int) -> float | None:
-    """The spread of the clients' start times; None unless every client logged one."""
+def start_skew_ms(starts: dict[str, float], clients: int) -> float | None:
+    """The spread of the clients' start times (seconds); None unless every client gave one."""
     if clients < 2 or len(starts) < clients:
         return None
-    return max(starts.values()) - min(starts.values())
+    return (max(starts.values()) - min(starts.values())) * 1000.0
+
+
+def read_start(text: str) -> float | None:
+    """The time a job's start gate printed (the first line of ``JOB.prerun.txt``)."""
+    first = text.strip().splitlines()[:1]
+    try:
+        return float(first[0]) if first else None
+    except ValueError:
+        return None
 
 
 def client_argv(servers: Sequence[FioServer], jobfiles: Sequence[str]) -> list[str]:
@@ -145,8 +162,10 @@ def run_clients_batch(
     """One workload (or a job file's group) on every client at once, as one step."""
     started, t0 = now(), time.monotonic()
     names, texts = [], []
+    launched = time.time()
+    gate = launched + clients.gate.lead
     for k, batch in enumerate(batches):
-        text = with_start_logs(batch.jobfile, k).render()
+        text = with_start_gate(batch.jobfile, gate).render()
         names.append(f"client{k}.fio")
         (work / names[-1]).write_text(text)
         texts.append(f"# client {clients.servers[k].name} ({clients.servers[k].key})\n{text}")
@@ -164,7 +183,12 @@ def run_clients_batch(
         )
     except ProcessInterrupted as e:
         result, interrupted = e.result, True
-    skew = start_skew_ms(start_times(work, len(batches)), len(batches))
+    try:
+        starts = clients.read_starts()
+        clients.gate.observe(launched, starts.values())
+        skew = start_skew_ms(starts, len(batches))
+    except CephbenchError:  # a host lost now fails the next step, not this one's figures
+        skew = None
     outcomes = _outcomes(result, repeat, batches[0], clients, interrupted, skew)
     raw = RawOutput(
         "fio",
