@@ -113,3 +113,27 @@ def test_stored_with_their_hosts_under_the_aggregate(tmp_path):
     assert run.results == job.results  # every figure, the clients' included, as parsed
     assert hosts == [None, *[c.host for c in job.results[0].clients]] * 2
     assert json.loads(json.dumps(run.to_json()))["results"][0]["clients"][1]["host"] == hosts[2]
+
+
+def test_show_notes_the_spread_and_names_the_slowest_client():
+    from cephbench.model import Run
+    from cephbench.report.run_table import run_table
+
+    text, _ = _load("clients2_randrw_numjobs2")
+    (job,) = parse(text, hosts={})
+    run = Run(1, None, "s", "t", "complete", "2026-01-01T00:00:00", results=job.results)
+    notes = [n for n in run_table(run).notes if not n.startswith("[")]  # not the footnotes
+    read = job.results[0]
+    slow = min(read.clients, key=lambda c: c.iops)
+    assert notes[0].startswith("Aggregate of 2 clients")
+    assert notes[1].startswith("c2_randrw (read): IOPS ") and f"({slow.host}, slowest)" in notes[1]
+    alone = Run(
+        2, None, "s", "t", "complete", "2026-01-01T00:00:00", results=(replace_clients(read),)
+    )
+    assert not [n for n in run_table(alone).notes if not n.startswith("[")]  # as before
+
+
+def replace_clients(r: Result) -> Result:
+    from dataclasses import replace
+
+    return replace(r, clients=())
