@@ -11,7 +11,11 @@ from cephbench.errors import ParseError
 from cephbench.tools.fio.parse import extract, extract_all, parse
 from tests.conftest import FIO_DATA
 
-OUTPUTS = sorted(p for p in FIO_DATA.glob("*.json") if not p.name.endswith(".expected.json"))
+OUTPUTS = sorted(
+    p
+    for p in FIO_DATA.glob("*.json")
+    if not p.name.endswith(".expected.json") and not p.with_suffix(".source.md").exists()
+)  # a file with a .source.md is a corpus entry: test_fio_corpus.py checks it
 
 
 def _parse(path):

@@ -129,6 +129,7 @@ def test_the_stored_shape():
         "health",
         "device",
         "rados_bench",
+        "clients",
     ]
     assert doc["axes"] == {
         "rw": ["randread", "randrw"],

@@ -171,7 +171,8 @@ def test_a_schema_4_store_gets_one_series_table_with_every_point(db, invoke_json
     _copy(V4, db)
     compact, points = _old_series(db)
     before = _raw(db)
-    kept = {t: _rows(before, t) for t in KEPT}
+    columns = {t: _columns(before, t) for t in KEPT}  # later migrations may add columns
+    kept = {t: _rows(before, t, columns[t]) for t in KEPT}
     before.close()
     assert {p["name"] for p in points} == {"bw_bytes_per_s", "lat_avg_us", "health", "drop_caches"}
     assert len(compact) == 12 and len(points) == 11
@@ -183,7 +184,7 @@ def test_a_schema_4_store_gets_one_series_table_with_every_point(db, invoke_json
 
     after = _raw(db)
     assert {"series", "timeseries"} & _tables(after) == {"series"}
-    assert {t: _rows(after, t) for t in KEPT} == kept
+    assert {t: _rows(after, t, columns[t]) for t in KEPT} == kept
     # fio's float64 rows first (as they were read before), then the JSON points, in their order
     expected = [*((c[0], c[1:]) for c in compact), *((p["run_id"], p) for p in points)]
     actual = [(run_id, s) for run_id in (1, 2) for s in got[run_id]]

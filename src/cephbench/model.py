@@ -117,18 +117,30 @@ class Result:
     metrics: tuple[tuple[str, float], ...] = ()
     """Further figures a tool reports beyond the common ones, as (name, value) pairs: e.g.
     rados bench's ``iops_stddev`` or ``lat_min_us``, iperf3's ``retransmits``."""
+    host: str | None = None
+    """The client host these figures are of: set on each client's result of a run from many
+    clients (``--clients``, fio's client/server mode); None on a run from one machine and on
+    the aggregate of many clients."""
+    clients: tuple[Result, ...] = ()
+    """On the aggregate of a run from many clients, each client's own result (with its
+    ``host``), in the order the clients were given. The aggregate is cephbench's: IOPS,
+    bandwidth, bytes and I/Os summed over the clients, latency means weighted by their
+    samples, percentiles merged exactly from fio's json+ bins."""
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
+        d["clients"] = [c.to_json() for c in self.clients]
         d["percentiles"] = {f"{p:g}": us for p, us in self.percentiles}
         d["flags"] = list(self.flags)
         if self.metrics:  # only tools that report more than the common figures add the key
             d["metrics"] = dict(self.metrics)
         else:
             del d["metrics"]
-        for kind in ("clat_mean_us", "slat_mean_us"):  # likewise: only where a tool recorded them
+        for kind in ("clat_mean_us", "slat_mean_us", "host"):  # likewise: only where recorded
             if d[kind] is None:
                 del d[kind]
+        if not self.clients:  # only the aggregate of a run from many clients has them
+            del d["clients"]
         return d
 
     @classmethod
@@ -139,11 +151,13 @@ class Result:
         values["percentiles"] = tuple((float(p), us) for p, us in d["percentiles"].items())
         values["flags"] = tuple(d["flags"])
         values["metrics"] = tuple(d.get("metrics", {}).items())
+        values["host"] = d.get("host")
+        values["clients"] = tuple(cls.from_json(c) for c in d.get("clients", ()))
         return cls(**values)
 
 
 RESULT_FIELDS = tuple(f.name for f in fields(Result))
-RESULT_JSON_OPTIONAL = ("clat_mean_us", "slat_mean_us", "metrics")
+RESULT_JSON_OPTIONAL = ("clat_mean_us", "slat_mean_us", "metrics", "host", "clients")
 """Keys ``Result.to_json`` leaves out when they are empty."""
 RESULT_JSON_REQUIRED = tuple(
     f for f in RESULT_FIELDS if f not in (*RESULT_JSON_OPTIONAL, "percentiles", "flags")

@@ -345,6 +345,26 @@ rados_bench = Bundle(
     rq.RadosBenchOptions,
 )
 
+clients = Bundle(
+    "Many clients",
+    [
+        opt(
+            "--clients",
+            "clients_spec",
+            metavar="SPEC",
+            help="Run fio from these hosts at once over ssh (fio --server on each): lab, ceph, "
+            "an inventory FILE or h1,h2,... Each client's figures are stored with the aggregate.",
+        ),
+        opt(
+            "--shared-image",
+            is_flag=True,
+            help="With --clients: every client on the run's RBD image (default: one image each).",
+        ),
+    ],
+    "clients",
+    lambda clients_spec, shared_image: rq.ClientsOptions(clients_spec, shared_image),
+)
+
 RUN_BUNDLES = (
     run_basics,
     overrides,
@@ -357,6 +377,7 @@ RUN_BUNDLES = (
     pool,
     health,
     rados_bench,
+    clients,
 )
 """Every option of ``cephbench run`` but output and store, in the order ``--help`` shows them."""
 

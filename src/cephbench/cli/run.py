@@ -174,6 +174,8 @@ def start(store: Store, request: RunRequest, resume: int | None = None) -> RunOu
         max_time=r.adaptive.max_time,
         logs=r.capture.logs,
         per_io_logs=r.capture.per_io_log,
+        clients=r.clients.spec,
+        shared_image=r.clients.shared_image,
         request=r,
         hosts=r.device.hosts,
     )

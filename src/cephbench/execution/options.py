@@ -23,5 +23,9 @@ class RunOptions:
     """Log every I/O's latency (exact per-interval percentiles) instead of interval averages."""
     hosts: str | None = None
     """``--hosts``: the inventory whose hosts drop their caches and are fingerprinted."""
+    clients: str | None = None
+    """``--clients``: the hosts fio runs on at once (an inventory spec), None for this one."""
+    shared_image: bool = False
+    """With ``clients``: every client on the run's RBD image, not one image each."""
     request: RunRequest | None = None
     """The run request, stored as its versioned JSON so ``--resume`` can run the rest."""

@@ -78,12 +78,23 @@ def execute(
         preflight(conn, options.health)
     if options.drop_caches:
         caches.check_permitted()
+    inventory = None
+    if options.clients:
+        from cephbench.execution.clients import load_clients, preflight_clients
+
+        inventory = load_clients(options.clients, target)
+        preflight_clients(inventory)
     env = environment.collect(versions)
     env["target"] = target.describe()
     env.update(tool.environment(plan, target))
     if options.hosts:  # every host's fingerprint; each may drop its cache (--drop-caches)
         env["hosts"] = host_fingerprints(options.hosts, check_drop=options.drop_caches)
     params = _params(plan, tool, target, repeats, options)
+    if inventory is not None:
+        from cephbench.execution.clients import client_hosts
+
+        params["clients"] = [h.name for h in client_hosts(inventory)]
+        params["shared_image"] = options.shared_image
     if resume is None:
         run_id = store.start_run(
             label=label, suite=plan.suite, target=target.spec, environment=env, params=params
@@ -112,6 +123,20 @@ def execute(
         with shielded_exit(ExitStack()) as stack:
             work = stack.enter_context(workdir(run_id, resources))
             fio_target = stack.enter_context(target.session(run_id, resources))
+            clients = None
+            if inventory is not None:
+                from cephbench.execution.clients import open_clients
+
+                clients = open_clients(
+                    stack,
+                    inventory,
+                    target,
+                    fio_target,
+                    run_id,
+                    resources,
+                    shared=options.shared_image,
+                    size=plan.size or 0,
+                )
             for raw in target.setup_outputs():
                 store.record_batch(run_id, 0, raw, [])
             live = (
@@ -140,6 +165,7 @@ def execute(
                 progress,
                 options,
                 _dropper(store, run_id, remote) if options.drop_caches else (lambda: None),
+                clients,
             )
             failed = _run_steps(store, tool, ctx, live)
             ended = ("failed", f"{failed} workload(s) failed") if failed else ("complete", None)

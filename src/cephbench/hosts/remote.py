@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,9 +79,13 @@ def start_daemon(
     resources: ResourceLog,
     pidfile: str,
     root: bool = False,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
 ) -> RemoteProcess:
     """Start a self-daemonizing program (``fio --server --daemonize=PIDFILE``, ``iperf3 -s
-    -D -I PIDFILE``) on ``host``: recorded first, then started, then its pid read back."""
+    -D -I PIDFILE``) on ``host``: recorded first, then started, then its pid read back.
+    ``env``: variables the program runs with, ``cwd`` its directory (set through ``env``,
+    which execs it: the pid is still the program's own)."""
     if not posixpath.isabs(pidfile):
         raise ValueError(f"pid file {pidfile} must be an absolute path")
     program = posixpath.basename(argv[0])
@@ -90,7 +95,9 @@ def start_daemon(
         _detail(ssh.inventory, host, pidfile=pidfile, program=program, daemon=kind, root=root),
     )
     proc = RemoteProcess(host, pidfile, program, rid, None, root)
-    ssh.run(host, argv, root=root)
+    chdir = ["-C", cwd] if cwd else []
+    setenv = ["env", *chdir, *(f"{k}={v}" for k, v in (env or {}).items())] if env or cwd else []
+    ssh.run(host, [*setenv, *argv], root=root)
     out = ssh.run(
         host,
         ["sh", "-c", _WAIT_PIDFILE, "sh", pidfile, str(WAIT_SECONDS * 10)],

@@ -135,6 +135,15 @@ class RadosBenchOptions:
 
 
 @dataclass(frozen=True)
+class ClientsOptions:
+    """``--clients``: fio from these hosts at once (an inventory spec), and whether they share
+    the run's RBD image."""
+
+    spec: str | None = None
+    shared_image: bool = False
+
+
+@dataclass(frozen=True)
 class RunRequest:
     """Everything ``cephbench run SUITE`` was asked to do."""
 
@@ -153,6 +162,7 @@ class RunRequest:
     health: HealthRequest = field(default_factory=HealthRequest)
     device: DeviceOptions = field(default_factory=DeviceOptions)
     rados_bench: RadosBenchOptions = field(default_factory=RadosBenchOptions)
+    clients: ClientsOptions = field(default_factory=ClientsOptions)
 
     @property
     def repeats(self) -> int:
@@ -177,6 +187,7 @@ class RunRequest:
             "health": _plain(self.health),
             "device": _plain(self.device),
             "rados_bench": _plain(self.rados_bench),
+            "clients": _plain(self.clients),
         }
 
     @classmethod
@@ -247,6 +258,7 @@ def _from_v1(data: dict[str, Any]) -> RunRequest:
         health=_part(HealthRequest, data, "health"),
         device=_part(DeviceOptions, data, "device"),
         rados_bench=_part(RadosBenchOptions, data, "rados_bench"),
+        clients=_part(ClientsOptions, data, "clients"),
     )
 
 

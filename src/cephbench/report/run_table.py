@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from cephbench.model import Run, flag_text
+from cephbench.report.clients import client_notes
 from cephbench.report.table import Table, fmt_ms, fmt_number
 
 KINDS_DIFFER = "p99_clat"
@@ -51,6 +52,7 @@ def run_table(run: Run) -> Table:
         rows.append(tuple(cells))
     notes = [f"[{i + 1}] {note_text(f)}" for i, f in enumerate(flags_seen)]
     notes += schedule_notes(run)
+    notes += client_notes(run)
     for f in run.failures:
         notes.append(f"FAILED {f.workload} (repeat {f.repeat + 1}): {f.error}")
     which = f"Run {run.id}" if run.id is not None else "Not stored (dry run)"

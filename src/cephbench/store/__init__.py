@@ -27,7 +27,7 @@ from cephbench.model import (
     now,
 )
 from cephbench.store.resources import Resource, ResourceLog
-from cephbench.store.rows import RESULT_COLUMNS, result_from_row, result_row, run_from_row
+from cephbench.store.rows import RESULT_COLUMNS, insert_results, run_from_row, workload_results
 from cephbench.store.schema import migrate
 
 __all__ = ["RESULT_COLUMNS", "Resource", "ResourceLog", "Store", "default_path"]
@@ -157,12 +157,8 @@ class Store:
                     ),
                 ).lastrowid
                 seq += 1
-                for r in outcome.results:
-                    self.conn.execute(
-                        f"INSERT INTO results (workload_id, {', '.join(RESULT_COLUMNS)})"
-                        f" VALUES (?{', ?' * len(RESULT_COLUMNS)})",
-                        (wid, *result_row(r)),
-                    )
+                assert wid is not None, "sqlite3 sets lastrowid after an INSERT"
+                insert_results(self.conn, wid, outcome.results)
 
     def finish_run(
         self, run_id: int, status: RunStatus, error: str | None = None, ended_at: str | None = None
@@ -317,10 +313,7 @@ class Store:
             if w["status"] == "failed":
                 failures.append(Failure(w["name"], w["repeat"], w["error"] or "failed"))
                 continue
-            for r in self.conn.execute(
-                "SELECT * FROM results WHERE workload_id = ? ORDER BY op", (w["id"],)
-            ):
-                results.append(result_from_row(w["name"], w["repeat"], r))
+            results.extend(workload_results(self.conn, w))
         run = run_from_row(row)
         return StoredRun(**{**run.__dict__, "results": tuple(results), "failures": tuple(failures)})
 

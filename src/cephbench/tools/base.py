@@ -99,6 +99,9 @@ class RunContext:
     options: RunOptions
     before_each: Callable[[], None] = lambda: None
     """Called before each workload (``--drop-caches``)."""
+    clients: Any = None
+    """``--clients``: the fio servers on the client hosts and each one's target options
+    (``tools.fio.many.Clients``); None when fio runs on this machine."""
 
     @property
     def conn(self) -> Connection:

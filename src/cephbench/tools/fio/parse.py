@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from cephbench.errors import ParseError, UsageError
@@ -112,31 +112,46 @@ def extract_all(text: str) -> list[FioDocument]:
     return [FioDocument(d, messages) for d in documents]
 
 
-def parse(text: str, repeat: int = 0, stderr: str = "") -> list[JobOutcome]:
-    """Every reported workload of one fio run, in the order fio ran them."""
-    return parse_document(extract(text), repeat, stderr)
+def parse(
+    text: str, repeat: int = 0, stderr: str = "", hosts: Mapping[str, str] | None = None
+) -> list[JobOutcome]:
+    """Every reported workload of one fio run, in the order fio ran them; ``hosts`` names the
+    clients of fio's client/server mode (see :func:`parse_document`)."""
+    return parse_document(extract(text), repeat, stderr, hosts)
 
 
-def parse_document(doc: FioDocument, repeat: int = 0, stderr: str = "") -> list[JobOutcome]:
-    """The workloads of one document (see :func:`extract_all`); ParseError if malformed."""
+def parse_document(
+    doc: FioDocument,
+    repeat: int = 0,
+    stderr: str = "",
+    hosts: Mapping[str, str] | None = None,
+) -> list[JobOutcome]:
+    """The workloads of one document (see :func:`extract_all`); ParseError if malformed.
+
+    Client/server output (``client_stats``) gives each workload's results per client and
+    their aggregate (see clients.py); ``hosts`` maps fio's ``hostname:port`` of a client to
+    the name its results get (else ``hostname``, or ``hostname:port`` where one hostname
+    has several ports)."""
     try:
-        return _parse_document(doc, repeat, stderr)
+        return _parse_document(doc, repeat, stderr, hosts or {})
     except (KeyError, TypeError, ValueError, AttributeError, UsageError) as e:
         raise ParseError(f"fio's JSON has an unexpected shape ({type(e).__name__}: {e})") from e
 
 
-def _parse_document(doc: FioDocument, repeat: int, stderr: str) -> list[JobOutcome]:
+def _parse_document(
+    doc: FioDocument, repeat: int, stderr: str, hosts: Mapping[str, str]
+) -> list[JobOutcome]:
     global_options = _options(doc.data.get("global options"))
     grouped: dict[str, list[dict]] = {}
     # client/server output: one entry per job and client, plus an "All clients" sum, which
-    # is left out: the clients' entries are merged like clones (exactly, through json+ bins)
+    # is left out: cephbench computes the aggregate itself (clients.py)
     entries = doc.data["jobs"] if "jobs" in doc.data else doc.data["client_stats"]
     for job in entries:
         if job["jobname"] != ALL_CLIENTS:
             grouped.setdefault(job["jobname"], []).append(job)
     error_lines = [*doc.messages, *(ln for ln in stderr.splitlines() if ln.startswith("fio: "))]
-    return [
-        _outcome(
+    outcomes = [
+        job_outcome(
             name,
             clones,
             {**global_options, **_options(clones[0].get("job options"))},
@@ -145,6 +160,16 @@ def _parse_document(doc: FioDocument, repeat: int, stderr: str) -> list[JobOutco
         )
         for name, clones in grouped.items()
     ]
+    if "jobs" in doc.data:
+        return outcomes
+    from cephbench.tools.fio.clients import per_client
+
+    return per_client(outcomes, grouped, global_options, hosts, repeat, error_lines)
+
+
+def options_of(raw) -> dict[str, str]:
+    """A document's ``global options`` or a job's ``job options`` as a plain mapping."""
+    return _options(raw)
 
 
 def _options(raw) -> dict[str, str]:
@@ -153,9 +178,10 @@ def _options(raw) -> dict[str, str]:
     return dict(raw or {})
 
 
-def _outcome(
+def job_outcome(
     name: str, clones: list[dict], options: dict[str, str], repeat: int, error_lines: list[str]
 ) -> JobOutcome:
+    """One workload from its reported entries (a job, its clones merged)."""
     error = next((c["error"] for c in clones if c.get("error")), 0)
     results = tuple(
         r for op in OPS if (r := _direction(name, clones, op, options, repeat, error)) is not None

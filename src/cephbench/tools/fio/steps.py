@@ -29,6 +29,11 @@ from cephbench.tools.fio.jobfile import JobFile, phase_of
 def fio_steps(ctx: RunContext) -> Iterator[Step]:
     """Repeat by repeat, the workloads the schedule asks for (an adaptive schedule adds
     repeats until each workload's CI is narrow enough), a batch at a time."""
+    if ctx.clients is not None:  # --clients: fio's client/server mode (many.py)
+        from cephbench.tools.fio.many import clients_steps
+
+        yield from clients_steps(ctx, ctx.clients)
+        return
     plan, schedule = ctx.plan, ctx.schedule
     seconds = {w.name: w.seconds for w in plan.workloads}
     planned_repeats = min(schedule.repeats, MIN_REPEATS) if schedule.adaptive else schedule.repeats

@@ -1,0 +1,77 @@
+"""fio from many clients at once on the 3-host lab (``--clients lab``): each client's figures
+stored under the aggregate, which is their sum exactly, with the measured start skew; and
+Ctrl-C in the middle of the run leaves no fio server, remote directory or image anywhere."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from cephbench.hosts.inventory import load_lab
+from cephbench.store import Store
+from tests.helpers import wait_for
+from tests.interrupt_lab import query, start
+
+pytestmark = pytest.mark.lab
+ARGS = ("quick", "--clients", "lab", "--size", "16m", "--pg-num", "8", "--no-prefill")
+
+
+def _servers(addresses: list[str]) -> list[int]:
+    """fio servers bound to one of the lab's host addresses (whatever their parent)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if any(f"--server={a}," in argv for a in addresses):
+            found.append(int(entry))
+    return found
+
+
+@pytest.fixture
+def hosts(lab3, monkeypatch):
+    monkeypatch.setenv("CEPHBENCH_LAB_DIR", str(lab3.dir))
+    return load_lab(lab3.dir)
+
+
+def _stored_workloads(db: Path) -> int:
+    return len(query(db, "SELECT DISTINCT workload_id FROM results WHERE host IS NOT NULL"))
+
+
+def test_clients_add_up_to_the_aggregate_and_ctrl_c_leaves_no_fio_server(lab3, hosts, db):
+    """One run (the lab budget): Ctrl-C once the first workload is stored and the second
+    runs on every client."""
+    addresses = [h.address for h in hosts.hosts]
+    run = start(db, lab3, *ARGS, "--runtime", "1")
+    try:
+        run.wait_for(lambda: _stored_workloads(db) == 1 and run.child("fio", "--client="))
+        assert len(_servers(addresses)) == 3  # one server on each client, bound to its address
+        run.proc.send_signal(signal.SIGINT)
+        _out, err = run.proc.communicate(timeout=180)
+    finally:
+        if run.proc.poll() is None:
+            run.proc.kill()
+            run.proc.wait()
+    assert run.proc.returncode != 0 and "Traceback" not in err
+    wait_for(lambda: _servers(addresses) == [], "every fio server gone", timeout=30)
+    with Store(db) as store:
+        stored = store.get_run("last")
+        assert store.open_resources() == []  # servers, their directories, images, pool
+    names = [h.name for h in hosts.hosts]
+    assert stored.status == "aborted" and stored.params["clients"] == names
+    assert [r.workload for r in stored.results] == ["seq_wr"]
+    for r in stored.results:
+        assert r.host is None and [c.host for c in r.clients] == names
+        assert all(c.iops and c.iops > 0 and c.workload == r.workload for c in r.clients)
+        assert r.iops == math.fsum(c.iops for c in r.clients)
+        assert r.bw_bytes_per_s == math.fsum(c.bw_bytes_per_s for c in r.clients)
+        assert r.total_ios == sum(c.total_ios for c in r.clients)
+        assert r.io_bytes == sum(c.io_bytes for c in r.clients)
+        assert dict(r.metrics)["start_skew_ms"] >= 0
