@@ -14,6 +14,7 @@ UNDO_MODULES = (
     "cephbench.ceph.quiesce",
     "cephbench.ceph.objects",
     "cephbench.tools.iperf3.steps",
+    "cephbench.tuning.apply",
 )
 
 

@@ -65,6 +65,10 @@ BUILTIN_COMMANDS: dict[str, Entry] = {
         "cephbench.cli.report:report",
         "Write a report of one or more runs; the first is the baseline.",
     ),
+    "ab": Entry(
+        "cephbench.cli.ab:ab",
+        "Interleaved A/B of a configuration change cephbench applies and reverts, with verdicts.",
+    ),
     "lab": Entry(
         "cephbench.cli.lab:lab",
         "A real, throwaway Ceph cluster on this machine: plain processes, no containers.",

@@ -20,6 +20,8 @@ kind                        printed by                               top level
 ``cephbench.export/1``      ``export RUN... -o FILE``                ``{"runs": [run/1 + raw]}``
 ``cephbench.suites/1``      ``suites --format json``                 ``{"suites": [...]}``
 ``cephbench.cluster/1``     ``show --cluster --format json``         run, cluster, fingerprint
+``cephbench.ab/1``          ``ab --format json``                     columns a/b, rows, changes,
+                                                                     order, rounds, summary
 =========================== ======================================== ==========================
 
 Units are in the field names as in the model (``_bytes``, ``_bytes_per_s``, ``_us``, ``_s``).
@@ -46,7 +48,8 @@ IMPORT = "cephbench.import/1"
 EXPORT = "cephbench.export/1"
 SUITES = "cephbench.suites/1"
 CLUSTER = "cephbench.cluster/1"
-KINDS = (RUN, RUNS, COMPARISON, IMPORT_PLAN, IMPORT, EXPORT, SUITES, CLUSTER)
+AB = "cephbench.ab/1"
+KINDS = (RUN, RUNS, COMPARISON, IMPORT_PLAN, IMPORT, EXPORT, SUITES, CLUSTER, AB)
 PREFIX = "cephbench."
 
 
