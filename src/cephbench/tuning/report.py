@@ -80,14 +80,14 @@ def tables(doc: dict[str, Any]) -> tuple[list, list[str]]:
                     _num(r["values"]["a"], m.scale),
                     _num(r["values"]["b"], m.scale),
                     _pct(r["pct_diff"]["b"]),
-                    "n/a" if ci is None else f"{ci[0]:+.1f} … {ci[1]:+.1f} %",
+                    "n/a" if ci is None else f"{ci[0]:+.1f}…{ci[1]:+.1f}",
                     r["verdict"],
                     "" if more is None else str(more),
                 )
             )
         out.append(
             Table(
-                ("Workload", a, b, "Δ", "95 % CI", "Verdict", "More rounds"),
+                ("Workload", a, b, "Δ", "95 % CI (%)", "Verdict", "More rounds"),
                 tuple(body),
                 title=f"{m.title} ({m.unit}): {b} vs {a}, {rows[0]['blocks']} blocks",
             )

@@ -148,12 +148,12 @@ def blocks_needed(
 
 
 def more_rounds(test: Paired, alpha: float = ALPHA) -> int | None:
-    """Further rounds (two per block) for 80 % power at a difference of the observed size;
-    0 when the blocks run already suffice, None when unreachable."""
+    """Further rounds (two per block, at least one block) for 80 % power at a difference of
+    the observed size; None when no number up to MAX_BLOCKS blocks would do."""
     if test.sd_log is None:
         return None
     need = blocks_needed(test.mean_log, test.sd_log, alpha)
-    return None if need is None else max(0, need - test.n) * 2
+    return None if need is None else max(1, need - test.n) * 2
 
 
 def adjust(tests: Sequence[Paired | None], alpha: float = ALPHA) -> list[bool | None]:
