@@ -135,3 +135,36 @@ def test_analysis_pairs_blocks_corrects_across_cells_and_says_it_in_one_line():
     line = summary_line(rows, "tuned")
     assert re.match(r"tuned is better on 1 of 2 workloads \(\+1[0-4] % seq_rd ±\d %\)", line)
     assert "no significant change on rand_wr" in line
+
+
+def test_the_report_shows_verdicts_points_per_round_changes_and_the_summary():
+    from cephbench.tuning.analyze import row_json
+    from cephbench.tuning.report import tables
+
+    played = [
+        Round(i, side, i + 1, (_result("rand_rd", 1000 + 10 * i + (50 if side == "B" else 0)),))
+        for i, side in enumerate(rounds.order(4))
+    ]
+    rows = analyze(played)
+    doc = {
+        "columns": [{"key": "a", "name": "A"}, {"key": "b", "name": "nocache"}],
+        "rows": [row_json(r) for r in rows],
+        "rounds": [{"round": i + 1, "side": s, "run_id": i + 1} for i, s in enumerate("ABBA")],
+        "changes": {"a": [], "b": ["ceph config set client rbd_cache false"]},
+        "reverted": [{"setting": "config client rbd_cache", "value": "true", "verified": True}],
+        "order": "ABBA",
+        "test": "paired",
+        "sequential": None,
+        "summary": summary_line(rows, "nocache"),
+    }
+    found, lines = tables(doc)
+    assert [t.title.split(" (")[0] for t in found][-1] == "IOPS per round"
+    assert [r[:3] for r in found[-1].rows] == [
+        ("1", "A", "#1"),
+        ("2", "nocache", "#2"),
+        ("3", "nocache", "#3"),
+        ("4", "A", "#4"),
+    ]
+    assert found[-1].rows[1][3] == "1,060.00"  # round 2's own point, as measured
+    assert "restored config client rbd_cache = true (verified)" in lines
+    assert lines[-1] == doc["summary"] and lines[0] == "A: (the configuration as found)"
