@@ -5,6 +5,7 @@ Only resources recorded in the store are touched: cephbench removes nothing it d
 
 from __future__ import annotations
 
+import importlib
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -62,6 +63,7 @@ def load_all() -> None:
     for kind in kinds():
         load(kind)
     load_undo()  # pools, OSD flags, bench objects, iperf3 servers
+    importlib.import_module("cephbench.hosts.remote")  # remote_process, remote_dir (over ssh)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,173 @@
+"""Things cephbench starts or makes on other hosts (fio and iperf3 servers, temporary
+directories), recorded in the resource log *before* they exist so that ``cephbench cleanup``
+can reach the host and undo them after a killed run.
+
+A daemon is stopped by pid only after ``/proc/PID/cmdline`` shows it is still the program
+cephbench started: a pid reused by something else is never signalled.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from cephbench.errors import CephbenchError, ToolFailed
+from cephbench.execution.cleanup import undoes
+from cephbench.hosts.inventory import Host, Inventory
+from cephbench.hosts.ssh import Ssh
+from cephbench.store.resources import Resource, ResourceLog
+
+WAIT_SECONDS = 15
+"""How long a daemon may take to write its pid file, and to exit once asked."""
+TEMP_PREFIX = "cephbench-"
+
+# Remote helper scripts: constant text run by `sh -c`, every variable a positional argument
+# (so nothing the user named is ever parsed by the remote shell).
+_WAIT_PIDFILE = """
+i=0
+while [ ! -s "$1" ]; do
+  i=$((i+1)); [ "$i" -gt "$2" ] && { echo "no pid file $1" >&2; exit 3; }
+  sleep 0.1
+done
+cat "$1"
+"""
+_STOP = """
+pidfile=$1 program=$2 limit=$3
+[ -s "$pidfile" ] || exit 0
+pid=$(cat "$pidfile")
+case "$pid" in ''|*[!0-9]*) echo "bad pid file $pidfile" >&2; exit 4;; esac
+running() {
+  [ -r /proc/$pid/cmdline ] || return 1
+  exe=$(tr '\\000' '\\n' < /proc/$pid/cmdline | head -n 1)
+  [ "${exe##*/}" = "$program" ]
+}
+if running; then
+  kill -TERM "$pid" 2>/dev/null
+  i=0
+  while running; do
+    i=$((i+1))
+    if [ "$i" -gt "$limit" ]; then kill -KILL "$pid" 2>/dev/null; fi
+    [ "$i" -gt $((limit*2)) ] && { echo "pid $pid ($program) did not stop" >&2; exit 5; }
+    sleep 0.1
+  done
+fi
+rm -f -- "$pidfile"
+"""
+
+
+@dataclass(frozen=True)
+class RemoteProcess:
+    """A daemon cephbench started on a host, as recorded in the resource log."""
+
+    host: Host
+    pidfile: str
+    program: str
+    resource_id: int
+    pid: int | None = None
+    root: bool = False
+
+
+def start_daemon(
+    ssh: Ssh,
+    host: Host,
+    argv: list[str],
+    *,
+    kind: str,
+    resources: ResourceLog,
+    pidfile: str,
+    root: bool = False,
+) -> RemoteProcess:
+    """Start a self-daemonizing program (``fio --server --daemonize=PIDFILE``, ``iperf3 -s
+    -D -I PIDFILE``) on ``host``: recorded first, then started, then its pid read back."""
+    if not posixpath.isabs(pidfile):
+        raise ValueError(f"pid file {pidfile} must be an absolute path")
+    program = posixpath.basename(argv[0])
+    rid = resources.add(
+        "remote_process",
+        f"{host.name}:{pidfile}",
+        _detail(ssh.inventory, host, pidfile=pidfile, program=program, daemon=kind, root=root),
+    )
+    proc = RemoteProcess(host, pidfile, program, rid, None, root)
+    ssh.run(host, argv, root=root)
+    out = ssh.run(
+        host,
+        ["sh", "-c", _WAIT_PIDFILE, "sh", pidfile, str(WAIT_SECONDS * 10)],
+        root=root,
+        check=False,
+    )
+    if out.returncode != 0 or not out.stdout.strip().isdigit():
+        stop_daemon(ssh, proc, resources)  # it may still be starting: stop what is there
+        raise ToolFailed(
+            f"{program} on host {host.name} did not start: {out.last_error_line()}",
+            hint=f"run it by hand there to see why: {' '.join(argv)}",
+        )
+    return RemoteProcess(host, pidfile, program, rid, int(out.stdout.strip()), root)
+
+
+def stop_daemon(ssh: Ssh, proc: RemoteProcess, resources: ResourceLog) -> None:
+    """Stop the daemon (TERM, then KILL) if its pid is still that program; mark it removed."""
+    _stop(ssh, proc.host, proc.pidfile, proc.program, proc.root)
+    resources.removed(proc.resource_id)
+
+
+def remote_tempdir(ssh: Ssh, host: Host, resources: ResourceLog) -> str:
+    """A new private directory under /tmp on ``host``, recorded before it is made."""
+    path = f"/tmp/{TEMP_PREFIX}{uuid.uuid4().hex[:12]}"
+    resources.add("remote_dir", f"{host.name}:{path}", _detail(ssh.inventory, host, path=path))
+    ssh.run(host, ["mkdir", "-m", "700", "--", path])
+    return path
+
+
+def remove_tempdir(ssh: Ssh, host: Host, path: str) -> None:
+    """Remove a directory :func:`remote_tempdir` made (and only such a directory)."""
+    if not posixpath.basename(path).startswith(TEMP_PREFIX) or posixpath.dirname(path) != "/tmp":
+        raise CephbenchError(f"{path} on {host.name} is not a cephbench directory; not removing it")
+    ssh.run(host, ["rm", "-rf", "--", path])
+
+
+def _stop(ssh: Ssh, host: Host, pidfile: str, program: str, root: bool) -> None:
+    ssh.run(
+        host,
+        ["sh", "-c", _STOP, "sh", pidfile, program, str(WAIT_SECONDS * 10)],
+        root=root,
+        timeout=WAIT_SECONDS * 3,
+    )
+
+
+def _detail(inventory: Inventory, host: Host, **extra: Any) -> dict[str, Any]:
+    """What cleanup needs to reach the host again: the host and the ssh config used."""
+    return {
+        "host": host.to_json(),
+        "ssh_config": str(inventory.ssh_config) if inventory.ssh_config else None,
+        "source": inventory.source,
+        **extra,
+    }
+
+
+def _reach(resource: Resource) -> tuple[Ssh, Host]:
+    d = resource.detail
+    inv = Inventory.from_json(
+        {
+            "hosts": [d["host"]],
+            "source": d.get("source", "recorded"),
+            "ssh_config": d.get("ssh_config"),
+        }
+    )
+    return Ssh(inv, connect_timeout=10), inv.hosts[0]
+
+
+@undoes("remote_process")
+def _undo_process(resource: Resource) -> None:
+    ssh, host = _reach(resource)
+    d = resource.detail
+    with ssh:
+        _stop(ssh, host, d["pidfile"], d["program"], bool(d.get("root")))
+
+
+@undoes("remote_dir")
+def _undo_dir(resource: Resource) -> None:
+    ssh, host = _reach(resource)
+    with ssh:
+        remove_tempdir(ssh, host, resource.detail["path"])
