@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the project runs: fio (with the rbd and rados engines), Ceph Pacific, iperf3,
 # what the lab and the device guard use (uuidgen, blkid/lsblk/losetup, ip/tc, mkfs.ext4), and
 # chromium, which the report tests render HTML reports in.
-DEB_PKGS := fio iperf3 ceph-mon ceph-osd ceph-mgr ceph-common uuid-runtime util-linux \
+DEB_PKGS := fio iperf3 iputils-ping ceph-mon ceph-osd ceph-mgr ceph-common uuid-runtime util-linux \
             iproute2 e2fsprogs fdisk python3-venv chromium
 DEMO_DIR := demo-output
 

@@ -332,6 +332,38 @@ rados_bench = Bundle(
     rq.RadosBenchOptions,
 )
 
+network = Bundle(
+    "Hosts and network (the network suite)",
+    [
+        opt(
+            "--hosts",
+            metavar="lab|ceph|FILE|H1,H2,...",
+            help="The hosts to measure between: the lab's, the Ceph cluster's (from its "
+            "metadata), an inventory file, or a list; reached over ssh (a lab started without "
+            "--ssh through its namespaces). Default: the running lab's hosts.",
+        ),
+        opt(
+            "--all-pairs-at-once",
+            is_flag=True,
+            help="Run every directed pair at the same time (a mesh load) instead of one pair "
+            "after the other.",
+        ),
+        opt(
+            "--streams-procs",
+            type=click.IntRange(1, 64),
+            default=1,
+            show_default=True,
+            help="iperf3 client processes per pair, each to its own server, figures summed: "
+            "iperf3 before 3.16 runs all its streams on one CPU core, which may not fill a "
+            "link of 10 Gbit/s or more.",
+        ),
+    ],
+    "network",
+    lambda hosts, all_pairs_at_once, streams_procs: rq.NetworkOptions(
+        hosts, all_pairs_at_once, streams_procs
+    ),
+)
+
 RUN_BUNDLES = (
     run_basics,
     overrides,
@@ -344,6 +376,7 @@ RUN_BUNDLES = (
     pool,
     health,
     rados_bench,
+    network,
 )
 """Every option of ``cephbench run`` but output and store, in the order ``--help`` shows them."""
 

@@ -133,6 +133,25 @@ class RadosBenchOptions:
 
 
 @dataclass(frozen=True)
+class NetworkOptions:
+    """The network suite: which hosts, every pair at once or one at a time, and how many
+    iperf3 processes per pair."""
+
+    hosts: str | None = None
+    """``--hosts``: lab, ceph, a file, or h1,h2,...; None: the running lab's hosts."""
+    all_pairs_at_once: bool = False
+    procs: int = 1
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.procs <= 64:
+            raise UsageError(f"--streams-procs {self.procs}: from 1 to 64 processes per pair")
+
+    @property
+    def given(self) -> bool:
+        return self != NetworkOptions()
+
+
+@dataclass(frozen=True)
 class RunRequest:
     """Everything ``cephbench run SUITE`` was asked to do."""
 
@@ -151,6 +170,7 @@ class RunRequest:
     health: HealthRequest = field(default_factory=HealthRequest)
     device: DeviceOptions = field(default_factory=DeviceOptions)
     rados_bench: RadosBenchOptions = field(default_factory=RadosBenchOptions)
+    network: NetworkOptions = field(default_factory=NetworkOptions)
 
     @property
     def repeats(self) -> int:
@@ -175,6 +195,7 @@ class RunRequest:
             "health": _plain(self.health),
             "device": _plain(self.device),
             "rados_bench": _plain(self.rados_bench),
+            "network": _plain(self.network),
         }
 
     @classmethod
@@ -245,6 +266,7 @@ def _from_v1(data: dict[str, Any]) -> RunRequest:
         health=_part(HealthRequest, data, "health"),
         device=_part(DeviceOptions, data, "device"),
         rados_bench=_part(RadosBenchOptions, data, "rados_bench"),
+        network=_part(NetworkOptions, data, "network"),
     )
 
 

@@ -19,6 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cephbench.execution.cleanup import undoes
+from cephbench.hosts.inventory import Inventory
+from cephbench.hosts.remote import (
+    RemoteProcess,
+    remote_tempdir,
+    remove_tempdir,
+    start_daemon,
+    stop_daemon,
+)
+from cephbench.hosts.ssh import Ssh
 from cephbench.store import Resource, ResourceLog
 from cephbench.system.process import ProcessResult, run
 
@@ -46,7 +55,7 @@ class HostExec(ABC):
     """Commands on the suite's hosts."""
 
     hosts: list[NetHost]
-    avoid_ports: list[tuple[int, int]] = []
+    avoid_ports: tuple[tuple[int, int], ...] = ()
     """Port ranges no server may take (the lab's daemons' blocks)."""
     transport: str
 
@@ -66,6 +75,7 @@ class HostExec(ABC):
     def pidfile(self, host: NetHost, port: int) -> str:
         """Where the server of ``port`` on ``host`` writes its pid."""
 
+    @abstractmethod
     def close(self) -> None:
         """Release the transport (ssh masters); servers are stopped before."""
 
@@ -81,7 +91,7 @@ class NetnsExec(HostExec):
         namespaces: dict[str, str],
         resources: ResourceLog,
         run_id: int,
-        avoid_ports: list[tuple[int, int]],
+        avoid_ports: tuple[tuple[int, int], ...],
     ):
         self.hosts, self.namespaces, self.resources = hosts, namespaces, resources
         self.run_id, self.avoid_ports = run_id, avoid_ports
@@ -107,6 +117,9 @@ class NetnsExec(HostExec):
         stop_local(server.pidfile)
         assert isinstance(server.handle, int)
         self.resources.removed(server.handle)
+
+    def close(self) -> None:
+        pass
 
 
 def _pid_of(pidfile: str) -> int | None:
@@ -137,3 +150,53 @@ def stop_local(pidfile: str) -> None:
 @undoes(SERVER_KIND)
 def _undo_server(resource: Resource) -> None:
     stop_local(resource.detail["pidfile"])
+
+
+class SshExec(HostExec):
+    """Real hosts (or a lab started with ``--ssh``): every command through the system ssh;
+    servers' pidfiles in a private directory on each host, recorded and removed."""
+
+    transport = "ssh"
+
+    def __init__(self, inventory: Inventory, resources: ResourceLog):
+        self.inventory, self.resources = inventory, resources
+        self.ssh = Ssh(inventory)
+        self.hosts = [NetHost(h.name, h.address) for h in inventory.hosts]
+        self._by_name = {h.name: h for h in inventory.hosts}
+        self._dirs: dict[str, str] = {}
+
+    def run(self, host: NetHost, argv: list[str], timeout: float) -> ProcessResult:
+        return self.ssh.run(self._by_name[host.name], argv, timeout=timeout, check=False)
+
+    def pidfile(self, host: NetHost, port: int) -> str:
+        if host.name not in self._dirs:
+            h = self._by_name[host.name]
+            self._dirs[host.name] = remote_tempdir(self.ssh, h, self.resources)
+        return f"{self._dirs[host.name]}/iperf3-{port}.pid"
+
+    def start_server(self, host: NetHost, argv: list[str], port: int, pidfile: str) -> Server:
+        h = self._by_name[host.name]
+        proc = start_daemon(
+            self.ssh, h, argv, kind=SERVER_KIND, resources=self.resources, pidfile=pidfile
+        )
+        return Server(host, port, pidfile, proc)
+
+    def stop_server(self, server: Server) -> None:
+        assert isinstance(server.handle, RemoteProcess)
+        stop_daemon(self.ssh, server.handle, self.resources)
+
+    def close(self) -> None:
+        """Remove the pidfile directories (each marked removed), then end the masters."""
+        try:
+            left = {
+                r.name: r.id
+                for r in self.resources.store.open_resources()
+                if r.kind == "remote_dir" and r.run_id == self.resources.run_id
+            }
+            for name, path in list(self._dirs.items()):
+                remove_tempdir(self.ssh, self._by_name[name], path)
+                del self._dirs[name]
+                if (rid := left.get(f"{name}:{path}")) is not None:
+                    self.resources.removed(rid)
+        finally:
+            self.ssh.close()

@@ -73,7 +73,9 @@ class Outlier:
         return 100 * (self.median - self.value) / self.median
 
 
-def outliers(cells: Mapping[tuple[str, str], float], k: float = K, floor: float = FLOOR):
+def outliers(
+    cells: Mapping[tuple[str, str], float], k: float = K, floor: float = FLOOR
+) -> list[Outlier]:
     """The pairs far below the median (see the module's docstring), lowest first; none with
     fewer than 3 pairs (no median to stand out from) or a median of 0."""
     if len(cells) < 3:

@@ -63,11 +63,18 @@ def parse(stdout: str, stderr: str = "") -> Ping:
         raise ParseError(f"ping printed no statistics: {line[-1] if line else 'nothing'}")
     rtt = RTT.search(text)
     mtu = LOCAL_MTU.search(text)
+
+    def ms(key: str) -> float | None:
+        return float(rtt[key]) if rtt and rtt[key] else None
+
     return Ping(
-        int(stats["tx"]),
-        int(stats["rx"]),
-        int(stats["err"] or 0),
-        *(float(rtt[k]) if rtt and rtt[k] else None for k in ("min", "avg", "max", "mdev")),
+        transmitted=int(stats["tx"]),
+        received=int(stats["rx"]),
+        errors=int(stats["err"] or 0),
+        rtt_min_ms=ms("min"),
+        rtt_avg_ms=ms("avg"),
+        rtt_max_ms=ms("max"),
+        rtt_mdev_ms=ms("mdev"),
         mtu_reported=int(mtu["mtu"] or mtu["frag"]) if mtu else None,
     )
 

@@ -8,7 +8,7 @@ import ipaddress
 import json
 from collections.abc import Iterable
 
-from cephbench.errors import ParseError
+from cephbench.errors import ParseError, ToolFailed
 
 IP_ADDR_ARGV = ["ip", "-j", "addr"]
 SS_ARGV = ["ss", "-Hltn"]
@@ -65,7 +65,7 @@ def free_ports(
     port = first
     while len(out) < count:
         if port > LAST_PORT:
-            raise ParseError(f"fewer than {count} free TCP ports from {first} up")
+            raise ToolFailed(f"fewer than {count} free TCP ports from {first} up")
         if port not in busy and not any(lo <= port <= hi for lo, hi in ranges):
             out.append(port)
         port += 1
