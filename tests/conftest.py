@@ -144,11 +144,12 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
 @pytest.fixture(scope="session")
 def lab3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
     """A 3-host lab (one OSD per host, network namespaces on a bridge, every host link at
-    500 Mbit/s) shared by the session's tests of hosts, diagnosis and A/B tuning. Tests that
-    change it (a fault, a configuration change) put it back before they finish."""
+    500 Mbit/s, an sshd on each host for ``--hosts lab``) shared by the session's tests of
+    hosts, diagnosis and A/B tuning. Tests that change it (a fault, a configuration change)
+    put it back before they finish."""
     lab_dir = tmp_path_factory.mktemp("lab3") / "three"
     try:
-        result = up(LabSpec(dir=lab_dir, hosts=3, osds=3, rate="500mbit"), timeout=240)
+        result = up(LabSpec(dir=lab_dir, hosts=3, osds=3, rate="500mbit", ssh=True), timeout=240)
         yield result.info
     finally:
         down(lab_dir, purge=True)

@@ -92,6 +92,11 @@ def lab() -> None:
 )
 @click.option("--rate", help="tbf rate limit on every host link, both ways (e.g. 1gbit).")
 @click.option(
+    "--ssh",
+    is_flag=True,
+    help="An sshd in each host namespace and an inventory: --hosts lab (needs --hosts 2+).",
+)
+@click.option(
     "--auth",
     type=click.Choice(["cephx", "none"]),
     default="cephx",
@@ -126,6 +131,8 @@ def up(lab_dir: Path | None, conf_set: tuple[str, ...], timeout: float, **option
         f"({spec.store}) on {spec.hosts} host{'s' if spec.hosts > 1 else ''} in {spec.dir}"
     )
     console.print(f'Use it by hand: eval "$(cephbench lab env --dir {spec.dir})"; ceph -s')
+    if spec.ssh:
+        console.print(f"Hosts over ssh: ssh -F {spec.dir}/ssh/config host0; --hosts lab")
 
 
 def _spec(lab_dir: Path | None, conf_set: tuple[str, ...], options: dict) -> labapi.LabSpec:
@@ -209,6 +216,12 @@ def _print_status(data: dict) -> None:
             _mib(o["rss_mib"]),
         )
     console.print(table)
+    if data.get("ssh"):
+        ssh = Table("sshd", "address", "pid", "process")
+        for s in data["ssh"]["sshd"]:
+            ssh.add_row(s["host"], s["address"] or "", str(s["pid"]), _alive(s["running"]))
+        console.print(ssh)
+        console.print(f"ssh: ssh -F {data['ssh']['config']} host0   inventory: --hosts lab")
     if data["pools"]:
         pools = Table("pool", "size", "pg_num", "applications", "by cephbench")
         for p in data["pools"]:

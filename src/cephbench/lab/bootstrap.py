@@ -16,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from cephbench.errors import ToolFailed
-from cephbench.lab import keys, net, preflight, teardown
+from cephbench.lab import keys, net, preflight, sshd, teardown
 from cephbench.lab.ceph import ceph, ceph_json, not_ready
 from cephbench.lab.conf import MGR, MON, Endpoints, render_conf
 from cephbench.lab.daemons import failure, is_ours, run_tool, start
@@ -104,6 +104,8 @@ def _bootstrap(rec: _Recorder, progress: Progress, deadline: float) -> None:
     for d in (layout.run, layout.log, layout.crash, layout.disk):
         d.mkdir()
     ep = _plan_daemons(rec, _network(rec, progress))
+    if spec.ssh:
+        _start_sshd(rec, progress)
     fsid = str(uuid.uuid4())
     rec.set(fsid=fsid)
     layout.conf.write_text(render_conf(spec, layout, fsid, ep))
@@ -154,6 +156,16 @@ def _network(rec: _Recorder, progress: Progress) -> list[str]:
         net.create_netns(ns)
         net.create_host_link(veth, ns, bridge, addr, spec.rate)
     return addrs
+
+
+def _start_sshd(rec: _Recorder, progress: Progress) -> None:
+    """Keys, configs and the inventory, then an sshd per host (each recorded first)."""
+    progress(f"starting sshd on {rec.state.spec.hosts} hosts")
+    sshd.setup(rec.layout, rec.state)
+    for host in sshd.host_names(rec.state):
+        rec.set(sshd={**rec.state.sshd, host: None})
+        pid = sshd.start(rec.layout, rec.state, host)
+        rec.set(sshd={**rec.state.sshd, host: pid})
 
 
 def _plan_daemons(rec: _Recorder, addrs: list[str]) -> Endpoints:

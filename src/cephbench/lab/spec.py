@@ -82,6 +82,7 @@ class LabSpec(BaseModel):
     dir: Path = Field(default_factory=default_dir)
     auth: Literal["cephx", "none"] = "cephx"
     conf_set: dict[str, str] = Field(default_factory=dict, description="extra ceph.conf options")
+    ssh: bool = Field(False, description="an sshd in each host namespace (--hosts lab)")
 
     @field_validator("osd_size", mode="before")
     @classmethod
@@ -122,6 +123,8 @@ class LabSpec(BaseModel):
             raise ValueError(f"--hosts {self.hosts} needs at least as many OSDs (--osds)")
         if self.rate and self.hosts < 2:
             raise ValueError("--rate limits the links between hosts: it needs --hosts 2 or more")
+        if self.ssh and self.hosts < 2:
+            raise ValueError("--ssh runs an sshd per host namespace: it needs --hosts 2 or more")
         if self.osd_size < 1024**2:
             raise ValueError("--osd-size must be at least 1M")
         return self

@@ -59,6 +59,8 @@ class LabState(BaseModel):
     links: list[str] = Field(default_factory=list)
     daemons: dict[str, Daemon] = Field(default_factory=dict)
     pools: list[str] = Field(default_factory=list)
+    sshd: dict[str, int | None] = Field(default_factory=dict)
+    """host -> pid of its sshd (``lab up --ssh``), recorded before it starts (pid None)."""
     started_at: float = 0.0
     up_seconds: float | None = None
 

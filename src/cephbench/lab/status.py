@@ -9,6 +9,7 @@ from typing import Any
 
 from cephbench.errors import CephbenchError
 from cephbench.lab import ceph as parse
+from cephbench.lab import sshd
 from cephbench.lab.ceph import ceph_json
 from cephbench.lab.daemons import is_ours, rss_mib
 from cephbench.lab.info import info_from_state
@@ -29,7 +30,26 @@ def status(dir: Path | str | None = None) -> dict[str, Any]:
     cluster: dict[str, Any] = {}
     if procs.get("mon.a", {}).get("running"):
         cluster = _query(layout, state)
-    return assemble(state, layout, procs, **cluster)
+    ssh = {
+        host: {"pid": pid, "running": sshd.is_ours(pid, sshd.sshd_conf(layout, host))}
+        for host, pid in state.sshd.items()
+    }
+    return assemble(state, layout, procs, **cluster) | {"ssh": ssh_status(state, layout, ssh)}
+
+
+def ssh_status(state: LabState, layout: Layout, procs: dict[str, dict]) -> dict[str, Any] | None:
+    """The sshds of ``lab up --ssh`` and the files to reach them with; None without --ssh."""
+    if not state.spec.ssh:
+        return None
+    addrs = dict(zip(sshd.host_names(state), state.host_addrs, strict=False))
+    return {
+        "config": str(sshd.config_path(layout)),
+        "inventory": str(sshd.inventory_path(layout)),
+        "sshd": [
+            {"host": h, "address": addrs.get(h), **procs.get(h, {"pid": None, "running": False})}
+            for h in sshd.host_names(state)
+        ],
+    }
 
 
 def _query(layout: Layout, state: LabState) -> dict[str, Any]:

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from cephbench.lab import net
+from cephbench.lab import net, sshd
 from cephbench.lab.daemons import ours, stop
 from cephbench.lab.errors import LabError
 from cephbench.lab.paths import Layout, default_dir
@@ -37,6 +37,7 @@ def down(dir: Path | str | None = None, purge: bool = False) -> DownResult | Non
     state.phase = "stopping"
     save(layout, state)
     _stop_daemons(layout, state)
+    _stop_sshd(layout, state)
     _remove_network(state)
     archive = None if purge else _archive(layout, state.lab_id)
     shutil.rmtree(layout.dir)
@@ -64,6 +65,15 @@ def _stop_daemons(layout: Layout, state: LabState) -> None:
     stop(_pids(layout, state, "mgr") + _pids(layout, state, "mon"), layout.conf, grace=3.0)
 
 
+def _stop_sshd(layout: Layout, state: LabState) -> None:
+    """The sshds, then whatever their sessions left in the lab's own namespaces."""
+    if not state.sshd:
+        return
+    for host, pid in state.sshd.items():
+        sshd.stop(layout, host, pid)
+    sshd.stop_namespace_processes(state.namespaces)
+
+
 def _remove_network(state: LabState) -> None:
     for link in state.links:
         net.delete_link(link)
@@ -88,6 +98,11 @@ def _archive(layout: Layout, tag: str) -> Path | None:
 def leftovers(layout: Layout, state: LabState) -> list[str]:
     """What of this lab still exists: processes, namespaces, links, files."""
     left = [f"process {pid}" for pid in ours(layout.conf)]
+    left += [
+        f"sshd {pid} of {host}"
+        for host, pid in state.sshd.items()
+        if sshd.is_ours(pid, sshd.sshd_conf(layout, host))
+    ]
     left += [f"namespace {ns}" for ns in state.namespaces if net.netns_exists(ns)]
     left += [f"link {ln}" for ln in [*state.links, state.bridge] if ln and net.link_exists(ln)]
     if layout.dir.exists():
