@@ -195,3 +195,20 @@ def test_network_options_are_checked_and_stored():
     assert again.network == NetworkOptions("h1,h2", True, 4)
     assert RunRequest.from_json({**req.to_json(), "network": None}).network == NetworkOptions()
     assert not NetworkOptions().given and NetworkOptions(hosts="lab").given
+
+
+def test_report_heatmap_marks_the_outlier():
+    from matplotlib.patches import Rectangle
+
+    from cephbench.report.network import network_heatmap
+
+    results = [
+        _r(f"{a}->{b}", 9.4e9 if (a, b) != ("h1", "h0") else 2.0e9)
+        for a in ("h0", "h1", "h2") for b in ("h0", "h1", "h2") if a != b
+    ]  # fmt: skip
+    fig = network_heatmap(matrix(results), "t")
+    assert fig is not None
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts == ["—", "9.40", "9.40", "2.00!", "—", "9.40", "9.40", "9.40", "—"]
+    assert len([p for p in fig.axes[0].patches if isinstance(p, Rectangle)]) == 1
+    assert network_heatmap(matrix([_r("a->b", None)]), "t") is None
