@@ -212,3 +212,19 @@ def test_report_heatmap_marks_the_outlier():
     assert texts == ["—", "9.40", "9.40", "2.00!", "—", "9.40", "9.40", "9.40", "—"]
     assert len([p for p in fig.axes[0].patches if isinstance(p, Rectangle)]) == 1
     assert network_heatmap(matrix([_r("a->b", None)]), "t") is None
+
+
+def test_pair_flags_and_start_skew():
+    from cephbench.model import FLAGS
+    from cephbench.system.process import ProcessResult
+    from cephbench.tools.iperf3.steps import ClientRun, pair_flags, start_skew
+
+    ok = {"rtt_ms": 0.05, "mtu": 1500.0, "mtu_ok": 1.0}
+    assert pair_flags(ok, 0.04, 1) == ()
+    assert pair_flags(ok, 0.06, 1) == ("procs_skewed",)  # over 5 % of a 1 s runtime
+    assert pair_flags(ok, 0.4, 10) == ()
+    assert pair_flags({"mtu": 9000.0, "mtu_ok": 0.0}, 0, 1) == ("mtu_fails", "no_rtt")
+    assert all(f in FLAGS for f in ("procs_skewed", "mtu_fails", "no_rtt"))
+    result = ProcessResult(("iperf3",), 0, "", "", 1.0)
+    runs = [ClientRun(result, "", (10.0, 11.0)), ClientRun(result, "", (10.3, 11.2))]
+    assert start_skew(runs) == pytest.approx(0.3) and start_skew(runs[:1]) == 0

@@ -15,6 +15,9 @@ import signal
 import tempfile
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,8 +30,8 @@ from cephbench.hosts.remote import (
     start_daemon,
     stop_daemon,
 )
-from cephbench.hosts.ssh import Ssh
-from cephbench.store import Resource, ResourceLog
+from cephbench.hosts.ssh import DEFAULT_FANOUT, Ssh
+from cephbench.store import Resource, ResourceLog, Store
 from cephbench.system.process import ProcessResult, run
 
 SERVER_KIND = "iperf3_server"
@@ -52,9 +55,12 @@ class Server:
 
 
 class HostExec(ABC):
-    """Commands on the suite's hosts."""
+    """Commands on the suite's hosts. Methods that record resources take the log to record
+    in: the steps start and stop each host's servers from a thread of its own, with a log on
+    that thread's own connection to the store (:func:`thread_log`)."""
 
     hosts: list[NetHost]
+    resources: ResourceLog
     avoid_ports: tuple[tuple[int, int], ...] = ()
     """Port ranges no server may take (the lab's daemons' blocks)."""
     transport: str
@@ -64,20 +70,31 @@ class HostExec(ABC):
         """``argv`` on ``host`` to its end; a non-zero exit is returned, not raised."""
 
     @abstractmethod
-    def start_server(self, host: NetHost, argv: list[str], port: int, pidfile: str) -> Server:
-        """Record, then start a daemonizing server that writes ``pidfile``."""
-
-    @abstractmethod
-    def stop_server(self, server: Server) -> None:
-        """Stop it (only if its pid is still that server) and mark it removed."""
-
-    @abstractmethod
-    def pidfile(self, host: NetHost, port: int) -> str:
+    def pidfile(self, host: NetHost, port: int, log: ResourceLog) -> str:
         """Where the server of ``port`` on ``host`` writes its pid."""
 
     @abstractmethod
+    def start_server(
+        self, host: NetHost, argv: list[str], port: int, pidfile: str, log: ResourceLog
+    ) -> Server:
+        """Record, then start a daemonizing server that writes ``pidfile``."""
+
+    @abstractmethod
+    def stop_server(self, server: Server, log: ResourceLog) -> None:
+        """Stop it (only if its pid is still that server) and mark it removed."""
+
+    @abstractmethod
     def close(self) -> None:
-        """Release the transport (ssh masters); servers are stopped before."""
+        """Remove what ``pidfile`` made, release the transport (ssh masters); the servers
+        are stopped before."""
+
+
+@contextmanager
+def thread_log(resources: ResourceLog) -> Iterator[ResourceLog]:
+    """The run's resource log through a connection of the calling thread (an SQLite
+    connection serves the thread that opened it only)."""
+    with Store(resources.store.path) as store:
+        yield ResourceLog(store, resources.run_id)
 
 
 class NetnsExec(HostExec):
@@ -99,24 +116,26 @@ class NetnsExec(HostExec):
     def run(self, host: NetHost, argv: list[str], timeout: float) -> ProcessResult:
         return run(["ip", "netns", "exec", self.namespaces[host.name], *argv], timeout=timeout)
 
-    def pidfile(self, host: NetHost, port: int) -> str:
+    def pidfile(self, host: NetHost, port: int, log: ResourceLog) -> str:
         return f"{tempfile.gettempdir()}/cephbench-iperf3-{self.run_id}-{host.name}-{port}.pid"
 
-    def start_server(self, host: NetHost, argv: list[str], port: int, pidfile: str) -> Server:
+    def start_server(
+        self, host: NetHost, argv: list[str], port: int, pidfile: str, log: ResourceLog
+    ) -> Server:
         ns = self.namespaces[host.name]
-        rid = self.resources.add(SERVER_KIND, host.name, {"pidfile": pidfile, "netns": ns})
+        rid = log.add(SERVER_KIND, host.name, {"pidfile": pidfile, "netns": ns})
         server = Server(host, port, pidfile, rid)
         try:
             run(["ip", "netns", "exec", ns, *argv], timeout=15, check=True)
         except BaseException:
-            self.stop_server(server)
+            self.stop_server(server, log)
             raise
         return server
 
-    def stop_server(self, server: Server) -> None:
+    def stop_server(self, server: Server, log: ResourceLog) -> None:
         stop_local(server.pidfile)
         assert isinstance(server.handle, int)
-        self.resources.removed(server.handle)
+        log.removed(server.handle)
 
     def close(self) -> None:
         pass
@@ -168,35 +187,43 @@ class SshExec(HostExec):
     def run(self, host: NetHost, argv: list[str], timeout: float) -> ProcessResult:
         return self.ssh.run(self._by_name[host.name], argv, timeout=timeout, check=False)
 
-    def pidfile(self, host: NetHost, port: int) -> str:
+    def pidfile(self, host: NetHost, port: int, log: ResourceLog) -> str:
         if host.name not in self._dirs:
-            h = self._by_name[host.name]
-            self._dirs[host.name] = remote_tempdir(self.ssh, h, self.resources)
+            self._dirs[host.name] = remote_tempdir(self.ssh, self._by_name[host.name], log)
         return f"{self._dirs[host.name]}/iperf3-{port}.pid"
 
-    def start_server(self, host: NetHost, argv: list[str], port: int, pidfile: str) -> Server:
+    def start_server(
+        self, host: NetHost, argv: list[str], port: int, pidfile: str, log: ResourceLog
+    ) -> Server:
         h = self._by_name[host.name]
-        proc = start_daemon(
-            self.ssh, h, argv, kind=SERVER_KIND, resources=self.resources, pidfile=pidfile
-        )
+        proc = start_daemon(self.ssh, h, argv, kind=SERVER_KIND, resources=log, pidfile=pidfile)
         return Server(host, port, pidfile, proc)
 
-    def stop_server(self, server: Server) -> None:
+    def stop_server(self, server: Server, log: ResourceLog) -> None:
         assert isinstance(server.handle, RemoteProcess)
-        stop_daemon(self.ssh, server.handle, self.resources)
+        stop_daemon(self.ssh, server.handle, log)
 
     def close(self) -> None:
         """Remove the pidfile directories (each marked removed), then end the masters."""
         try:
-            left = {
-                r.name: r.id
-                for r in self.resources.store.open_resources()
-                if r.kind == "remote_dir" and r.run_id == self.resources.run_id
-            }
-            for name, path in list(self._dirs.items()):
-                remove_tempdir(self.ssh, self._by_name[name], path)
-                del self._dirs[name]
-                if (rid := left.get(f"{name}:{path}")) is not None:
+            dirs = list(self._dirs.items())
+            with ThreadPoolExecutor(max_workers=max(1, min(DEFAULT_FANOUT, len(dirs)))) as pool:
+                list(pool.map(lambda d: self._remove_dir(*d), dirs))  # the first error raised
+            self._dirs = {}
+            ids = self._dir_ids()
+            for name, path in dirs:
+                if (rid := ids.get(f"{name}:{path}")) is not None:
                     self.resources.removed(rid)
         finally:
             self.ssh.close()
+
+    def _remove_dir(self, name: str, path: str) -> None:
+        remove_tempdir(self.ssh, self._by_name[name], path)
+
+    def _dir_ids(self) -> dict[str, int]:
+        """The run's recorded, not yet removed ``remote_dir`` resources by name."""
+        return {
+            r.name: r.id
+            for r in self.resources.store.open_resources()
+            if r.kind == "remote_dir" and r.run_id == self.resources.run_id
+        }

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -38,12 +38,21 @@ from cephbench.system.process import ProcessResult
 from cephbench.tools.base import RunContext, Step, Stopped, raw_output
 from cephbench.tools.iperf3 import driver as iperf3
 from cephbench.tools.iperf3 import ping, probe
-from cephbench.tools.iperf3.hostexec import HostExec, NetHost, NetnsExec, Server, SshExec
+from cephbench.tools.iperf3.hostexec import (
+    HostExec,
+    NetHost,
+    NetnsExec,
+    Server,
+    SshExec,
+    thread_log,
+)
 
 T = TypeVar("T")
 LISTEN_SECONDS = 10.0
 CONNECT_RETRIES = 20
 PROBE_TIMEOUT = 30.0
+SKEW_SHARE = 0.05
+"""A pair's processes starting further apart than this share of the runtime get a warning."""
 
 
 # -- which hosts, reached how ---------------------------------------------------------------
@@ -233,21 +242,18 @@ def _bind(fn: Callable[..., T], *args: object) -> Callable[[], T]:
 @contextmanager
 def servers(ex: HostExec, count: dict[str, int]) -> Iterator[ServerSet]:
     """``count[host]`` iperf3 servers on free ports of each host, listening when the block
-    starts, every one stopped when it ends (success, error or Ctrl-C)."""
+    starts, every one stopped when it ends (success, error or Ctrl-C). Hosts are set up at
+    the same time, each from its own thread (and its own connection to the store)."""
     running = ServerSet(ex)
     try:
         taken = together(
-            [_bind(ex.run, h, probe.SS_ARGV, PROBE_TIMEOUT) for h in ex.hosts],
-            running.stop_all,
+            [_bind(ex.run, h, probe.SS_ARGV, PROBE_TIMEOUT) for h in ex.hosts], running.stop_all
         )
+        plan = []
         for h, ss in zip(ex.hosts, taken, strict=True):
             busy = probe.listening_ports(ss.stdout) if ss.returncode == 0 else set()
-            for port in probe.free_ports(busy, count.get(h.name, 0), ex.avoid_ports):
-                pidfile = ex.pidfile(h, port)
-                server = ex.start_server(
-                    h, iperf3.server_argv(h.address, port, pidfile), port, pidfile
-                )
-                running.add(server)
+            plan.append((h, probe.free_ports(busy, count.get(h.name, 0), ex.avoid_ports)))
+        together([_bind(running.start, h, ports) for h, ports in plan if ports], running.stop_all)
         running.wait_listening()
         yield running
     finally:
@@ -255,16 +261,22 @@ def servers(ex: HostExec, count: dict[str, int]) -> Iterator[ServerSet]:
 
 
 class ServerSet:
-    """The servers of a repeat, by host: ``ports[host]`` in start order."""
+    """The servers of a repeat: ``ports[host]`` in start order."""
 
     def __init__(self, ex: HostExec):
         self.ex = ex
         self.servers: list[Server] = []
         self.ports: dict[str, list[int]] = {}
 
-    def add(self, server: Server) -> None:
-        self.servers.append(server)
-        self.ports.setdefault(server.host.name, []).append(server.port)
+    def start(self, host: NetHost, ports: list[int]) -> None:
+        """Servers on ``ports`` of ``host``, one after the other (from a worker thread)."""
+        with thread_log(self.ex.resources) as log:
+            for port in ports:
+                pidfile = self.ex.pidfile(host, port, log)
+                argv = iperf3.server_argv(host.address, port, pidfile)
+                server = self.ex.start_server(host, argv, port, pidfile, log)
+                self.servers.append(server)
+                self.ports.setdefault(host.name, []).append(port)
 
     def wait_listening(self) -> None:
         """Until every server's port listens on its host (ToolFailed after LISTEN_SECONDS)."""
@@ -287,14 +299,22 @@ class ServerSet:
                 time.sleep(0.05)
 
     def stop_all(self) -> None:
-        """Stop every server still running (each once); the first failure raised at the end."""
-        first: CephbenchError | None = None
+        """Stop every server still running, each host's from its own thread; the first
+        failure raised once all are done."""
+        by_host: dict[str, list[Server]] = {}
         while self.servers:
             server = self.servers.pop()
-            try:
-                self.ex.stop_server(server)
-            except CephbenchError as e:
-                first = first or e
+            by_host.setdefault(server.host.name, []).append(server)
+        together([_bind(self._stop, group) for group in by_host.values()])
+
+    def _stop(self, group: list[Server]) -> None:
+        first: CephbenchError | None = None
+        with thread_log(self.ex.resources) as log:
+            for server in group:
+                try:
+                    self.ex.stop_server(server, log)
+                except CephbenchError as e:
+                    first = first or e
         if first is not None:
             raise first
 
@@ -328,7 +348,7 @@ def network_steps(ctx: RunContext, repeat: int) -> Iterator[Step]:
                     outs = together(
                         [_bind(_client, ex, a, b, p, seconds) for p in ports], running.stop_all
                     )
-                    yield from _pair_steps(f"{a.name}->{b.name}", outs, checks, repeat)
+                    yield from _pair_steps(f"{a.name}->{b.name}", outs, checks, repeat, seconds)
     finally:
         ex.close()
 
@@ -358,7 +378,7 @@ def _mesh(
     for name, out in zip(names, outs, strict=True):
         by_pair.setdefault(name, []).append(out)
     for name, runs in by_pair.items():
-        yield from _pair_steps(name, runs, checks, repeat)
+        yield from _pair_steps(name, runs, checks, repeat, seconds)
 
 
 @dataclass(frozen=True)
@@ -380,8 +400,28 @@ def _client(ex: HostExec, a: NetHost, b: NetHost, port: int, seconds: int) -> Cl
     return ClientRun(result, started, (t0, time.monotonic()))
 
 
+def pair_flags(metrics: dict[str, float], skew: float, seconds: int) -> tuple[str, ...]:
+    """A pair's validity flags: its processes started apart (``procs_skewed``), its MTU
+    check failed (``mtu_fails``), ping got no reply (``no_rtt``)."""
+    flags = []
+    if skew > SKEW_SHARE * seconds:
+        flags.append("procs_skewed")
+    if metrics.get("mtu_ok") == 0:
+        flags.append("mtu_fails")
+    if "rtt_ms" not in metrics:
+        flags.append("no_rtt")
+    return tuple(flags)
+
+
+def start_skew(runs: list[ClientRun]) -> float:
+    """Seconds between the first and the last start of a pair's processes (as started here:
+    an ssh session's set-up delays its process)."""
+    starts = [r.window[0] for r in runs]
+    return max(starts) - min(starts) if starts else 0.0
+
+
 def _pair_steps(
-    name: str, runs: list[ClientRun], checks: dict[str, PairChecks], repeat: int
+    name: str, runs: list[ClientRun], checks: dict[str, PairChecks], repeat: int, seconds: int
 ) -> Iterator[Step]:
     """The pair's client outputs (stored as they are), then its one workload."""
     for r in runs[:-1]:
@@ -389,13 +429,14 @@ def _pair_steps(
     last = runs[-1]
     window = (min(r.window[0] for r in runs), max(r.window[1] for r in runs))
     c = checks.get(name, PairChecks())
+    warnings = list(c.warnings)
+    flags = pair_flags(c.metrics, start_skew(runs), seconds)
     try:
         parts = [iperf3.parse(r.result.stdout, name, repeat) for r in runs]
-        outcome = WorkloadOutcome(
-            name, (combine(parts, name, repeat, c.metrics),), warnings=tuple(c.warnings)
-        )
+        result = replace(combine(parts, name, repeat, c.metrics), flags=flags)
+        outcome = WorkloadOutcome(name, (result,), warnings=tuple(warnings))
     except (ParseError, ToolFailed) as e:
-        outcome = WorkloadOutcome(name, error=str(e), warnings=tuple(c.warnings))
+        outcome = WorkloadOutcome(name, error=str(e), warnings=tuple(warnings))
     yield Step(repeat, raw_output("iperf3", last.result, last.started), [outcome], [window])
 
 
