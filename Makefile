@@ -34,9 +34,11 @@ $(BIN)/cephbench: pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	@touch $@
 
-# Everything: lint, format, types, then every test tier (pure, fio, lab).
+# Everything: lint, format, types, then every test tier: the pure tier on both cores, then the
+# tiers that run fio and the lab one test at a time (their figures need the machine to themselves).
 test: install lint typecheck
-	$(BIN)/pytest
+	$(BIN)/pytest -m pure -n 2 -q
+	$(BIN)/pytest -m "not pure" --durations=15
 
 # The pure tier alone (no fio, no lab, no root): a minute at most.
 test-fast: venv

@@ -141,16 +141,19 @@ def store_run(
     lat_factor: float = 1.0,
     skip: Sequence[str] = (),
     flags: dict[str, tuple[str, ...]] | None = None,
+    started_at: str = "2024-05-01T10:00:00+00:00",
+    suite: str = "quick",
+    target: str = "file:/mnt/bench",
 ) -> int:
     """A run of the four quick workloads: ``iops[repeat][workload]``; latency from Little's law."""
     with Store(db) as s:
         run_id = s.start_run(
             label=label,
-            suite="quick",
-            target="file:/mnt/bench",
+            suite=suite,
+            target=target,
             environment=env or ENV,
             params={"repeat": len(iops), "overrides": {}},
-            started_at="2024-05-01T10:00:00+00:00",
+            started_at=started_at,
         )
         for rep, row in enumerate(iops):
             outcomes = []

@@ -19,6 +19,7 @@ from cephbench.hosts.inventory import (
     load_inventory,
     parse_file,
     parse_list,
+    parse_orch_hosts,
 )
 
 
@@ -203,3 +204,14 @@ def test_ceph_discovery_prefers_orchestrator_addresses_and_labels():
         ("n1", "10.0.0.1", ["mon", "osd"]),
     ]
     assert inv.source == "ceph"
+
+
+def test_ceph_discovery_on_recorded_lab_metadata():
+    ceph = Path(__file__).parent / "data" / "ceph" / "16.2.15"
+    osds = json.loads((ceph / "osd-metadata-3hosts.json").read_text())
+    mons = json.loads((ceph / "mon-metadata-3hosts.json").read_text())
+    inv = from_ceph_metadata(osds, mons, None)
+    assert [(h.name, h.address, sorted(h.roles)) for h in inv.hosts] == [
+        ("vm", "10.254.252.11", ["mon", "osd"])
+    ]
+    assert parse_orch_hosts((ceph / "orch-host-ls-no-orchestrator.stderr").read_text()) is None

@@ -65,6 +65,14 @@ BUILTIN_COMMANDS: dict[str, Entry] = {
         "cephbench.cli.report:report",
         "Write a report of one or more runs; the first is the baseline.",
     ),
+    "hosts": Entry(
+        "cephbench.cli.hosts:hosts",
+        "The machines a benchmark runs from and across, reached over ssh.",
+    ),
+    "completion": Entry(
+        "cephbench.cli.completion:completion",
+        "Print the shell completion script for bash, zsh or fish.",
+    ),
     "lab": Entry(
         "cephbench.cli.lab:lab",
         "A real, throwaway Ceph cluster on this machine: plain processes, no containers.",

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 import click
 
 from cephbench.cli.common import console, console_err, db_option, format_option, print_json
+from cephbench.cli.complete import complete_run_ref
+from cephbench.cli.options import SectionedCommand, picking_filter
 from cephbench.errors import ExitStatus, UsageError
 
 if TYPE_CHECKING:
@@ -16,6 +18,7 @@ if TYPE_CHECKING:
     from cephbench.analysis.compare import Comparison
     from cephbench.model import StoredRun
     from cephbench.store import Store
+    from cephbench.store.query import RunFilter
 
 
 def parse_percent(text: str | None) -> float | None:
@@ -28,8 +31,9 @@ def parse_percent(text: str | None) -> float | None:
     return float(m.group(1))
 
 
-@click.command()
-@click.argument("run_refs", metavar="RUN...", nargs=-1, required=True)
+@click.command(cls=SectionedCommand)
+@click.argument("run_refs", metavar="[RUN]...", nargs=-1, shell_complete=complete_run_ref)
+@picking_filter
 @click.option(
     "--fail-on-regression",
     "threshold",
@@ -37,19 +41,29 @@ def parse_percent(text: str | None) -> float | None:
     help="Exit with status 3 when any cell is significantly worse than the baseline "
     "by more than PCT (e.g. 5%). Untestable cells (1 sample) count on PCT alone.",
 )
-@format_option("table", "md", "json")
+@format_option("table", "md", "json", "csv")
 @db_option
-def compare(run_refs: tuple[str, ...], threshold: str | None, fmt: str, store: Store) -> None:
+def compare(
+    run_refs: tuple[str, ...],
+    threshold: str | None,
+    run_filter: RunFilter,
+    fmt: str,
+    store: Store,
+) -> None:
     """Compare stored runs; the first is the baseline.
 
     Runs sharing a label are pooled as repeats of one configuration. With repeats, every
-    difference gets a 95 % confidence interval and a significance verdict.
+    difference gets a 95 % confidence interval and a significance verdict. Runs are the RUNs
+    given, then those the filters pick (oldest first). --format csv: one row per workload,
+    direction and configuration, every metric's figures in columns named with their unit.
 
     \b
     Examples:
       cephbench compare 3 4
       cephbench compare 3 4 5 6 7 --format md
       cephbench compare 3 4 --fail-on-regression 5%
+      cephbench compare 12 --label nightly --since 7d
+      cephbench compare --suite quick --last 10 --format csv > quick.csv
     """
     # scipy and numpy (~0.3 s) load when comparing, not for `compare --help`
     from cephbench.analysis.compare import compare as compare_runs
@@ -57,7 +71,7 @@ def compare(run_refs: tuple[str, ...], threshold: str | None, fmt: str, store: S
     from cephbench.report.markdown import comparison_markdown
 
     limit = parse_percent(threshold)
-    runs = [store.get_run(ref) for ref in run_refs]
+    runs = pick_runs(store, run_refs, run_filter)
     cmp = compare_runs(runs, clusters=load_clusters(store, runs))
     if len(cmp.columns) < 2:
         raise UsageError(
@@ -67,12 +81,38 @@ def compare(run_refs: tuple[str, ...], threshold: str | None, fmt: str, store: S
         )
     if fmt == "json":
         print_json(to_json(cmp))
+    elif fmt == "csv":
+        from cephbench.report.spreadsheet import comparison_csv
+
+        click.echo(comparison_csv(to_json(cmp)), nl=False)
     elif fmt == "md":
         click.echo(comparison_markdown(cmp), nl=False)
     else:
         _print_rich(cmp)
     if limit is not None:
         _gate(cmp, limit)
+
+
+def pick_runs(store: Store, refs: Sequence[str], run_filter: RunFilter) -> list[StoredRun]:
+    """The RUNs given, then those the filters pick that were not given (oldest first); at
+    least one of the two is needed."""
+    from cephbench.store.query import run_ids
+
+    if not refs and not run_filter.narrows and run_filter.last is None:
+        raise UsageError(
+            "which runs? give run ids, or pick them by filter",
+            hint="e.g. `3 4`, `last`, or --label nightly --since 30d (see --help)",
+        )
+    ids = [store.resolve(ref) for ref in refs]
+    if run_filter.narrows or run_filter.last is not None:
+        picked = run_ids(store.conn, run_filter)
+        if not picked:
+            which = run_filter.describe() or "the filters"
+            raise UsageError(
+                f"no stored run matches {which}", hint="`cephbench runs` with the same filters"
+            )
+        ids += [i for i in picked if i not in ids]
+    return [store.get_run(i) for i in ids]
 
 
 def load_clusters(store: Store, runs: Sequence[StoredRun]) -> dict[int, dict]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from cephbench.cli.common import console_err, db_option
+from cephbench.cli.complete import complete_run_ref
 from cephbench.errors import UsageError
 
 if TYPE_CHECKING:
@@ -20,7 +21,9 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@click.argument("run_refs", metavar="RUN...", nargs=-1, required=True)
+@click.argument(
+    "run_refs", metavar="RUN...", nargs=-1, required=True, shell_complete=complete_run_ref
+)
 @click.option(
     "--output",
     "-o",

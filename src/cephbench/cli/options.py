@@ -17,6 +17,7 @@ import click
 
 from cephbench.ceph.connection import DEFAULT_TIMEOUT
 from cephbench.ceph.health import DEFAULT_INTERVAL
+from cephbench.cli.complete import complete_column, complete_run_ref
 from cephbench.planning import request as rq
 
 OTHER = "Other options"
@@ -95,7 +96,12 @@ run_basics = Bundle(
             "rados:POOL or rados:lab (the rados suite), "
             "ceph:cluster (the osd and network suites).",
         ),
-        opt("--label", "-l", help="A name for this run in tables and comparisons."),
+        opt(
+            "--label",
+            "-l",
+            shell_complete=complete_column("label"),
+            help="A name for this run in tables and comparisons.",
+        ),
         opt(
             "--repeat",
             "-r",
@@ -108,6 +114,7 @@ run_basics = Bundle(
             "--resume",
             "resume_ref",
             metavar="RUN",
+            shell_complete=complete_run_ref,
             help="Continue a stored run that was interrupted: run only its workloads without "
             "figures, with the options it was started with.",
         ),
@@ -229,6 +236,13 @@ device = Bundle(
             is_flag=True,
             help="Drop the page cache (sync; 3 > /proc/sys/vm/drop_caches) before each workload.",
         ),
+        opt(
+            "--hosts",
+            metavar="SPEC",
+            help="Hosts to fingerprint with the run (and drop caches on, with --drop-caches): "
+            "lab, ceph, an inventory file, or h1,h2; the network suite measures between them "
+            "(default: the running lab's).",
+        ),
     ],
     "device",
     rq.DeviceOptions,
@@ -333,15 +347,8 @@ rados_bench = Bundle(
 )
 
 network = Bundle(
-    "Hosts and network (the network suite)",
+    "Network suite (iperf3 between the --hosts)",
     [
-        opt(
-            "--hosts",
-            metavar="lab|ceph|FILE|H1,H2,...",
-            help="The hosts to measure between: the lab's, the Ceph cluster's (from its "
-            "metadata), an inventory file, or a list; reached over ssh (a lab started without "
-            "--ssh through its namespaces). Default: the running lab's hosts.",
-        ),
         opt(
             "--all-pairs-at-once",
             is_flag=True,
@@ -359,9 +366,7 @@ network = Bundle(
         ),
     ],
     "network",
-    lambda hosts, all_pairs_at_once, streams_procs: rq.NetworkOptions(
-        hosts, all_pairs_at_once, streams_procs
-    ),
+    lambda all_pairs_at_once, streams_procs: rq.NetworkOptions(all_pairs_at_once, streams_procs),
 )
 
 RUN_BUNDLES = (
@@ -387,3 +392,95 @@ def run_request_options(f: Callable) -> Callable:
     for bundle in reversed(RUN_BUNDLES):
         f = bundle(f)
     return f
+
+
+def _run_filter(default_last: int | None) -> Callable[..., Any]:
+    """The build function of a run-picking bundle: the options' values -> a RunFilter."""
+
+    def build(
+        last: int | None,
+        all_runs: bool,
+        offset: int,
+        label: str | None,
+        suite: str | None,
+        target: str | None,
+        since: str | None,
+        status: tuple[str, ...],
+    ) -> Any:
+        from cephbench.errors import UsageError
+        from cephbench.store.query import RunFilter, parse_since
+
+        if all_runs and last is not None:
+            raise UsageError("--all and --last both say how many runs", hint="give one of them")
+        return RunFilter(
+            label=label,
+            suite=suite,
+            target=target,
+            since=None if since is None else parse_since(since),
+            status=status,
+            last=None if all_runs else (last if last is not None else default_last),
+            offset=offset,
+        )
+
+    return build
+
+
+def _run_filter_options(how_many: str) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+    return [
+        opt("--last", type=click.IntRange(1), metavar="N", help=f"The latest N runs {how_many}."),
+        opt("--all", "all_runs", is_flag=True, help="Every matching run."),
+        opt(
+            "--offset",
+            type=click.IntRange(0),
+            default=0,
+            metavar="N",
+            help="Skip the N latest matching runs first (with --last: the page before).",
+        ),
+        opt(
+            "--label",
+            metavar="LABEL",
+            shell_complete=complete_column("label"),
+            help="Runs with this label (a pattern with * or ? matches several).",
+        ),
+        opt(
+            "--suite",
+            metavar="SUITE",
+            shell_complete=complete_column("suite"),
+            help="Runs of this suite (a pattern with * or ? matches several).",
+        ),
+        opt(
+            "--target",
+            metavar="TARGET",
+            shell_complete=complete_column("target"),
+            help="Runs on this target, e.g. rbd:lab or 'file:*' (patterns as for --label).",
+        ),
+        opt(
+            "--since",
+            metavar="DATE|AGE",
+            help="Runs started at or after DATE (2024-05-01, 2024-05-01T10:00; UTC unless it "
+            "says) or within AGE (30d, 12h, 2w, 90m).",
+        ),
+        opt(
+            "--status",
+            type=click.Choice(("running", "complete", "failed", "aborted")),
+            multiple=True,
+            help="Runs in this state; repeat the option for several.",
+        ),
+    ]
+
+
+listing_filter = Bundle(
+    "Which runs",
+    _run_filter_options("(default: 20)"),
+    "run_filter",
+    _run_filter(20),
+)
+"""``cephbench runs``: the filters, and the latest 20 unless --last or --all says otherwise."""
+
+picking_filter = Bundle(
+    "Pick runs by filter (after any RUN given)",
+    _run_filter_options("(default: every matching run)"),
+    "run_filter",
+    _run_filter(None),
+)
+"""``compare`` and ``report``: the same filters; every matching run unless --last says."""

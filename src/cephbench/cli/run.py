@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from cephbench.cli.common import console_err, db_option, format_option
+from cephbench.cli.complete import complete_suite
 from cephbench.cli.options import SectionedCommand, run_request_options
 from cephbench.errors import ExitStatus, UsageError
 
@@ -70,7 +71,7 @@ def _default_target(plan) -> str:
 
 
 @click.command(cls=SectionedCommand)
-@click.argument("suite")
+@click.argument("suite", shell_complete=complete_suite)
 @run_request_options
 @format_option("table", "md", "json")
 @db_option
@@ -149,7 +150,7 @@ def start(store: Store, request: RunRequest, resume: int | None = None) -> RunOu
         )
     if r.network.given and plan.tool != "iperf3":
         raise UsageError(
-            "--hosts, --all-pairs-at-once and --streams-procs are for the network suite",
+            "--all-pairs-at-once and --streams-procs are for the network suite",
             hint="cephbench run network --hosts ...",
         )
     if resume is not None and plan.tool != "fio":
@@ -180,6 +181,7 @@ def start(store: Store, request: RunRequest, resume: int | None = None) -> RunOu
         logs=r.capture.logs,
         per_io_logs=r.capture.per_io_log,
         request=r,
+        hosts=r.device.hosts,
     )
     return execute(
         store,

@@ -4,6 +4,9 @@ Each tool prints its own table (osd bench per OSD, iperf3 per host pair, fio per
 cluster the run measured (stored with every run on a Ceph target). The JSON is
 ``cephbench.run/1`` (``cephbench.cluster/1`` with ``--cluster``; see ``cephbench.contracts``).
 
+``--format csv`` prints one row per result, units in the column names
+(``cephbench.report.spreadsheet``).
+
 ``--raw`` adds the raw tool outputs, the cluster fingerprint and the series to the JSON, as
 ``export`` does; not by default: they are what the figures were read from (fio's whole JSON,
 job files, ``ceph config dump``...), often many times the size of the figures, and a script
@@ -17,7 +20,8 @@ from typing import TYPE_CHECKING
 import click
 
 from cephbench.cli.common import console_err, db_option, emit_table, format_option, print_json
-from cephbench.errors import StoreError
+from cephbench.cli.complete import complete_run_ref
+from cephbench.errors import StoreError, UsageError
 
 if TYPE_CHECKING:
     from cephbench.model import Run, StoredRun
@@ -25,7 +29,7 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@click.argument("run_ref", metavar="RUN", default="last")
+@click.argument("run_ref", metavar="RUN", default="last", shell_complete=complete_run_ref)
 @click.option(
     "--cluster",
     "cluster",
@@ -38,7 +42,7 @@ if TYPE_CHECKING:
     help="With --format json: add the raw tool outputs, cluster fingerprint and series "
     "(as `cephbench export` does).",
 )
-@format_option("table", "md", "json")
+@format_option("table", "md", "json", "csv")
 @db_option
 def show(run_ref: str, cluster: bool, raw: bool, fmt: str, store: Store) -> None:
     """Show a stored run (an id from `cephbench runs`, or 'last')."""
@@ -47,6 +51,10 @@ def show(run_ref: str, cluster: bool, raw: bool, fmt: str, store: Store) -> None
     from cephbench.contracts import CLUSTER, document
     from cephbench.report.cluster import cluster_table
 
+    if cluster and fmt == "csv":
+        raise UsageError(
+            "--cluster has no CSV form", hint="use --format json, md or table with --cluster"
+        )
     run = store.get_run(run_ref)
     if cluster:
         fp = store.fingerprint(run.id)
@@ -69,6 +77,11 @@ def emit_run(run: Run, fmt: str, store: Store | None = None, raw: bool = False) 
 
     if fmt == "json":
         print_json(run_document(run, store, raw=raw))
+        return
+    if fmt == "csv":  # one row per result, the run's fields on each (a spreadsheet's shape)
+        from cephbench.report.spreadsheet import results_csv
+
+        click.echo(results_csv([run]), nl=False)
         return
     for i, table in enumerate(tools.of_run(run).tables(run)):
         if i and fmt == "md":

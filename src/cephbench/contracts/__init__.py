@@ -11,7 +11,8 @@ kind                        printed by                               top level
 =========================== ======================================== ==========================
 ``cephbench.run/1``         ``show --format json`` (``run`` too)     one run: its fields,
                                                                      ``results``, ``failures``
-``cephbench.runs/1``        ``runs --format json``                   ``{"runs": [{id, ...}]}``
+``cephbench.runs/1``        ``runs --format json``                   ``{"runs": [{id, ...}],
+                                                                     "total": N}`` (N match)
 ``cephbench.comparison/1``  ``compare --format json``                columns, rows, env_diff
 ``cephbench.import-plan/1`` ``import --dry-run --format json``       ``{"runs": [run/1]}``, ids
                                                                      null: nothing stored
@@ -20,6 +21,8 @@ kind                        printed by                               top level
 ``cephbench.export/1``      ``export RUN... -o FILE``                ``{"runs": [run/1 + raw]}``
 ``cephbench.suites/1``      ``suites --format json``                 ``{"suites": [...]}``
 ``cephbench.cluster/1``     ``show --cluster --format json``         run, cluster, fingerprint
+``cephbench.hosts/1``       ``hosts check --format json``            ``{"hosts": [...]}``,
+                                                                     warnings
 =========================== ======================================== ==========================
 
 Units are in the field names as in the model (``_bytes``, ``_bytes_per_s``, ``_us``, ``_s``).
@@ -46,7 +49,8 @@ IMPORT = "cephbench.import/1"
 EXPORT = "cephbench.export/1"
 SUITES = "cephbench.suites/1"
 CLUSTER = "cephbench.cluster/1"
-KINDS = (RUN, RUNS, COMPARISON, IMPORT_PLAN, IMPORT, EXPORT, SUITES, CLUSTER)
+HOSTS = "cephbench.hosts/1"
+KINDS = (RUN, RUNS, COMPARISON, IMPORT_PLAN, IMPORT, EXPORT, SUITES, CLUSTER, HOSTS)
 PREFIX = "cephbench."
 
 

@@ -21,5 +21,8 @@ class RunOptions:
     """Capture fio's bandwidth, IOPS and latency logs of every workload as time series."""
     per_io_logs: bool = False
     """Log every I/O's latency (exact per-interval percentiles) instead of interval averages."""
+    hosts: str | None = None
+    """``--hosts``: the inventory whose hosts drop their caches and are fingerprinted (and,
+    for the network suite, are measured between)."""
     request: RunRequest | None = None
     """The run request, stored as its versioned JSON so ``--resume`` can run the rest."""

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cephbench import tools
 from cephbench.ceph import caches
@@ -26,6 +27,7 @@ from cephbench.errors import CephbenchError, Interrupted, UsageError
 from cephbench.execution.cleanup import ResourceLeft
 from cephbench.execution.options import RunOptions
 from cephbench.execution.shield import shielded_exit
+from cephbench.hosts.session import RunHosts, host_fingerprints
 from cephbench.model import Result, RunStatus, Series
 from cephbench.planning.schedule import Schedule
 from cephbench.store import ResourceLog, Store
@@ -79,6 +81,8 @@ def execute(
     env = environment.collect(versions)
     env["target"] = target.describe()
     env.update(tool.environment(plan, target))
+    if options.hosts:  # every host's fingerprint; each may drop its cache (--drop-caches)
+        env["hosts"] = host_fingerprints(options.hosts, check_drop=options.drop_caches)
     params = _params(plan, tool, target, repeats, options)
     if resume is None:
         run_id = store.start_run(
@@ -124,6 +128,7 @@ def execute(
                 if conn is not None
                 else None
             )
+            remote = stack.enter_context(RunHosts.open(options.hosts)) if options.hosts else None
             ctx = RunContext(
                 run_id,
                 plan,
@@ -134,7 +139,7 @@ def execute(
                 schedule,
                 progress,
                 options,
-                _dropper(store, run_id) if options.drop_caches else (lambda: None),
+                _dropper(store, run_id, remote) if options.drop_caches else (lambda: None),
             )
             failed = _run_steps(store, tool, ctx, live)
             ended = ("failed", f"{failed} workload(s) failed") if failed else ("complete", None)
@@ -224,14 +229,20 @@ def _params(plan, tool: Tool, target: Target, repeats: int, options: RunOptions)
         params["tool_options"] = plan.options
     if options.drop_caches:
         params["drop_caches"] = True
+    if options.hosts:
+        params["hosts"] = options.hosts
     return params
 
 
-def _dropper(store: Store, run_id: int) -> Callable[[], None]:
-    """Drop the page cache before each workload; each drop kept as a series point."""
+def _dropper(store: Store, run_id: int, remote: RunHosts | None = None) -> Callable[[], None]:
+    """Drop the page cache before each workload, here and on every ``--hosts`` host; each
+    drop kept as a series point (the hosts' under ``hosts``)."""
 
     def before_each() -> None:
-        store.add_series(run_id, [Series(0, "", "", "drop_caches", [time.time()], [caches.drop()])])
+        dropped: dict[str, Any] = caches.drop()
+        if remote is not None:
+            dropped["hosts"] = remote.drop()
+        store.add_series(run_id, [Series(0, "", "", "drop_caches", [time.time()], [dropped])])
 
     return before_each
 

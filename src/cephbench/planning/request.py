@@ -121,6 +121,8 @@ class DeviceOptions:
 
     destroy_data: str | None = None
     drop_caches: bool = False
+    hosts: str | None = None
+    """``--hosts``: an inventory (lab, ceph, a file, h1,h2) to drop caches on and fingerprint."""
 
 
 @dataclass(frozen=True)
@@ -134,11 +136,9 @@ class RadosBenchOptions:
 
 @dataclass(frozen=True)
 class NetworkOptions:
-    """The network suite: which hosts, every pair at once or one at a time, and how many
-    iperf3 processes per pair."""
+    """The network suite (between the ``--hosts``): every pair at once or one at a time, and
+    how many iperf3 processes per pair."""
 
-    hosts: str | None = None
-    """``--hosts``: lab, ceph, a file, or h1,h2,...; None: the running lab's hosts."""
     all_pairs_at_once: bool = False
     procs: int = 1
 

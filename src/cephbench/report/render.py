@@ -35,6 +35,7 @@ from cephbench.report.run_table import note_text, schedule_notes
 from cephbench.report.sections import ChartSink, sweep_section, timeseries_section
 from cephbench.report.sweep_points import pivot, swept_workloads
 from cephbench.report.table import Table, to_markdown
+from cephbench.report.trend import trend_section
 
 TEMPLATES = Path(__file__).parent / "templates"
 SeriesByRun = Mapping[int, Sequence[Series]]
@@ -141,6 +142,7 @@ def context(
         "sweep": sweep_section(sweep, chart),
         "timeseries": timeseries_section(cmp, series or {}, chart),
         "network": network_section(cmp, chart),
+        "trend": trend_section(cmp, chart),
     }
 
 

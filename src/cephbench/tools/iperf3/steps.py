@@ -69,12 +69,12 @@ def _lab_state(lab_dir: str) -> LabState:
     return state
 
 
-def executor(ctx: RunContext, opts: NetworkOptions) -> HostExec:
+def executor(ctx: RunContext) -> HostExec:
     """The hosts of ``--hosts`` (or the running lab's), through namespaces or ssh."""
     from cephbench.hosts.inventory import load_inventory, load_lab
 
     lab_dir = ctx.conn.lab_dir
-    spec = opts.hosts or ("lab" if lab_dir else None)
+    spec = ctx.options.hosts or ("lab" if lab_dir else None)
     if spec is None:
         raise UsageError(
             "the network suite needs the hosts to measure between",
@@ -330,7 +330,7 @@ def network_options(ctx: RunContext) -> NetworkOptions:
 def network_steps(ctx: RunContext, repeat: int) -> Iterator[Step]:
     opts = network_options(ctx)
     seconds = max(1, int(ctx.plan.runtime or 10))
-    ex = executor(ctx, opts)
+    ex = executor(ctx)
     try:
         hosts = ex.hosts
         pairs = [(a, b) for a in hosts for b in hosts if a != b]
