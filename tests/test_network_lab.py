@@ -52,11 +52,13 @@ def test_single_host_lab_says_what_to_do(invoke, lab, monkeypatch):
 
 # tbf on every lab link counts whole Ethernet frames: at 500 Mbit/s a TCP stream of 1448-byte
 # segments in 1514-byte frames carries at most 500 * 1448 / 1514 = 478 Mbit/s of payload,
-# which is what iperf3 reports as received (0.480-0.482 Gbit/s measured, tbf's burst adds a
-# little over 1 s). "Close to 0.5 Gbit/s" is therefore 0.40 to 0.525: it fails if the rate
-# limit is not applied (several Gbit/s), if the processes of a pair are summed twice (0.96)
-# or a pair shared its link with another (0.24, what --all-pairs-at-once measures).
-CLOSE_TO_500M = (0.40e9, 0.525e9)
+# which is what iperf3 reports as received (0.47-0.48 Gbit/s measured; tbf's burst adds a
+# little over 1 s). "Close to 0.5 Gbit/s" is 0.35 to 0.525: the 1 s tests run on 2 shared
+# cores, where a scheduling stall of a few hundred ms costs a pair up to a quarter (0.44 seen
+# at a load average of 13); it still fails if the rate limit is not applied (several Gbit/s),
+# if a pair's figures are counted twice (0.96) or a pair shares its link with another pair
+# (0.24, what --all-pairs-at-once measures).
+CLOSE_TO_500M = (0.35e9, 0.525e9)
 
 
 def _iperf3_of(addrs: list[str]) -> list[str]:
