@@ -119,7 +119,7 @@ class Result:
     rados bench's ``iops_stddev`` or ``lat_min_us``, iperf3's ``retransmits``."""
 
     def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = {name: getattr(self, name) for name in RESULT_FIELDS}  # asdict's deep copy: slow
         d["percentiles"] = {f"{p:g}": us for p, us in self.percentiles}
         d["flags"] = list(self.flags)
         if self.metrics:  # only tools that report more than the common figures add the key
