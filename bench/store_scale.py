@@ -65,7 +65,8 @@ def recorded_jobs() -> list[dict]:
 
 
 def varied(job_text: str, name: str, factor: float) -> dict:
-    """The job (its JSON) renamed, its throughput times ``factor`` and its latencies divided by it."""
+    """The job (its JSON) renamed, its throughput times ``factor``, its latencies divided by
+    it."""
     job = json.loads(job_text)  # a deep copy, in C
     job["jobname"] = name
     for op in ("read", "write", "trim"):
@@ -186,8 +187,9 @@ def main() -> None:
         for on_big, on_small in commands:
             b, bc = median_seconds([*on_big, "--db", str(big)])
             s, sc = median_seconds([*on_small, "--db", str(small)])
+            shown = " ".join(on_big).replace(f"{work}/", "")
             print(
-                f"| `{' '.join(on_big).replace(str(work) + '/', '')}` | {b:.2f} | {s:.2f} | {b - s:+.2f} "
+                f"| `{shown}` | {b:.2f} | {s:.2f} | {b - s:+.2f} "
                 f"| {bc:.2f} | {sc:.2f} | {bc - sc:+.2f} |",
                 flush=True,
             )

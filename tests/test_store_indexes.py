@@ -33,17 +33,16 @@ def _selects(db: Path, command: click.Command, **options: object) -> list[str]:
         ctx = click.Context(command)
         params = {p.name: p.get_default(ctx) for p in command.params if p.expose_value}
         params = {k: v for k, v in params.items() if k and k != "db_path"} | options
+        body = command.callback.__wrapped__  # type: ignore[union-attr]  # db_option's wrapped
         with ctx:
-            ctx.invoke(command.callback.__wrapped__, store=store, **params)  # type: ignore[union-attr]
+            ctx.invoke(body, store=store, **params)
     return [s for s in seen if s.lstrip().upper().startswith("SELECT")]
 
 
 def _plans(db: Path, statements: list[str]) -> dict[str, list[str]]:
     conn = sqlite3.connect(db)
     try:
-        return {
-            s: [row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {s}")] for s in statements
-        }
+        return {s: [row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {s}")] for s in statements}
     finally:
         conn.close()
 

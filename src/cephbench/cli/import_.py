@@ -1,8 +1,9 @@
 """``cephbench import FILE|DIR...``: store outputs users already have (fio JSON or text, rados
 bench, ceph tell osd bench, iperf3; or Markdown with them in fenced blocks); ``-`` reads
-standard input; a directory, every file under it (``importing/batch.py``). cephbench's own JSON (``show --format json``, ``export``) is stored back whole
-(``importing/own.py``). The JSON it prints is ``cephbench.import/1``, or
-``cephbench.import-plan/1`` with ``--dry-run`` (ids null: nothing was stored)."""
+standard input; a directory, every file under it (``importing/batch.py``). cephbench's own
+JSON (``show --format json``, ``export``) is stored back whole (``importing/own.py``). The
+JSON it prints is ``cephbench.import/1``, or ``cephbench.import-plan/1`` with ``--dry-run``
+(ids null: nothing was stored), one run per line."""
 
 from __future__ import annotations
 
