@@ -4,6 +4,7 @@ each file stored whole or not at all, bad files skipped with one line and nothin
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -178,3 +179,13 @@ def test_batches_commit_every_so_many_runs(db, tmp_path, monkeypatch, runs):
             assert o.ids[0] is not None and count >= o.ids[0]
             seen.append(o.ids[0])
     assert seen == list(range(1, 8))
+
+
+def test_what_is_no_regular_file_is_skipped_without_being_read(invoke, invoke_json, tmp_path):
+    top = tmp_path / "results"
+    top.mkdir()
+    (top / "a.json").write_text((FIO_DATA / "randread_qd8.json").read_text())
+    os.mkfifo(top / "pipe")  # reading it would wait for a writer forever
+    result = invoke("import", str(top))
+    assert f"{top / 'pipe'}: skipped: not a regular file" in result.stderr
+    assert [r["target"] for r in invoke_json("runs")["runs"]] == [str(top / "a.json")]
