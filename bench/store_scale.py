@@ -170,10 +170,12 @@ def main() -> None:
         report = str(work / "x.html")
         commands = [
             (["runs"], ["runs"]),
+            (["runs", "--format", "json"], ["runs", "--format", "json"]),
             (["show", str(mid)], ["show", "2"]),
             (["show", "last"], ["show", "last"]),
             (["compare", "1", str(mid)], ["compare", "1", "2"]),
             (["report", "1", str(mid), "-o", report], ["report", "1", "2", "-o", report]),
+            (["cleanup"], ["cleanup"]),
         ]
         if "--last" in cephbench("runs", "--help"):
             commands.insert(1, (["runs", "--last", "20"], ["runs", "--last", "20"]))

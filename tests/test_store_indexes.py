@@ -70,3 +70,12 @@ def test_runs_reads_no_results_and_opens_without_a_scan(stored):
     assert "SEARCH runs USING INDEX runs_status (status=? AND host=?)" in steps
     scans = {step for step in steps if step.startswith("SCAN")}
     assert scans <= {"SCAN runs"}  # a listing of runs reads runs, and nothing per run
+
+
+def test_cleanup_finds_the_running_runs_through_the_index(stored):
+    with Store(stored) as store:
+        seen: list[str] = []
+        store.conn.set_trace_callback(seen.append)
+        assert store.runs("running") == []
+    (plan,) = _plans(stored, seen).values()
+    assert plan[0] == "SEARCH runs USING INDEX runs_status (status=?)"
