@@ -33,7 +33,6 @@ def upgrade(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE results_v8 RENAME TO results")
     for sql in indexes:
         conn.execute(sql)
-    conn.execute("CREATE INDEX IF NOT EXISTS results_workload ON results (workload_id)")
     conn.execute(
         "CREATE UNIQUE INDEX results_one_per_host ON results (workload_id, op, COALESCE(host, ''))"
     )
