@@ -5,9 +5,13 @@ config`` whether the section had its own entry at all) is recorded in the resour
 ``ab_setting``; a killed experiment is reverted by ``cephbench cleanup``. Every change is
 checked to have taken effect (``ceph config get``, and for OSD options the value the running
 OSDs report, ``ceph config show``); one that did not is an error, never a silent no-op.
-Every restore is verified the same way. Lab options that only apply at start-up (``conf-set``,
-or a ``ceph config`` OSD option that cannot change at runtime) restart the lab's OSDs and wait
-for HEALTH_OK; on a real cluster cephbench restarts nothing and says so.
+Every restore is verified the same way (a ``ceph config`` restore by one ``ceph config get
+WHO``: the same database entry as before, or none, shows the same value); a setting a switch
+leaves as it is is not read again. With ``--hosts``, sysctl changes are made on every host over
+ssh, each host's original recorded and put back (:mod:`cephbench.tuning.host_sysctl`).
+Lab options that only apply at start-up (``conf-set``, or a ``ceph config`` OSD option that
+cannot change at runtime) restart the lab's OSDs and wait for HEALTH_OK; on a real cluster
+cephbench restarts nothing and says so.
 
 Everything is checked before anything is changed (:meth:`Settings.check`): unknown keys,
 malformed values (against Ceph's own option metadata), missing pools, missing sysctls.
@@ -334,7 +338,7 @@ def config_entry(conn: Connection, who: str, key: str) -> dict[str, Any]:
     own = entry.get("section") == who and not entry.get("mask")
     return {
         "explicit": str(entry["value"]) if own else None,
-        "entry": None if entry is None else {k: entry.get(k) for k in ("value", "section", "mask")},
+        "entry": {k: entry.get(k) for k in ("value", "section", "mask")},
     }
 
 
