@@ -1,5 +1,6 @@
 """`cephbench ab` on the shared 3-host lab: side B makes a real `ceph config` change and a
-sysctl change on every host (`--hosts lab`, over ssh); rounds run in the stored A B B A
+sysctl change on every host (`--hosts lab`, over ssh), and on success also a setting of a pool
+cephbench created; rounds run in the stored A B B A
 order; both are restored and verified afterwards (each host its own value), also after Ctrl-C
 (SIGINT) and, after SIGKILL, by `cephbench cleanup` (which marks the experiment aborted); an
 invalid key or value, or a value a host's kernel refuses, fails before any round. Each round
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from cephbench.lab import ceph_json
+from cephbench.lab import ceph_json, ensure_pool
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import load
 from tests.contract import validate
@@ -28,6 +29,7 @@ pytestmark = pytest.mark.lab
 
 CHANGE = "ceph config set client rbd_cache false"
 SYSCTL, VALUE = "net.core.somaxconn", "2048"
+POOL = "cb-ab"
 B = ["--b", CHANGE, "--b", f"sysctl {SYSCTL}={VALUE}", "--hosts", "lab"]
 TINY = """name: tiny
 description: one 4k random read for 0.3 s
@@ -86,11 +88,29 @@ def experiment_status(db: Path) -> str:
         return conn.execute("SELECT status FROM ab_experiments").fetchone()[0]
 
 
+def noscrub(lab3) -> bool:
+    return ceph_json(lab3, "osd", "pool", "get", POOL, "noscrub")["noscrub"]
+
+
 def test_ab_applies_b_alternates_in_the_stored_order_and_restores(lab3, db, tiny, hosts):
+    ensure_pool(lab3, POOL, pg_num=8)  # a pool cephbench created (recorded in the lab)
+    assert noscrub(lab3) is False
+    pool = f"ceph osd pool set {POOL} noscrub true"
     doc = validate(
         json.loads(
             cb(
-                db, "ab", *tiny, *B, "--b-label", "nocache", "--rounds", "4", "--format", "json"
+                db,
+                "ab",
+                *tiny,
+                *B,
+                "--b",
+                pool,
+                "--b-label",
+                "nocache",
+                "--rounds",
+                "4",
+                "--format",
+                "json",
             ).stdout
         )
     )
@@ -100,21 +120,24 @@ def test_ab_applies_b_alternates_in_the_stored_order_and_restores(lab3, db, tiny
         for r in doc["rounds"]
     ]
     assert labels == ["A", "nocache", "nocache", "A"]
-    assert doc["changes"] == {"a": [], "b": [CHANGE, f"sysctl {SYSCTL}={VALUE}"]}
+    assert doc["changes"] == {"a": [], "b": [CHANGE, f"sysctl {SYSCTL}={VALUE}", pool]}
     original = " ".join(set(hosts.values())) if len(set(hosts.values())) == 1 else None
     assert doc["applied"] == [
         {"setting": "config client rbd_cache", "original": "true", "times_applied": 2},
         {"setting": f"sysctl {SYSCTL}", "original": original, "times_applied": 2},
+        {"setting": f"pool {POOL} noscrub", "original": "false", "times_applied": 2},
     ]  # tried once before the rounds, then for rounds 2-3
     assert doc["reverted"] == [
         {"setting": "config client rbd_cache", "value": "true", "verified": True},
         {"setting": f"sysctl {SYSCTL}", "value": original, "verified": True},
+        {"setting": f"pool {POOL} noscrub", "value": "false", "verified": True},
     ]
     (row,) = [r for r in doc["rows"] if r["metric"] == "iops"]
     assert row["blocks"] == 2 and [p["side"] for p in row["points"]] == list("ABBA")
     assert doc["summary"].startswith("nocache")
     assert client_cache(lab3) is None  # restored: no entry of its own, as before
     assert somaxconn(lab3) == hosts  # every host its own value back
+    assert noscrub(lab3) is False
     assert open_resources(db) == 0
 
 
