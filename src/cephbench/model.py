@@ -38,6 +38,11 @@ FLAGS: dict[str, Flag] = {
         "never reached steady state (fio's steadystate criterion) before its runtime cap"
     ),
     "ci_not_reached": Flag("repeats stopped at the cap before the 95 % CI reached the target"),
+    "procs_skewed": Flag(
+        "the pair's iperf3 processes started apart (over 5 % of the runtime): their sum overstates"
+    ),
+    "mtu_fails": Flag("packets of the sender's MTU did not cross unfragmented (mtu_ok 0)"),
+    "no_rtt": Flag("ping got no reply: no RTT"),
     # the cluster during the run
     "osd_down": Flag("an OSD was down during the run", health=True),
     "degraded": Flag("PGs were degraded/undersized during the run", health=True),
