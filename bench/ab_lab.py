@@ -82,6 +82,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="rounds per A/B experiment")
     parser.add_argument("--runtime", default="2")
     parser.add_argument("--lab-dir", default="/tmp/ab-lab")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        help="seconds: start no new pair of experiments after this (the figures are of those done)",
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="cephbench-ab-"))
     (work / "suite.yaml").write_text(SUITE.format(runtime=args.runtime))
@@ -122,7 +127,11 @@ def main() -> None:
         limit = int(base * 0.9)
         print(f"calibration: {base:.0f} IOPS; the real change caps at {limit}", file=sys.stderr)
         per_side = args.rounds // 2
+        t_start = time.monotonic()
         for i in range(args.n):
+            if args.budget is not None and time.monotonic() - t_start > args.budget:
+                print(f"budget of {args.budget:g} s spent after {i} pair(s)", file=sys.stderr)
+                break
             for kind, value in (("aa", 0), ("cap", limit)):
                 t0 = time.monotonic()
                 change = f"ceph config set client rbd_qos_iops_limit {value}"
@@ -152,7 +161,8 @@ def main() -> None:
             f"{label}: false positives {fp}/{n} ({fp / max(1, n):.0%}), detected {found}/{n} "
             f"({found / max(1, n):.0%}, mean change {mean:+.1f} %), total {spent[way]:.0f} s"
         )
-    print(f"--runtime {args.runtime}, store kept in {work / 'results.db'}")
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"--runtime {args.runtime}, load average now {load}; store kept in {work / 'results.db'}")
 
 
 def _lab_env(env: dict[str, str], lab_dir: str) -> dict[str, str]:

@@ -16,6 +16,7 @@ UNDO_MODULES = (
     "cephbench.tools.iperf3.steps",
     "cephbench.diagnose.facts",
     "cephbench.tuning.apply",
+    "cephbench.tuning.host_sysctl",
 )
 
 

@@ -51,6 +51,13 @@ DEFAULT_ROUNDS = 8
     help="With --target-ci: stop after this many rounds.",
 )
 @click.option("--max-time", metavar="DURATION", help="With --target-ci: no new block after this.")
+@click.option(
+    "--hosts",
+    "hosts_spec",
+    metavar="SPEC",
+    help="Make the sysctl changes on these hosts over ssh (lab | ceph | FILE | h1,h2,...); "
+    "default: this machine.",
+)
 @click.option("--target", help="Where each round runs (default: a fresh RBD image in the lab).")
 @click.option("--runtime", help="Each workload's runtime (fio's spelling, e.g. 5s).")
 @click.option("--size", help="Each workload's size (e.g. 256m).")
@@ -66,6 +73,7 @@ def ab(
     target_ci: str | None,
     max_rounds: int,
     max_time: str | None,
+    hosts_spec: str | None,
     target: str | None,
     runtime: str | None,
     size: str | None,
@@ -120,7 +128,16 @@ def ab(
         max_rounds=max_rounds,
         max_time=parse_seconds(max_time) if max_time else None,
     )
+    if hosts_spec is not None and not any(
+        c.kind == "sysctl" for side in (side_a, side_b) for c in side.changes
+    ):
+        raise UsageError("--hosts is for sysctl changes, and no side makes one")
     conn, lab_dir = _connection(plan)
+    inventory = None
+    if hosts_spec is not None:
+        from cephbench.hosts.inventory import load_inventory
+
+        inventory = load_inventory(hosts_spec, conn)
 
     def run_round(store: Store, req: RunRequest) -> int:
         outcome = start(store, req)
@@ -134,7 +151,7 @@ def ab(
     def note(text: str) -> None:
         console_err.print(text, markup=False)
 
-    exp_id = run_ab(store, plan, run_round, conn, lab_dir, note)
+    exp_id = run_ab(store, plan, run_round, conn, lab_dir, note, inventory)
     doc = to_json(store, exp_id)
     if fmt == "json":
         print_json(doc)

@@ -255,7 +255,9 @@ class Store:
             notes.append(
                 f"{len(left)} thing(s) an interrupted run created are left; `cephbench cleanup` removes them"
             )
-        return notes
+        from cephbench.store import experiments  # A/B experiments end the same way
+
+        return notes + experiments.recover_interrupted(self)
 
     def save_fingerprint(self, run_id: int, data: dict[str, Any], pool: str | None = None) -> None:
         """The cluster a run measured (Ceph's own JSON), once per run."""

@@ -88,3 +88,28 @@ def get(store: Store, exp_id: int) -> Experiment:
         row["pid"],
         row["host"],
     )
+
+
+def recover_interrupted(store: Store) -> list[str]:
+    """Mark experiments left ``running`` by a dead process on this host as aborted (as runs
+    are: :meth:`Store.recover_interrupted`); say which, and whether settings wait for
+    ``cephbench cleanup``."""
+    from cephbench.store import _alive
+
+    notes = []
+    rows = store.conn.execute(
+        "SELECT id, pid FROM ab_experiments WHERE status = 'running' AND host = ?",
+        (socket.gethostname(),),
+    ).fetchall()
+    for row in rows:
+        if row["pid"] and _alive(row["pid"]):
+            continue
+        finish(store, row["id"], "aborted", "the process running it stopped unexpectedly")
+        left = [
+            r
+            for r in store.open_resources()
+            if (r.detail.get("owner") or {}).get("experiment") == row["id"]
+        ]
+        again = f"; `cephbench cleanup` puts back {len(left)} setting(s) it changed" if left else ""
+        notes.append(f"A/B experiment {row['id']} was interrupted; marked aborted{again}")
+    return notes

@@ -5,9 +5,13 @@ config`` whether the section had its own entry at all) is recorded in the resour
 ``ab_setting``; a killed experiment is reverted by ``cephbench cleanup``. Every change is
 checked to have taken effect (``ceph config get``, and for OSD options the value the running
 OSDs report, ``ceph config show``); one that did not is an error, never a silent no-op.
-Every restore is verified the same way. Lab options that only apply at start-up (``conf-set``,
-or a ``ceph config`` OSD option that cannot change at runtime) restart the lab's OSDs and wait
-for HEALTH_OK; on a real cluster cephbench restarts nothing and says so.
+Every restore is verified the same way (a ``ceph config`` restore by one ``ceph config get
+WHO``: the same database entry as before, or none, shows the same value); a setting a switch
+leaves as it is is not read again. With ``--hosts``, sysctl changes are made on every host over
+ssh, each host's original recorded and put back (:mod:`cephbench.tuning.host_sysctl`).
+Lab options that only apply at start-up (``conf-set``, or a ``ceph config`` OSD option that
+cannot change at runtime) restart the lab's OSDs and wait for HEALTH_OK; on a real cluster
+cephbench restarts nothing and says so.
 
 Everything is checked before anything is changed (:meth:`Settings.check`): unknown keys,
 malformed values (against Ceph's own option metadata), missing pools, missing sysctls.
@@ -21,7 +25,7 @@ import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cephbench.ceph.commands import ceph, ceph_json
 from cephbench.ceph.connection import Connection
@@ -31,7 +35,12 @@ from cephbench.execution.shield import deferred_interrupts
 from cephbench.store import Resource, ResourceLog
 from cephbench.tuning.changes import Change, Side, check_value, same_value
 
+if TYPE_CHECKING:
+    from cephbench.tuning.host_sysctl import HostSysctls
+
 KIND = "ab_setting"
+UNKNOWN = "(being changed)"
+"""``Slot.applied`` while a write is under way: whatever it left, the end restores."""
 HEALTH_TIMEOUT = 300.0
 POLL = 0.5
 RUNNING_TIMEOUT = 20.0
@@ -48,10 +57,13 @@ class Slot:
     key: str
     type: str = "str"
     original: dict[str, Any] = field(default_factory=dict)
-    resource: int | None = None
+    resources: list[int] = field(default_factory=list)
+    """Its records in the resource log (one per host for a sysctl on ``--hosts``)."""
     applied: str | None = None
     """The change text now in effect; None: the original value."""
     times: int = 0
+    verified: bool = False
+    """The value in effect was checked after it was last written."""
 
     @property
     def name(self) -> str:
@@ -68,8 +80,11 @@ class Settings:
         resources: ResourceLog,
         owner: dict[str, Any],
         lab_dir: str | None = None,
+        hosts: HostSysctls | None = None,
     ):
         self.conn, self.resources, self.owner, self.lab_dir = conn, resources, owner, lab_dir
+        self.hosts = hosts
+        """Where sysctl changes are made (over ssh); None: this machine."""
         self.slots: dict[tuple[str, str, str], Slot] = {}
         self.reverted: list[dict[str, Any]] = []
         self._options: dict[str, dict[str, Any]] = {}
@@ -113,6 +128,8 @@ class Settings:
         elif slot.family == "pool":
             slot.original = {"value": pool_get(self._ceph(), slot.target, slot.key)}
             slot.type = _json_type(slot.original["value"])
+        elif slot.family == "sysctl" and self.hosts is not None:
+            slot.original = {"hosts": self.hosts.read(slot.key)}
         elif slot.family == "sysctl":
             slot.original = {"value": sysctl_get(slot.key)}
         else:
@@ -129,14 +146,9 @@ class Settings:
         elif slot.family == "pool":
             why = _pool_value_error(slot.original["value"], value)
         else:
-            old = slot.original["value"].split()
-            new = value.split()
-            numeric = all(re.fullmatch(r"-?\d+", w) for w in old)
-            why = (
-                f"{change.key} takes {len(old)} integer(s), like '{slot.original['value']}'"
-                if numeric
-                and (len(new) != len(old) or not all(re.fullmatch(r"-?\d+", w) for w in new))
-                else None
+            olds = slot.original.get("hosts", {"": slot.original.get("value")}).values()
+            why = next(
+                filter(None, (_sysctl_value_error(change.key, o, value) for o in olds)), None
             )
         if why:
             raise UsageError(f"'{change.text}': {why}", hint="nothing was changed")
@@ -151,29 +163,64 @@ class Settings:
 
     # -- switching sides --------------------------------------------------------------------
     def switch(self, side: Side) -> list[str]:
-        """Make ``side``'s settings the ones in effect (the others original); verified."""
+        """Make ``side``'s settings the ones in effect (the others original); each setting
+        changed is verified (one left as it is was verified when it last changed)."""
         restart = False
+        changed: list[tuple[Slot, Change | None]] = []
         for slot in self.slots.values():
             change = side.change_for((slot.family, slot.target, slot.key))
             want = change.text if change else None
             if slot.applied == want:
                 continue
             with deferred_interrupts():
-                if slot.resource is None:
-                    slot.resource = self.resources.add(KIND, slot.name, self._detail(slot))
+                if not slot.resources:
+                    slot.resources = self._record(slot)
+                slot.applied, slot.verified = UNKNOWN, False  # a failed write is undone too
                 if change is None:
-                    restore_slot(self.conn, slot.family, slot.target, slot.key, slot.original)
+                    self._restore(slot)
                 else:
-                    apply_change(self.conn, change, slot.original)
+                    self._apply(slot, change)
                 slot.applied = want
             slot.times += change is not None
             restart |= self._needs_restart(slot, change)
+            changed.append((slot, change))
         if restart:
             restart_lab_osds(self._ceph(), self.lab_dir)
-        for slot in self.slots.values():
-            change = side.change_for((slot.family, slot.target, slot.key))
+        for slot, change in changed:
             self._verify(slot, change)
+            slot.verified = True
         return [c.text for c in side.changes]
+
+    def _record(self, slot: Slot) -> list[int]:
+        if self._remote(slot):
+            assert self.hosts is not None
+            return self.hosts.record(slot.key, slot.original["hosts"], self.owner)
+        return [self.resources.add(KIND, slot.name, self._detail(slot))]
+
+    def _remote(self, slot: Slot) -> bool:
+        return slot.family == "sysctl" and self.hosts is not None
+
+    def _apply(self, slot: Slot, change: Change) -> None:
+        if self._remote(slot):
+            assert self.hosts is not None
+            self.hosts.write(slot.key, {h.name: change.value or "" for h in self.hosts.hosts})
+        else:
+            apply_change(self.conn, change, slot.original)
+
+    def _restore(self, slot: Slot) -> None:
+        """Write the original value back (on hosts: each its own, read back and checked)."""
+        if self._remote(slot):
+            assert self.hosts is not None
+            self.hosts.write(slot.key, slot.original["hosts"])
+        else:
+            restore_slot(self.conn, slot.family, slot.target, slot.key, slot.original)
+
+    def _verify_original(self, slot: Slot) -> None:
+        if self._remote(slot):
+            assert self.hosts is not None
+            _check_hosts(slot.key, self.hosts.read(slot.key), slot.original["hosts"])
+        else:
+            verify_restored(self.conn, slot.family, slot.target, slot.key, slot.original, slot.type)
 
     def _needs_restart(self, slot: Slot, change: Change | None) -> bool:
         if slot.family == "conf_set":
@@ -185,8 +232,10 @@ class Settings:
 
     def _verify(self, slot: Slot, change: Change | None) -> None:
         """The setting shows ``change``'s value (or the original's): else an error."""
+        if self._remote(slot):
+            return  # HostSysctls.write read every host back
         if change is None:
-            verify_restored(self.conn, slot.family, slot.target, slot.key, slot.original, slot.type)
+            self._verify_original(slot)
             return
         got = current(self.conn, change)
         rm = change.kind == "config_rm"
@@ -236,25 +285,30 @@ class Settings:
         restart = False
         with deferred_interrupts():
             for slot in self.slots.values():
-                if slot.resource is None:
+                if not slot.resources:
                     continue
                 if slot.applied is not None:
-                    restore_slot(self.conn, slot.family, slot.target, slot.key, slot.original)
+                    slot.verified = False
+                    self._restore(slot)
                     restart |= self._needs_restart(slot, None)
                     slot.applied = None
             if restart:
                 restart_lab_osds(self._ceph(), self.lab_dir)
             for slot in self.slots.values():
-                if slot.resource is None:
+                if not slot.resources:
                     continue
-                verify_restored(
-                    self.conn, slot.family, slot.target, slot.key, slot.original, slot.type
-                )
-                self.resources.removed(slot.resource)
+                if not slot.verified:  # else the last switch restored it and checked it
+                    self._verify_original(slot)
+                for rid in slot.resources:
+                    self.resources.removed(rid)
                 self.reverted.append(
                     {"setting": slot.name, "value": _shown(slot.original), "verified": True}
                 )
-                slot.resource = None
+                slot.resources = []
+
+    def close(self) -> None:
+        if self.hosts is not None:
+            self.hosts.close()
 
     def applied_log(self) -> list[dict[str, Any]]:
         return [
@@ -267,13 +321,25 @@ class Settings:
 
 
 def config_state(conn: Connection, who: str, key: str) -> dict[str, Any]:
-    """``who``'s own entry for ``key`` in the config database (None: none), and what
-    ``ceph config get`` shows."""
-    explicit = None
-    for entry in ceph_json(conn, "config", "dump") or []:
-        if entry.get("section") == who and entry.get("name") == key and not entry.get("mask"):
-            explicit = str(entry.get("value"))
-    return {"explicit": explicit, "effective": config_get(conn, who, key)}
+    """``who``'s own entry for ``key`` in the config database (None: none), the database
+    entry ``who`` gets ``key`` from (None: none, the default), and what ``ceph config get``
+    shows."""
+    state = config_entry(conn, who, key)
+    return {**state, "effective": config_get(conn, who, key)}
+
+
+def config_entry(conn: Connection, who: str, key: str) -> dict[str, Any]:
+    """One ``ceph config get WHO -f json``: the entry ``who`` gets ``key`` from (the most
+    specific of global, its type, itself), and whether it is ``who``'s own. Two states with
+    the same entry show the same value, so a restore is verified in one call."""
+    entry = (ceph_json(conn, "config", "get", who) or {}).get(key)
+    if entry is None:
+        return {"explicit": None, "entry": None}
+    own = entry.get("section") == who and not entry.get("mask")
+    return {
+        "explicit": str(entry["value"]) if own else None,
+        "entry": {k: entry.get(k) for k in ("value", "section", "mask")},
+    }
 
 
 def config_get(conn: Connection, who: str, key: str) -> str:
@@ -320,6 +386,26 @@ def _pool_value_error(old: str, value: str) -> str | None:
     if kind == "float" and _json_type(value) not in ("int", "float"):
         return f"the pool setting is a number (now {old})"
     return None
+
+
+def _sysctl_value_error(key: str, old: str | None, value: str) -> str | None:
+    """Why ``value`` cannot replace ``old`` (a sysctl of N integers takes N integers)."""
+    words, new = (old or "").split(), value.split()
+    if not words or not all(re.fullmatch(r"-?\d+", w) for w in words):
+        return None
+    if len(new) != len(words) or not all(re.fullmatch(r"-?\d+", w) for w in new):
+        return f"{key} takes {len(words)} integer(s), like '{' '.join(words)}'"
+    return None
+
+
+def _check_hosts(key: str, got: dict[str, str], want: dict[str, str]) -> None:
+    """Every host shows the value it should (sysctls read back with tabs: words compared)."""
+    wrong = [f"{h} shows {got[h]!r}" for h in want if got[h].split() != want[h].split()]
+    if wrong:
+        raise CephbenchError(
+            f"sysctl {key} is not as cephbench set it: {'; '.join(wrong)}",
+            hint="set it by hand there; `cephbench cleanup` tries again",
+        )
 
 
 def sysctl_path(key: str) -> Path:
@@ -404,7 +490,7 @@ def current(conn: Connection | None, change: Change) -> str | None:
         return config_get(conn, change.target, change.key)
     if change.kind == "config_rm":
         assert conn is not None
-        return config_state(conn, change.target, change.key)["explicit"]
+        return config_entry(conn, change.target, change.key)["explicit"]
     if change.kind == "pool":
         assert conn is not None
         return pool_get(conn, change.target, change.key)
@@ -442,12 +528,17 @@ def verify_restored(
     """The setting shows its original value again (``ceph config get``...); else an error."""
     if family == "config":
         assert conn is not None
-        state = config_state(conn, target, key)
-        ok = (
-            state["explicit"] == original["explicit"]
-            and state["effective"] == original["effective"]
-        )
-        got = state["effective"]
+        if "entry" in original:  # the same database entry (or none): the same value shown
+            state = config_entry(conn, target, key)
+            ok = state["entry"] == original["entry"]
+            got = (state["entry"] or {}).get("value", "the default")
+        else:
+            state = config_state(conn, target, key)
+            ok = (
+                state["explicit"] == original["explicit"]
+                and state["effective"] == original["effective"]
+            )
+            got = state["effective"]
     elif family == "pool":
         assert conn is not None
         got = pool_get(conn, target, key)
@@ -467,6 +558,10 @@ def verify_restored(
 
 
 def _shown(original: dict[str, Any]) -> str | None:
+    if "hosts" in original:
+        from cephbench.tuning.host_sysctl import shown
+
+        return shown(original["hosts"])
     if "effective" in original:
         return original["effective"]
     if "text" in original:

@@ -15,12 +15,14 @@ from typing import Any
 
 from cephbench.ceph.connection import Connection
 from cephbench.errors import CephbenchError
+from cephbench.hosts.inventory import Inventory
 from cephbench.planning.request import RunRequest
 from cephbench.store import ResourceLog, Store, experiments
 from cephbench.tuning import rounds, verdict
 from cephbench.tuning.analyze import Round, analyze, primary
 from cephbench.tuning.apply import Settings, owner
 from cephbench.tuning.changes import Side
+from cephbench.tuning.host_sysctl import HostSysctls
 
 RunFn = Callable[[Store, RunRequest], int]
 """Runs one round (a RunRequest with the side's label) and returns its run id."""
@@ -68,9 +70,21 @@ def run_ab(
     conn: Connection | None,
     lab_dir: str | None,
     note: Callable[[str], None] = lambda _: None,
+    hosts: Inventory | None = None,
 ) -> int:
-    """Run the experiment; returns its id (stored however it ends)."""
-    settings = Settings(conn, ResourceLog(store, None), {}, lab_dir)
+    """Run the experiment; returns its id (stored however it ends). ``hosts``: where sysctl
+    changes are made, over ssh (None: this machine)."""
+    log = ResourceLog(store, None)
+    settings = Settings(conn, log, {}, lab_dir, HostSysctls(hosts, log) if hosts else None)
+    try:
+        return _run(store, plan, settings, run_round, note)
+    finally:
+        settings.close()
+
+
+def _run(
+    store: Store, plan: AbPlan, settings: Settings, run_round: RunFn, note: Callable[[str], None]
+) -> int:
     settings.check((plan.a, plan.b))  # nothing is stored or changed when a change is invalid
     exp_id = experiments.start(store, plan.suite, plan.spec())
     settings.owner = owner(exp_id)
