@@ -14,3 +14,6 @@ CREATE TABLE ab_experiments (
     log         TEXT NOT NULL DEFAULT '{}', -- JSON: {applied: [...], reverted: [...]}
     error       TEXT
 );
+
+-- the check every opening of the store makes for an experiment a killed process left running
+CREATE INDEX ab_experiments_status ON ab_experiments (status, host);
