@@ -20,19 +20,27 @@ pytestmark = pytest.mark.lab
 ARGS = ("quick", "--clients", "lab", "--size", "16m", "--pg-num", "8", "--no-prefill")
 
 
-def _servers(addresses: list[str]) -> list[int]:
-    """fio servers bound to one of the lab's host addresses (whatever their parent)."""
-    found = []
+def _servers(addresses: list[str]) -> dict[int, int]:
+    """fio servers bound to one of the lab's host addresses (whatever their parent), and
+    the processes they forked to run a client's jobs: pid -> parent pid."""
+    found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             argv = Path(f"/proc/{entry}/cmdline").read_bytes().decode(errors="replace")
+            stat = Path(f"/proc/{entry}/stat").read_bytes()
         except OSError:
             continue
         if any(f"--server={a}," in argv for a in addresses):
-            found.append(int(entry))
+            found[int(entry)] = int(stat[stat.rfind(b")") + 2 :].split()[1])
     return found
+
+
+def _running_jobs(addresses: list[str]) -> int:
+    """How many servers run a client's jobs (a forked fio under the daemon)."""
+    servers = _servers(addresses)
+    return len({parent for parent in servers.values() if parent in servers})
 
 
 @pytest.fixture
@@ -47,12 +55,20 @@ def _stored_workloads(db: Path) -> int:
 
 def test_clients_add_up_to_the_aggregate_and_ctrl_c_leaves_no_fio_server(lab3, hosts, db):
     """One run (the lab budget): Ctrl-C once the first workload is stored and the second
-    runs on every client."""
+    runs on every client (each server running its client's jobs)."""
     addresses = [h.address for h in hosts.hosts]
     run = start(db, lab3, *ARGS, "--runtime", "1")
     try:
-        run.wait_for(lambda: _stored_workloads(db) == 1 and run.child("fio", "--client="))
-        assert len(_servers(addresses)) == 3  # one server on each client, bound to its address
+        run.wait_for(
+            lambda: (
+                _stored_workloads(db) == 1
+                and run.child("fio", "--client=")
+                and _running_jobs(addresses) == 3
+            )
+        )
+        servers = _servers(addresses)
+        daemons = [p for p, parent in servers.items() if parent not in servers]
+        assert len(daemons) == 3  # one server on each client, bound to its address
         run.proc.send_signal(signal.SIGINT)
         _out, err = run.proc.communicate(timeout=180)
     finally:
@@ -60,7 +76,7 @@ def test_clients_add_up_to_the_aggregate_and_ctrl_c_leaves_no_fio_server(lab3, h
             run.proc.kill()
             run.proc.wait()
     assert run.proc.returncode != 0 and "Traceback" not in err
-    wait_for(lambda: _servers(addresses) == [], "every fio server gone", timeout=30)
+    wait_for(lambda: _servers(addresses) == {}, "every fio server gone", timeout=30)
     with Store(db) as store:
         stored = store.get_run("last")
         assert store.open_resources() == []  # servers, their directories, images, pool
