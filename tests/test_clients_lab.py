@@ -17,14 +17,7 @@ from tests.helpers import wait_for
 from tests.interrupt_lab import query, start
 
 pytestmark = pytest.mark.lab
-# one image for all (--shared-image): an image per client costs its creation and, after a
-# Ctrl-C mid-I/O (fio's servers end their jobs without closing the image), the wait for its
-# watches and the blocklisting, ~8 s an image; the test is about the clients' figures and
-# their servers, which are the same either way
-ARGS = (
-    *("quick", "--clients", "lab", "--shared-image"),
-    *("--size", "16m", "--pg-num", "8", "--no-prefill"),
-)
+ARGS = ("quick", "--clients", "lab", "--size", "16m", "--pg-num", "8", "--no-prefill")
 
 
 def _servers(addresses: list[str]) -> dict[int, int]:
@@ -44,10 +37,14 @@ def _servers(addresses: list[str]) -> dict[int, int]:
     return found
 
 
-def _running_jobs(addresses: list[str]) -> int:
-    """How many servers run a client's jobs (a forked fio under the daemon)."""
-    servers = _servers(addresses)
-    return len({parent for parent in servers.values() if parent in servers})
+def _measuring(db: Path) -> int:
+    """How many clients' jobs are past their start gate, doing I/O: the gate writes the
+    time it opened in the server's directory (execution/clients.py), removed once read."""
+    dirs = [n.partition(":")[2] for (n,) in query(db, _DIRS)]
+    return sum(len(list(Path(d).glob("*.prerun.txt"))) for d in dirs if d.startswith("/tmp/"))
+
+
+_DIRS = "SELECT name FROM resources WHERE kind = 'remote_dir' AND removed_at IS NULL"
 
 
 @pytest.fixture
@@ -62,15 +59,14 @@ def _stored_workloads(db: Path) -> int:
 
 def test_clients_add_up_to_the_aggregate_and_ctrl_c_leaves_no_fio_server(lab3, hosts, db):
     """One run (the lab budget): Ctrl-C once the first workload is stored and the second
-    runs on every client (each server running its client's jobs)."""
+    does I/O on every client. (Ctrl-C during its set-up works as well, but fio's servers then
+    end their jobs without closing the images, whose watches cost ~8 s an image to end.)"""
     addresses = [h.address for h in hosts.hosts]
     run = start(db, lab3, *ARGS, "--runtime", "1")
     try:
         run.wait_for(
             lambda: (
-                _stored_workloads(db) == 1
-                and run.child("fio", "--client=")
-                and _running_jobs(addresses) == 3
+                _stored_workloads(db) == 1 and run.child("fio", "--client=") and _measuring(db) == 3
             )
         )
         servers = _servers(addresses)
@@ -89,7 +85,8 @@ def test_clients_add_up_to_the_aggregate_and_ctrl_c_leaves_no_fio_server(lab3, h
         assert store.open_resources() == []  # servers, their directories, images, pool
     names = [h.name for h in hosts.hosts]
     assert stored.status == "aborted" and stored.params["clients"] == names
-    assert [r.workload for r in stored.results] == ["seq_wr"]
+    # the second workload stopped (or, if it ended before Ctrl-C reached it, the third)
+    assert [r.workload for r in stored.results][:1] == ["seq_wr"] and len(stored.results) <= 2
     for r in stored.results:
         assert r.host is None and [c.host for c in r.clients] == names
         assert all(c.iops and c.iops > 0 and c.workload == r.workload for c in r.clients)

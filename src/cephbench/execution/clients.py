@@ -217,11 +217,11 @@ def client_targets(
     resources: ResourceLog,
     clients: int,
     shared: bool,
-    size: int,
 ) -> Iterator[tuple[dict[str, str], ...]]:
     """Each client's fio target options: the run's image for the first client, and (unless
-    ``shared``) an image of its own for each other one, ``<image>-c<N>``, in the same pool,
-    made, prefilled and removed as the run's own is."""
+    ``shared``) an image of its own for each other one, ``<image>-c<N>``, in the same pool
+    (checked, and made if need be, with the run's own), made, prefilled (the prefill stored
+    with the run, as the run's image's is) and removed as the run's own is."""
     from cephbench.targets.rbd import RbdTarget
 
     if shared or clients == 1:
@@ -232,10 +232,8 @@ def client_targets(
     with ExitStack() as stack:
         options = [fio_target.options]
         for n in range(2, clients + 1):
-            own = RbdTarget(f"{pool}/{image}-c{n}", target.options)
-            own.configure(target.ceph)
-            own.check(size)
-            options.append(stack.enter_context(own.session(run_id, resources)).options)
+            own = stack.enter_context(target.image(pool, f"{image}-c{n}", resources))
+            options.append(own.options)
         yield tuple(options)
 
 
@@ -248,13 +246,12 @@ def open_clients(
     resources: ResourceLog,
     *,
     shared: bool,
-    size: int,
 ) -> Clients:
     """The run's clients, set up in ``stack``: images first, so the servers (stopped first,
     as the stack unwinds) have let go of them before they are removed."""
     hosts = client_hosts(inventory)
     options = stack.enter_context(
-        client_targets(target, fio_target, run_id, resources, len(hosts), shared, size)
+        client_targets(target, fio_target, run_id, resources, len(hosts), shared)
     )
     servers, read_starts = stack.enter_context(
         fio_servers(inventory, resources, dict(fio_target.env))
