@@ -1,9 +1,11 @@
 """fio from many clients at once on the 3-host lab (``--clients lab``): each client's figures
-stored under the aggregate, which is their sum exactly, with the measured start skew; and
+stored under the aggregate, which is their sum exactly, with the measured start skew; each
+client's own image prefilled, the prefills stored with the run; and
 Ctrl-C in the middle of the run leaves no fio server, remote directory or image anywhere."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import signal
@@ -17,7 +19,7 @@ from tests.helpers import wait_for
 from tests.interrupt_lab import query, start
 
 pytestmark = pytest.mark.lab
-ARGS = ("quick", "--clients", "lab", "--size", "16m", "--pg-num", "8", "--no-prefill")
+ARGS = ("quick", "--clients", "lab", "--size", "16m", "--pg-num", "8")
 
 
 def _servers(addresses: list[str]) -> dict[int, int]:
@@ -83,7 +85,14 @@ def test_clients_add_up_to_the_aggregate_and_ctrl_c_leaves_no_fio_server(lab3, h
     with Store(db) as store:
         stored = store.get_run("last")
         assert store.open_resources() == []  # servers, their directories, images, pool
+        prefills = [o for o in store.outputs(stored.id) if o["tool"] == "fio-prefill"]
     names = [h.name for h in hosts.hosts]
+    # each client's image written once before the reads, each prefill stored with the run
+    images = sorted(a.partition("=")[2] for o in prefills for a in o["argv"] if "rbdname=" in a)
+    assert len(images) == 3 and images[1:] == [f"{images[0]}-c2", f"{images[0]}-c3"]
+    assert all(
+        json.loads(o["stdout"])["jobs"][0]["write"]["io_bytes"] == 16 << 20 for o in prefills
+    )
     assert stored.status == "aborted" and stored.params["clients"] == names
     # the second workload stopped (or, if it ended before Ctrl-C reached it, the third)
     assert [r.workload for r in stored.results][:1] == ["seq_wr"] and len(stored.results) <= 2
