@@ -3,9 +3,7 @@ result per direction: a run from many clients stores each client's too, told apa
 ``host`` (unique per workload, direction and host instead).
 
 SQLite cannot drop a constraint, so the table is made again from its own stored definition
-(every column any migration added kept, in its order), its rows copied as they are. The
-views over it (version 8) are dropped first and made again from their own stored definitions:
-SQLite refuses to rename a table into place while a view names the one it replaces.
+(every column any migration added kept, in its order), its rows copied as they are.
 """
 
 from __future__ import annotations
@@ -21,9 +19,6 @@ def upgrade(conn: sqlite3.Connection) -> None:
     table, n = _UNIQUE.subn(lambda m: f"{m.group(1) or ''}\n)", sql)
     if n != 1:
         raise RuntimeError("the results table is not as version 8 left it")
-    views = [sql for (sql,) in conn.execute("SELECT sql FROM sqlite_master WHERE type = 'view'")]
-    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
-        conn.execute(f'DROP VIEW "{name}"')
     conn.execute(table.replace("CREATE TABLE results", "CREATE TABLE results_v9", 1))
     conn.execute("INSERT INTO results_v9 SELECT * FROM results")
     conn.execute("DROP TABLE results")
@@ -32,5 +27,3 @@ def upgrade(conn: sqlite3.Connection) -> None:
     conn.execute(
         "CREATE UNIQUE INDEX results_one_per_host ON results (workload_id, op, COALESCE(host, ''))"
     )
-    for view in views:
-        conn.execute(view)
