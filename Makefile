@@ -7,8 +7,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the project runs: fio (with the rbd and rados engines), Ceph Pacific, iperf3,
 # what the lab and the device guard use (uuidgen, blkid/lsblk/losetup, ip/tc, mkfs.ext4), and
 # chromium, which the report tests render HTML reports in; openssh-server for the lab's hosts
-# (`lab up --ssh`).
-DEB_PKGS := fio iperf3 ceph-mon ceph-osd ceph-mgr ceph-common uuid-runtime util-linux \
+# (`lab up --ssh`); iputils-ping for the network suite's RTT and MTU checks.
+DEB_PKGS := fio iperf3 iputils-ping ceph-mon ceph-osd ceph-mgr ceph-common uuid-runtime util-linux \
             iproute2 e2fsprogs fdisk python3-venv chromium openssh-server
 DEMO_DIR := demo-output
 

@@ -137,3 +137,11 @@ def replace_clients(r: Result) -> Result:
     from dataclasses import replace
 
     return replace(r, clients=())
+
+
+def test_an_imported_client_server_output_keeps_every_clients_figures(invoke):
+    text, _ = _load("clients2_randrw_numjobs2")
+    (job,) = parse(text, hosts={})
+    invoke("import", str(FIO_DATA / "clients2_randrw_numjobs2.json"))
+    back = json.loads(invoke("show", "last", "--format", "json").stdout)
+    assert [r["clients"] for r in back["results"]] == [r.to_json()["clients"] for r in job.results]

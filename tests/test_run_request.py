@@ -20,6 +20,7 @@ from cephbench.planning.request import (
     CephConnectionOptions,
     DeviceOptions,
     HealthRequest,
+    NetworkOptions,
     OverrideOptions,
     PoolOptions,
     RadosBenchOptions,
@@ -100,6 +101,7 @@ FULL = RunRequest(
     health=HealthRequest(allow_unhealthy=True, quiesce=True, interval=1.5),
     device=DeviceOptions(destroy_data="/dev/sdz", drop_caches=True),
     rados_bench=RadosBenchOptions(concurrent_ios=32, object_size="1M", run_name="cb"),
+    network=NetworkOptions(all_pairs_at_once=True, procs=4),
 )
 """A request with no part at its default: a field left out of the JSON would not round-trip."""
 
@@ -130,6 +132,7 @@ def test_the_stored_shape():
         "device",
         "rados_bench",
         "clients",
+        "network",
     ]
     assert doc["axes"] == {
         "rw": ["randread", "randrw"],

@@ -38,6 +38,11 @@ FLAGS: dict[str, Flag] = {
         "never reached steady state (fio's steadystate criterion) before its runtime cap"
     ),
     "ci_not_reached": Flag("repeats stopped at the cap before the 95 % CI reached the target"),
+    "procs_skewed": Flag(
+        "the pair's iperf3 processes started apart (over 5 % of the runtime): their sum overstates"
+    ),
+    "mtu_fails": Flag("packets of the sender's MTU did not cross unfragmented (mtu_ok 0)"),
+    "no_rtt": Flag("ping got no reply: no RTT"),
     # the cluster during the run
     "osd_down": Flag("an OSD was down during the run", health=True),
     "degraded": Flag("PGs were degraded/undersized during the run", health=True),
@@ -128,7 +133,7 @@ class Result:
     samples, percentiles merged exactly from fio's json+ bins."""
 
     def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = {name: getattr(self, name) for name in RESULT_FIELDS}  # asdict's deep copy: slow
         d["clients"] = [c.to_json() for c in self.clients]
         d["percentiles"] = {f"{p:g}": us for p, us in self.percentiles}
         d["flags"] = list(self.flags)

@@ -17,7 +17,7 @@ from cephbench.lab.paths import Layout
 from cephbench.lab.state import load
 from cephbench.system.process import run
 from cephbench.tools.iperf3 import driver
-from cephbench.tools.iperf3.steps import stop_server
+from cephbench.tools.iperf3.hostexec import stop_local
 from tests import helpers
 from tests.lab.helpers import invoke, status_json
 
@@ -176,4 +176,4 @@ def iperf3(state, tmp_path: Path, server: int, client: int) -> float:
         return bw * 8
     finally:
         helpers.wait_for(lambda: Path(pidfile).exists(), "the iperf3 server's pid file", 30)
-        stop_server(pidfile)
+        stop_local(pidfile)

@@ -15,6 +15,7 @@ UNDO_MODULES = (
     "cephbench.ceph.objects",
     "cephbench.tools.iperf3.steps",
     "cephbench.diagnose.facts",
+    "cephbench.tuning.apply",
 )
 
 

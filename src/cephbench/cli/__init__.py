@@ -77,6 +77,10 @@ BUILTIN_COMMANDS: dict[str, Entry] = {
         "cephbench.cli.completion:completion",
         "Print the shell completion script for bash, zsh or fish.",
     ),
+    "ab": Entry(
+        "cephbench.cli.ab:ab",
+        "Interleaved A/B of a configuration change cephbench applies and reverts, with verdicts.",
+    ),
     "lab": Entry(
         "cephbench.cli.lab:lab",
         "A real, throwaway Ceph cluster on this machine: plain processes, no containers.",

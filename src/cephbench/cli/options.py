@@ -240,7 +240,8 @@ device = Bundle(
             "--hosts",
             metavar="SPEC",
             help="Hosts to fingerprint with the run (and drop caches on, with --drop-caches): "
-            "lab, ceph, an inventory file, or h1,h2.",
+            "lab, ceph, an inventory file, or h1,h2; the network suite measures between them "
+            "(default: the running lab's).",
         ),
     ],
     "device",
@@ -365,6 +366,30 @@ clients = Bundle(
     lambda clients_spec, shared_image: rq.ClientsOptions(clients_spec, shared_image),
 )
 
+
+network = Bundle(
+    "Network suite (iperf3 between the --hosts)",
+    [
+        opt(
+            "--all-pairs-at-once",
+            is_flag=True,
+            help="Run every directed pair at the same time (a mesh load) instead of one pair "
+            "after the other.",
+        ),
+        opt(
+            "--streams-procs",
+            type=click.IntRange(1, 64),
+            default=1,
+            show_default=True,
+            help="iperf3 client processes per pair, each to its own server, figures summed: "
+            "iperf3 before 3.16 runs all its streams on one CPU core, which may not fill a "
+            "link of 10 Gbit/s or more.",
+        ),
+    ],
+    "network",
+    lambda all_pairs_at_once, streams_procs: rq.NetworkOptions(all_pairs_at_once, streams_procs),
+)
+
 RUN_BUNDLES = (
     run_basics,
     overrides,
@@ -378,6 +403,7 @@ RUN_BUNDLES = (
     health,
     rados_bench,
     clients,
+    network,
 )
 """Every option of ``cephbench run`` but output and store, in the order ``--help`` shows them."""
 

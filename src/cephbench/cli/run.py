@@ -88,6 +88,7 @@ def run(suite: str, fmt: str, store: Store, resume_ref: str | None, **parts) -> 
       cephbench run rados --target rados:bench-pool   # rados bench write, seq, rand
       cephbench run osd                               # ceph tell osd.N bench, every up OSD
       cephbench run network                           # iperf3 between the lab's hosts
+      cephbench run network --hosts ceph --streams-procs 4   # between the cluster's hosts
     """
     from cephbench.cli.show import emit_run
     from cephbench.planning.request import RunRequest
@@ -146,6 +147,11 @@ def start(store: Store, request: RunRequest, resume: int | None = None) -> RunOu
         console_err.print(
             f"[yellow]note:[/] {escape(r.suite)} runs as written, with fio's pause "
             f"between its groups: {escape(plan.as_written)}"
+        )
+    if r.network.given and plan.tool != "iperf3":
+        raise UsageError(
+            "--all-pairs-at-once and --streams-procs are for the network suite",
+            hint="cephbench run network --hosts ...",
         )
     if resume is not None and plan.tool != "fio":
         raise UsageError(

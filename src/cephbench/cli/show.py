@@ -89,8 +89,10 @@ def emit_run(run: Run, fmt: str, store: Store | None = None, raw: bool = False) 
 
         click.echo(results_csv([run]), nl=False)
         return
-    table = tools.of_run(run).table(run)
-    emit_table(table, fmt)
+    for i, table in enumerate(tools.of_run(run).tables(run)):
+        if i and fmt == "md":
+            click.echo()
+        emit_table(table, fmt)
     if store is not None and isinstance(run, StoredRun):
         for note in _notes(run, store):
             console_err.print(note, soft_wrap=True)

@@ -25,6 +25,8 @@ kind                        printed by                               top level
                                                                      warnings
 ``cephbench.diagnosis/1``   ``diagnose --format json``               run, findings, checked,
                                                                      budget
+``cephbench.ab/1``          ``ab --format json``                     columns a/b, rows, changes,
+                                                                     order, rounds, summary
 =========================== ======================================== ==========================
 
 Units are in the field names as in the model (``_bytes``, ``_bytes_per_s``, ``_us``, ``_s``).
@@ -53,6 +55,7 @@ SUITES = "cephbench.suites/1"
 CLUSTER = "cephbench.cluster/1"
 HOSTS = "cephbench.hosts/1"
 DIAGNOSIS = "cephbench.diagnosis/1"
+AB = "cephbench.ab/1"
 KINDS = (
     RUN,
     RUNS,
@@ -64,6 +67,7 @@ KINDS = (
     CLUSTER,
     HOSTS,
     DIAGNOSIS,
+    AB,
 )
 PREFIX = "cephbench."
 

@@ -1,20 +1,21 @@
 """The network between the lab's hosts: iperf3 (a short run per pair) and ping round trips,
-reached as the network suite does (``ip netns exec``). On a cluster whose hosts cephbench
+reached as the network suite reaches them (over ssh when the lab has it, else
+``ip netns exec``). On a cluster whose hosts cephbench
 cannot reach, the heartbeat ping times the OSDs keep are all there is: the checks that were
 not possible are listed."""
 
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 
 from cephbench.diagnose.probes import Probe
 from cephbench.diagnose.session import Session
 from cephbench.model import now
-from cephbench.system.process import ProcessInterrupted, run, which
+from cephbench.system.process import ProcessInterrupted
 from cephbench.tools.base import Step, Stopped, raw_output
 from cephbench.tools.iperf3 import steps as iperf3_steps
+from cephbench.tools.iperf3.hostexec import HostExec, NetHost
 
 _RTT = re.compile(r"= [\d.]+/([\d.]+)/[\d.]+/[\d.]+ ms")
 
@@ -33,7 +34,7 @@ class LabNetwork(Probe):
 
             state = load(Layout(__import__("pathlib").Path(conn.lab_dir)))
             if state is not None and len(state.namespaces) >= 2:
-                hosts = iperf3_steps.lab_hosts(conn)
+                hosts = state.namespaces
                 net["nominal_bits_per_second"] = (
                     rate_bits(state.spec.rate) if state.spec.rate else None
                 )
@@ -52,25 +53,29 @@ class LabNetwork(Probe):
             "sync-write QD1 on each OSD's raw device: not done (the lab's devices hold data; "
             "BlueStore's counters and osd bench were read instead)"
         )
-        pairs = _pairs([h.name for h in hosts], ring=session.options.quick)
-        by_name = {h.name: h for h in hosts}
-        found: dict[str, dict] = {}
-        for a, b in pairs:
-            step, rtt = _ping(by_name[a], by_name[b])
-            yield step
-            found.setdefault(f"{a}->{b}", {})["rtt_ms"] = rtt
-        port = iperf3_steps._port(conn)
-        with iperf3_steps.servers(session.ctx, hosts, port):
+        ex = iperf3_steps.executor(session.ctx)
+        try:
+            by_name = {h.name: h for h in ex.hosts}
+            pairs = _pairs(list(by_name), ring=session.options.quick)
+            found: dict[str, dict] = {}
             for a, b in pairs:
-                step = iperf3_steps._pair(
-                    session.ctx, 0, by_name[a], by_name[b], port, session.options.iperf_seconds
-                )
-                yield session.measured(step)
-                for o in step.outcomes:
-                    for r in o.results:
-                        found[f"{a}->{b}"]["bits_per_second"] = dict(r.metrics).get(
-                            "bits_per_second"
-                        )
+                step, rtt = _ping(ex, by_name[a], by_name[b])
+                yield step
+                found.setdefault(f"{a}->{b}", {})["rtt_ms"] = rtt
+            seconds = session.options.iperf_seconds
+            with iperf3_steps.servers(ex, {b: 1 for _, b in pairs}) as running:
+                for a, b in pairs:
+                    port = running.ports[b][0]
+                    client = iperf3_steps._client(ex, by_name[a], by_name[b], port, seconds)
+                    for step in iperf3_steps._pair_steps(f"{a}->{b}", [client], {}, 0, seconds):
+                        yield session.measured(step) if step.outcomes else step
+                        for o in step.outcomes:
+                            for r in o.results:
+                                found[f"{a}->{b}"]["bits_per_second"] = dict(r.metrics).get(
+                                    "bits_per_second"
+                                )
+        finally:
+            ex.close()
         net["pairs"] = found
 
 
@@ -83,13 +88,9 @@ def _pairs(names: list[str], ring: bool) -> list[tuple[str, str]]:
     return [(names[i], names[(i + 1) % n]) for i in range(n)]
 
 
-def _ping(a, b) -> tuple[Step, float | None]:
+def _ping(ex: HostExec, a: NetHost, b: NetHost) -> tuple[Step, float | None]:
     argv = [
-        "ip",
-        "netns",
-        "exec",
-        a.netns,
-        which("ping"),
+        "ping",
         "-q",
         "-c",
         "10",
@@ -97,13 +98,12 @@ def _ping(a, b) -> tuple[Step, float | None]:
         "0.01",
         "-W",
         "1",
-        b.addr,
+        b.address,
     ]
-    started, t0 = now(), time.monotonic()
+    started = now()
     try:
-        result = run(argv, timeout=20)
+        result = ex.run(a, argv, 20)
     except ProcessInterrupted:
         raise Stopped from None
     m = _RTT.search(result.stdout)
-    del t0
     return Step(0, raw_output("ping", result, started), []), float(m.group(1)) if m else None

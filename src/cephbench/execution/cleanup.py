@@ -74,11 +74,7 @@ class CleanupReport:
 
 def cleanup(store: Store, active_runs: set[int] | None = None) -> CleanupReport:
     """Undo every open resource whose run is not running now (an image before its pool)."""
-    running = (
-        active_runs
-        if active_runs is not None
-        else {r.id for r in store.runs() if r.status == "running"}
-    )
+    running = active_runs if active_runs is not None else {r.id for r in store.runs("running")}
     load_all()  # every target module registers the undo functions of what it creates
     removed, failed = [], []
     for resource in reversed(store.open_resources()):  # newest first, as a run undoes them

@@ -22,7 +22,8 @@ class RunOptions:
     per_io_logs: bool = False
     """Log every I/O's latency (exact per-interval percentiles) instead of interval averages."""
     hosts: str | None = None
-    """``--hosts``: the inventory whose hosts drop their caches and are fingerprinted."""
+    """``--hosts``: the inventory whose hosts drop their caches and are fingerprinted (and,
+    for the network suite, are measured between)."""
     clients: str | None = None
     """``--clients``: the hosts fio runs on at once (an inventory spec), None for this one."""
     shared_image: bool = False

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -19,7 +19,7 @@ from cephbench import tools
 from cephbench.errors import ParseError, UsageError
 from cephbench.importing import own
 from cephbench.importing.found import Found, merge
-from cephbench.model import Failure, Run, flag_text, now
+from cephbench.model import RESULT_FIELDS, Failure, Result, Run, flag_text, now
 from cephbench.tools.base import Importer
 from cephbench.tools.rados_bench.importing import cut_off
 
@@ -31,6 +31,10 @@ FENCE = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 """A Markdown fenced block: three or more backticks or tildes, closed by at least as many."""
+
+
+class NoOutput(ParseError):
+    """An input holds no output cephbench knows (not a damaged one: nothing recognisable)."""
 
 
 def _registry() -> list[tuple[str, Importer]]:
@@ -70,7 +74,11 @@ def sections(text: str) -> list[tuple[str, str]]:
     """Each fenced block (or the whole text when it has none) and the text above it since the
     previous block (prose, or the command line a write-up shows before its output); the text
     after the last block comes last, as a block of its own prose."""
-    text = text.replace("\r\n", "\n")
+    # a character is found far faster than a string (memchr): outputs of megabytes pass here
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    if not any(c in text and c * 3 in text for c in "`~"):  # no fence: no regex needed
+        return [(text, "")]
     out, end = [], 0
     for m in FENCE.finditer(text):
         out.append((m.group("body"), text[end : m.start()]))
@@ -117,7 +125,7 @@ def read(name: str, text: str, force: str | None = None) -> list[Found]:
             raise ParseError(f"{name}: {e.message} (read as {kind})") from None
     if not found:
         why = f" ({'; '.join(skipped)})" if skipped else ""
-        raise ParseError(
+        raise NoOutput(
             f"{name}: no {FORMATS} output recognised{why}",
             hint=f"pass --as {'|'.join(PARSERS)} to say what it is",
         )
@@ -173,24 +181,47 @@ WARN_FLAGS = ("no_latency", "iops_derived", "clat_mean")
 INT_MAX = (1 << 63) - 1
 
 
+def _figures(r: Result) -> Iterator[tuple[str, list]]:
+    """Each field of a result and the numbers in it (a percentile's microseconds, a metric's
+    value), read straight from the result: no JSON is built to check it."""
+    for key in RESULT_FIELDS:
+        value = getattr(r, key)
+        if key in ("percentiles", "metrics"):
+            yield key, [v for _, v in value]
+        elif key != "flags":
+            yield key, [value]
+
+
+def _out_of_range(v: object) -> bool:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return False
+    return abs(v) > INT_MAX if isinstance(v, int) else not math.isfinite(v)
+
+
+def _suspect(r: Result) -> bool:
+    """Whether any figure of ``r`` may be out of range: one pass over its numbers, most of
+    them floats (their sum is finite only when they all are; overflow goes to the slow path)."""
+    values = [getattr(r, k) for k in _SCALARS]
+    values += [us for _, us in r.percentiles]
+    values += [v for _, v in r.metrics]
+    floats = [v for v in values if v.__class__ is float]
+    ints = [v for v in values if v.__class__ is int]
+    return not math.isfinite(sum(floats)) or any(abs(v) > INT_MAX for v in ints)
+
+
+_SCALARS = tuple(k for k in RESULT_FIELDS if k not in ("percentiles", "metrics", "flags"))
+
+
 def _check_range(name: str, found: list[Found]) -> None:
     """ParseError for a figure the store cannot hold (an integer beyond 64 bits, an infinite
     float): a damaged output, refused before anything is stored."""
     for f in found:
         for o in f.outcomes:
             for r in o.results:
-                for key, value in r.to_json().items():
-                    values = value.values() if isinstance(value, dict) else [value]
-                    bad = next(
-                        (
-                            v
-                            for v in values
-                            if isinstance(v, int | float)
-                            and not isinstance(v, bool)
-                            and (abs(v) > INT_MAX if isinstance(v, int) else not math.isfinite(v))
-                        ),
-                        None,
-                    )
+                if not _suspect(r):
+                    continue
+                for key, values in _figures(r):
+                    bad = next((v for v in values if _out_of_range(v)), None)
                     if bad is not None:
                         raise ParseError(
                             f"{name}: {o.name}: {key} {bad!r:.40} is not a figure the output can "

@@ -144,6 +144,23 @@ class ClientsOptions:
 
 
 @dataclass(frozen=True)
+class NetworkOptions:
+    """The network suite (between the ``--hosts``): every pair at once or one at a time, and
+    how many iperf3 processes per pair."""
+
+    all_pairs_at_once: bool = False
+    procs: int = 1
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.procs <= 64:
+            raise UsageError(f"--streams-procs {self.procs}: from 1 to 64 processes per pair")
+
+    @property
+    def given(self) -> bool:
+        return self != NetworkOptions()
+
+
+@dataclass(frozen=True)
 class RunRequest:
     """Everything ``cephbench run SUITE`` was asked to do."""
 
@@ -163,6 +180,7 @@ class RunRequest:
     device: DeviceOptions = field(default_factory=DeviceOptions)
     rados_bench: RadosBenchOptions = field(default_factory=RadosBenchOptions)
     clients: ClientsOptions = field(default_factory=ClientsOptions)
+    network: NetworkOptions = field(default_factory=NetworkOptions)
 
     @property
     def repeats(self) -> int:
@@ -188,6 +206,7 @@ class RunRequest:
             "device": _plain(self.device),
             "rados_bench": _plain(self.rados_bench),
             "clients": _plain(self.clients),
+            "network": _plain(self.network),
         }
 
     @classmethod
@@ -259,6 +278,7 @@ def _from_v1(data: dict[str, Any]) -> RunRequest:
         device=_part(DeviceOptions, data, "device"),
         rados_bench=_part(RadosBenchOptions, data, "rados_bench"),
         clients=_part(ClientsOptions, data, "clients"),
+        network=_part(NetworkOptions, data, "network"),
     )
 
 

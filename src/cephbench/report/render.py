@@ -30,6 +30,7 @@ from cephbench.report.markdown import (
     result_tables,
     run_header,
 )
+from cephbench.report.network import network_section
 from cephbench.report.run_table import note_text, schedule_notes
 from cephbench.report.sections import ChartSink, sweep_section, timeseries_section
 from cephbench.report.sweep_points import pivot, swept_workloads
@@ -143,6 +144,7 @@ def context(
         "baseline": cmp.baseline.name,
         "sweep": sweep_section(sweep, chart),
         "timeseries": timeseries_section(cmp, series or {}, chart),
+        "network": network_section(cmp, chart),
         "trend": trend_section(cmp, chart),
     }
 

@@ -298,9 +298,10 @@ class Store:
             raise StoreError(f"no run {run_id} in {self.path}", hint="`cephbench runs` lists them")
         return run_id
 
-    def runs(self) -> list[StoredRun]:
-        """Every run, oldest first, without results (cheap: for listings)."""
-        rows = self.conn.execute("SELECT * FROM runs ORDER BY id").fetchall()
+    def runs(self, status: RunStatus | None = None) -> list[StoredRun]:
+        """Every run (with ``status`` only, when given: indexed), oldest first, no results."""
+        where, args = ("WHERE status = ?", (status,)) if status else ("", ())
+        rows = self.conn.execute(f"SELECT * FROM runs {where} ORDER BY id", args).fetchall()
         return [run_from_row(r) for r in rows]
 
     def get_run(self, ref: str | int) -> StoredRun:

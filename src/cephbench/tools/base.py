@@ -160,6 +160,10 @@ class Tool(ABC):
 
         return run_table(run)
 
+    def tables(self, run: Run) -> list[Table]:
+        """Every table ``show`` prints for a run of this tool (its ``table`` first)."""
+        return [self.table(run)]
+
 
 def raw_output(
     tool: str, result: ProcessResult, started: str, jobfile: str | None = None

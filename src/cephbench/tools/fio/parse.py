@@ -7,6 +7,8 @@ job are reported separately and merged here (percentiles exactly, from json+ lat
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import math
 import re
@@ -29,6 +31,15 @@ HEADLINE_PERCENTILES = {
 _ERR_LINE = re.compile(r"^fio: pid=\d+, err=(\d+)/.*$", re.MULTILINE)
 _DOC_START = re.compile(r'(?:^|(?<=\n))[ \t]*\{|\{(?=\s*"fio version")')
 NS_PER_US = {"ns": 1000.0, "us": 1.0}
+_LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+"""What ``str.splitlines`` splits lines on besides "\\n"."""
+
+
+def _plain_lines(text: str) -> bool:
+    """No line starts with "<" and every line ends in "\\n": nothing to drop or split, so
+    the text need not be split into lines and joined again (a few string searches)."""
+    starts_lt = "<" in text and (text.startswith("<") or "\n<" in text)  # "<" alone: memchr
+    return not starts_lt and not any(c in text for c in _LINE_BREAKS)
 
 
 @dataclass(frozen=True)
@@ -84,21 +95,27 @@ def extract_all(text: str) -> list[FioDocument]:
     Lines fio's client/server mode prefixes with ``<host>`` are dropped first: they can land
     in the middle of a document.
     """
-    text = "\n".join(ln for ln in text.splitlines() if not ln.startswith("<"))
-    starts = sorted({m.end() - 1 for m in _DOC_START.finditer(text)})  # at the "{" itself
+    if not _plain_lines(text):
+        text = "\n".join(ln for ln in text.splitlines() if not ln.startswith("<"))
     decoder, documents = json.JSONDecoder(), []
     spans: list[tuple[int, int]] = []
-    for start in starts:
-        if spans and start < spans[-1][1]:
-            continue  # inside the previous document
+    # the next start is looked for after the previous document, never inside it: a document
+    # is decoded once and the text it spans (nearly all of it, usually) is not scanned again
+    pos = 0
+    while (m := _DOC_START.search(text, pos)) is not None:
+        start = pos = m.end() - 1  # at the "{" itself
         try:
             data, end = decoder.raw_decode(text, start)
         except (json.JSONDecodeError, RecursionError):
+            pos = start + 1
             continue
         if isinstance(data, dict) and ("jobs" in data or "client_stats" in data):
             spans.append((start, end))
+            pos = end
             if data not in documents:
                 documents.append(data)
+        else:
+            pos = start + 1
     if not documents:
         raise ParseError("no complete fio JSON document found in the output")
     outside, last = [], 0
@@ -360,26 +377,33 @@ def _points(found: list[tuple[dict, float]]) -> list[tuple[float, float]] | None
 
 def _merge_bins(bins: Iterable[dict[str, int]]) -> list[tuple[int, int]]:
     merged: dict[int, int] = {}
+    get = merged.get
     for b in bins:
-        for value, count in b.items():
-            if not (isinstance(count, int) and count >= 0 and value.isdigit()):
-                raise ParseError(f"json+ latency bin {value!r}: {count!r} is not a count of I/Os")
-            merged[int(value)] = merged.get(int(value), 0) + count
+        # json+ has thousands of bins per clone: checked with builtins (C loops), not per bin
+        if not (set(map(type, b.values())) <= {int, bool} and min(b.values(), default=0) >= 0):
+            value, count = next((v, c) for v, c in b.items() if not _count(c))
+            raise ParseError(f"json+ latency bin {value!r}: {count!r} is not a count of I/Os")
+        if not all(map(str.isdigit, b)):
+            value = next(v for v in b if not v.isdigit())
+            raise ParseError(f"json+ latency bin {value!r}: {b[value]!r} is not a count of I/Os")
+        for k, count in zip(map(int, b), b.values(), strict=True):
+            merged[k] = get(k, 0) + count
     return sorted(merged.items())
+
+
+def _count(c: object) -> bool:
+    return isinstance(c, int) and c >= 0
 
 
 def _percentiles_from_bins(
     bins: list[tuple[int, int]], percents: list[float]
 ) -> list[tuple[float, float]]:
     """fio's own rule: the smallest bin value whose cumulative count reaches p % of samples."""
-    total = sum(c for _, c in bins)
+    cumulative = list(itertools.accumulate(c for _, c in bins))
+    total = cumulative[-1] if cumulative else 0
     points = []
     for p in sorted(percents):
-        need = math.ceil(total * p / 100.0)
-        seen = 0
-        for value, count in bins:
-            seen += count
-            if seen >= need:
-                points.append((p, value / 1000))
-                break
+        i = bisect.bisect_left(cumulative, math.ceil(total * p / 100.0))
+        if i < len(bins):
+            points.append((p, bins[i][0] / 1000))
     return points

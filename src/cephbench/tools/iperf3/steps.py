@@ -1,62 +1,66 @@
-"""The ``network`` suite: iperf3 between every ordered pair of the cluster's hosts.
+"""The ``network`` suite: iperf3 between every ordered pair of hosts, with ping's RTT and an
+MTU check per pair, stored as one workload per directed pair (``host0->host1``): an N×N
+matrix.
 
-In the lab, hosts are network namespaces: cephbench starts an iperf3 server inside each
-(recorded first, stopped afterwards, by pid after checking its command line) and runs the
-client from the other. A real cluster needs remote execution, which this version lacks.
+Hosts come from ``--hosts`` (lab, ceph, a file, h1,h2,...); without it, the running lab's.
+A lab started without ``--ssh`` is reached through its namespaces, everything else over ssh
+(:mod:`.hostexec`). Per repeat:
+
+1. on every host, the MTU of the interface holding its address and the ports in use;
+2. per pair, ping's RTT (idle network) and ``ping -M do`` at the sender's MTU;
+3. iperf3 servers on free ports of every host (recorded before they start, always stopped),
+   then per pair ``--streams-procs`` client processes at once, each to its own server port
+   (Debian 12's iperf3 3.12 runs all streams of a process on one thread: one process may
+   not fill a fast link); one pair at a time, or every pair at once (``--all-pairs-at-once``).
+
+The pair's figures are the sums over its processes (received bits/s, sent bits/s,
+retransmits); ``rtt_ms`` is ping's average, ``mtu`` the sender's MTU in bytes and ``mtu_ok``
+1 when packets of that size crossed unfragmented, else 0.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar
 
-from cephbench.ceph.connection import Connection
 from cephbench.errors import CephbenchError, ParseError, ToolFailed, UsageError
-from cephbench.execution.cleanup import undoes
+from cephbench.hosts.ssh import DEFAULT_FANOUT
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import LabState, load
-from cephbench.model import WorkloadOutcome, now
-from cephbench.store import Resource
-from cephbench.system.process import ProcessInterrupted, run, which
+from cephbench.model import RawOutput, Result, WorkloadOutcome, now
+from cephbench.planning.request import NetworkOptions
+from cephbench.system.process import ProcessResult
 from cephbench.tools.base import RunContext, Step, Stopped, raw_output
 from cephbench.tools.iperf3 import driver as iperf3
+from cephbench.tools.iperf3 import ping, probe
+from cephbench.tools.iperf3.hostexec import (
+    HostExec,
+    NetHost,
+    NetnsExec,
+    Server,
+    SshExec,
+    thread_log,
+)
 
-PORT = 5201
+T = TypeVar("T")
+LISTEN_SECONDS = 10.0
 CONNECT_RETRIES = 20
+PROBE_TIMEOUT = 30.0
+SKEW_SHARE = 0.05
+"""A pair's processes starting further apart than this share of the runtime get a warning."""
 
 
-@dataclass(frozen=True)
-class Host:
-    name: str
-    netns: str
-    addr: str
+# -- which hosts, reached how ---------------------------------------------------------------
 
 
-def lab_hosts(conn: Connection) -> list[Host]:
-    """The lab's hosts (namespaces and addresses); a clear error anywhere else."""
-    state = _lab_state(conn)
-    return [
-        Host(f"host{i}", ns, addr)
-        for i, (ns, addr) in enumerate(zip(state.namespaces, state.host_addrs, strict=True))
-    ]
-
-
-def _lab_state(conn: Connection) -> LabState:
-    """The state of the lab ``conn`` is in, with two hosts or more; a clear error elsewhere."""
-    if conn.lab_dir is None:
-        raise CephbenchError(
-            "the network suite needs to run iperf3 on the cluster's hosts, and remote execution "
-            "is not in this version of cephbench",
-            hint="run it in the lab (cephbench lab up --hosts 2), or run iperf3 between your hosts by hand",
-        )
-    state = load(Layout(Path(conn.lab_dir)))
+def _lab_state(lab_dir: str) -> LabState:
+    """The state of the lab, with two hosts or more; a clear error elsewhere."""
+    state = load(Layout(Path(lab_dir)))
     if state is None or len(state.namespaces) < 2:
         raise UsageError(
             "the lab has a single host: there is no network between hosts to measure",
@@ -65,94 +69,397 @@ def _lab_state(conn: Connection) -> LabState:
     return state
 
 
-def _port(conn: Connection) -> int:
-    """A port no lab daemon binds: 5201 unless the lab's port blocks cover it."""
-    state = _lab_state(conn)
-    taken = [r for r in (state.mon_ports, state.bind_ports) if r]
-    port = PORT
-    while any(lo <= port <= hi for lo, hi in taken):
-        port += 1
-    return port
+def executor(ctx: RunContext) -> HostExec:
+    """The hosts of ``--hosts`` (or the running lab's), through namespaces or ssh."""
+    from cephbench.hosts.inventory import load_inventory, load_lab
+
+    lab_dir = ctx.conn.lab_dir
+    spec = ctx.options.hosts or ("lab" if lab_dir else None)
+    if spec is None:
+        raise UsageError(
+            "the network suite needs the hosts to measure between",
+            hint="--hosts ceph (the cluster's hosts, over ssh), --hosts FILE or --hosts h1,h2",
+        )
+    if spec == "lab":
+        if lab_dir is None:
+            raise UsageError("--hosts lab needs a running lab", hint="cephbench lab up --hosts 3")
+        state = _lab_state(lab_dir)
+        avoid = tuple(r for r in (state.mon_ports, state.bind_ports) if r)
+        if (Path(lab_dir) / "inventory.yaml").is_file():
+            inv = load_lab(Path(lab_dir))
+            ssh_exec = SshExec(inv, ctx.resources)
+            ssh_exec.avoid_ports = avoid
+            return _two_or_more(ssh_exec)
+        hosts = [
+            NetHost(f"host{i}", addr)
+            for i, addr in enumerate(state.host_addrs[: len(state.namespaces)])
+        ]
+        names = {h.name: ns for h, ns in zip(hosts, state.namespaces, strict=True)}
+        return NetnsExec(hosts, names, ctx.resources, ctx.run_id, avoid)
+    return _two_or_more(SshExec(load_inventory(spec, ctx.conn), ctx.resources))
 
 
-def _pid_of(pidfile: str) -> int | None:
-    """The iperf3 server's pid from its pidfile, only if that process is the one we started."""
+def _two_or_more(ex: HostExec) -> HostExec:
+    if len(ex.hosts) < 2:
+        ex.close()
+        raise UsageError(
+            f"the network suite needs two hosts or more; --hosts gives {len(ex.hosts)}",
+            hint="name more hosts: --hosts h1,h2,...",
+        )
+    return ex
+
+
+# -- running things on many hosts at once ---------------------------------------------------
+
+
+def together(
+    calls: list[Callable[[], T]], on_interrupt: Callable[[], None] = lambda: None
+) -> list[T]:
+    """Every call at once (at most DEFAULT_FANOUT), results in order; the first error raised
+    once all have ended. Ctrl-C runs ``on_interrupt`` (stop the servers, so that clients
+    end), waits for the calls, then raises Stopped."""
+    if not calls:
+        return []
+    pool = ThreadPoolExecutor(max_workers=min(DEFAULT_FANOUT, len(calls)))
+    futures: list[Future[T]] = [pool.submit(c) for c in calls]
     try:
-        pid = int(Path(pidfile).read_text().strip().rstrip("\0"))
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-    except (OSError, ValueError):
-        return None
-    return pid if "iperf3" in cmdline and pidfile in cmdline else None
+        while not all(f.done() for f in futures):
+            wait(futures, timeout=0.2, return_when=FIRST_EXCEPTION)
+    except KeyboardInterrupt:
+        on_interrupt()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise Stopped from None
+    pool.shutdown(wait=True)
+    for f in futures:
+        if (e := f.exception()) is not None:
+            raise e
+    return [f.result() for f in futures]
 
 
-def stop_server(pidfile: str) -> None:
-    pid = _pid_of(pidfile)
-    if pid is not None:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGTERM)
-        for _ in range(50):
-            if _pid_of(pidfile) is None:
-                break
-            time.sleep(0.05)
-    Path(pidfile).unlink(missing_ok=True)
+# -- probes: MTU, ports, ping ---------------------------------------------------------------
+
+
+@dataclass
+class PairChecks:
+    """What ping found on one directed pair, and the outputs it came from."""
+
+    metrics: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    raws: list[RawOutput] = field(default_factory=list)
+
+
+def host_mtus(ex: HostExec) -> dict[str, tuple[int | None, str | None, RawOutput]]:
+    """Per host: (MTU of the interface holding its address, or None with why, the output)."""
+
+    def one(h: NetHost) -> tuple[int | None, str | None, RawOutput]:
+        started = now()
+        result = ex.run(h, probe.IP_ADDR_ARGV, PROBE_TIMEOUT)
+        raw = raw_output("ip", result, started)
+        if not _is_ip(h.address):
+            return None, f"{h.name}'s address {h.address} is a name, not an IP", raw
+        try:
+            found = probe.interface_mtu(result.stdout, h.address)
+        except ParseError as e:
+            return None, f"{h.name}: {e}", raw
+        if found is None:
+            return None, f"no interface of {h.name} holds {h.address}", raw
+        return found[1], None, raw
+
+    found = together([_bind(one, h) for h in ex.hosts])
+    return dict(zip((h.name for h in ex.hosts), found, strict=True))
+
+
+def _is_ip(address: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return True
+
+
+def pair_checks(
+    ex: HostExec, pairs: list[tuple[NetHost, NetHost]]
+) -> tuple[dict[str, PairChecks], list[RawOutput]]:
+    """RTT and MTU of every pair (all at once: a few small packets each), and the hosts'
+    ``ip -j addr`` outputs the MTUs were read from."""
+    mtus = host_mtus(ex)
+    out = {f"{a.name}->{b.name}": PairChecks() for a, b in pairs}
+    for a, b in pairs:
+        why = mtus[a.name][1]
+        if why:
+            out[f"{a.name}->{b.name}"].warnings.append(f"MTU check skipped: {why}")
+    calls: list[Callable[[], tuple[str, str, ProcessResult, str]]] = []
+    for a, b in pairs:
+        name = f"{a.name}->{b.name}"
+        calls.append(_bind(_ping, ex, a, ping.rtt_argv(b.address), name, "rtt"))
+        mtu = mtus[a.name][0]
+        if mtu is not None:
+            calls.append(_bind(_ping, ex, a, ping.mtu_argv(b.address, mtu), name, "mtu"))
+    for name, what, result, started in together(calls):
+        checks = out[name]
+        checks.raws.append(raw_output("ping", result, started))
+        try:
+            p = ping.parse(result.stdout, result.stderr)
+        except ParseError as e:
+            checks.warnings.append(f"ping ({what}): {e}")
+            continue
+        if what == "rtt":
+            if p.rtt_avg_ms is None:
+                checks.warnings.append(f"no ping reply from {name.split('->')[1]}: no RTT")
+            else:
+                checks.metrics["rtt_ms"] = p.rtt_avg_ms
+        else:
+            sender = name.split("->")[0]
+            mtu = mtus[sender][0]
+            assert mtu is not None, "an MTU check runs only where the MTU is known"
+            checks.metrics["mtu"] = float(mtu)
+            checks.metrics["mtu_ok"] = 1.0 if p.answered else 0.0
+            if not p.answered:
+                checks.warnings.append(
+                    f"{mtu}-byte packets (the MTU of {sender}) do not cross unfragmented"
+                    + (f"; the path's MTU is {p.mtu_reported}" if p.mtu_reported else "")
+                    + ": check the MTU on both hosts and the switches between them"
+                )
+    return out, [raw for _mtu, _why, raw in mtus.values()]
+
+
+def _ping(
+    ex: HostExec, a: NetHost, argv: list[str], name: str, what: str
+) -> tuple[str, str, ProcessResult, str]:
+    started = now()
+    return name, what, ex.run(a, argv, PROBE_TIMEOUT), started
+
+
+def _bind(fn: Callable[..., T], *args: object) -> Callable[[], T]:
+    return lambda: fn(*args)
+
+
+# -- iperf3 servers ------------------------------------------------------------------------
 
 
 @contextmanager
-def servers(ctx: RunContext, hosts: list[Host], port: int) -> Iterator[None]:
-    """An iperf3 server in every host's namespace for the block; all stopped afterwards."""
-    which("iperf3")
-    with ExitStack() as stack:
-        for h in hosts:
-            pidfile = f"{tempfile.gettempdir()}/cephbench-iperf3-{ctx.run_id}-{h.name}.pid"
-            rid = ctx.resources.add("iperf3_server", h.name, {"pidfile": pidfile, "netns": h.netns})
-            stack.callback(ctx.resources.removed, rid)
-            stack.callback(stop_server, pidfile)
-            run(
-                ["ip", "netns", "exec", h.netns, *iperf3.server_argv(h.addr, port, pidfile)],
-                timeout=15,
-                check=True,
-            )
-            deadline = time.monotonic() + 10
-            while _pid_of(pidfile) is None:
-                if time.monotonic() > deadline:
-                    raise ToolFailed(f"the iperf3 server in {h.name} did not start")
+def servers(ex: HostExec, count: dict[str, int]) -> Iterator[ServerSet]:
+    """``count[host]`` iperf3 servers on free ports of each host, listening when the block
+    starts, every one stopped when it ends (success, error or Ctrl-C). Hosts are set up at
+    the same time, each from its own thread (and its own connection to the store)."""
+    running = ServerSet(ex)
+    try:
+        taken = together(
+            [_bind(ex.run, h, probe.SS_ARGV, PROBE_TIMEOUT) for h in ex.hosts], running.stop_all
+        )
+        plan = []
+        for h, ss in zip(ex.hosts, taken, strict=True):
+            busy = probe.listening_ports(ss.stdout) if ss.returncode == 0 else set()
+            plan.append((h, probe.free_ports(busy, count.get(h.name, 0), ex.avoid_ports)))
+        together([_bind(running.start, h, ports) for h, ports in plan if ports], running.stop_all)
+        running.wait_listening()
+        yield running
+    finally:
+        running.stop_all()
+
+
+class ServerSet:
+    """The servers of a repeat: ``ports[host]`` in start order."""
+
+    def __init__(self, ex: HostExec):
+        self.ex = ex
+        self.servers: list[Server] = []
+        self.ports: dict[str, list[int]] = {}
+
+    def start(self, host: NetHost, ports: list[int]) -> None:
+        """Servers on ``ports`` of ``host``, one after the other (from a worker thread)."""
+        with thread_log(self.ex.resources) as log:
+            for port in ports:
+                pidfile = self.ex.pidfile(host, port, log)
+                argv = iperf3.server_argv(host.address, port, pidfile)
+                server = self.ex.start_server(host, argv, port, pidfile, log)
+                self.servers.append(server)
+                self.ports.setdefault(host.name, []).append(port)
+
+    def wait_listening(self) -> None:
+        """Until every server's port listens on its host (ToolFailed after LISTEN_SECONDS)."""
+        deadline = time.monotonic() + LISTEN_SECONDS
+        hosts = [h for h in self.ex.hosts if self.ports.get(h.name)]
+        while hosts:
+            results = together([_bind(self.ex.run, h, probe.SS_ARGV, PROBE_TIMEOUT) for h in hosts])
+            hosts = [
+                h
+                for h, ss in zip(hosts, results, strict=True)
+                if not set(self.ports[h.name]) <= probe.listening_ports(ss.stdout)
+            ]
+            if hosts and time.monotonic() > deadline:
+                h = hosts[0]
+                raise ToolFailed(
+                    f"the iperf3 servers on {h.name} (ports {self.ports[h.name]}) do not listen",
+                    hint="is iperf3 installed there, and the ports free? try: iperf3 -s",
+                )
+            if hosts:
                 time.sleep(0.05)
-        yield
+
+    def stop_all(self) -> None:
+        """Stop every server still running, each host's from its own thread; the first
+        failure raised once all are done."""
+        by_host: dict[str, list[Server]] = {}
+        while self.servers:
+            server = self.servers.pop()
+            by_host.setdefault(server.host.name, []).append(server)
+        together([_bind(self._stop, group) for group in by_host.values()])
+
+    def _stop(self, group: list[Server]) -> None:
+        first: CephbenchError | None = None
+        with thread_log(self.ex.resources) as log:
+            for server in group:
+                try:
+                    self.ex.stop_server(server, log)
+                except CephbenchError as e:
+                    first = first or e
+        if first is not None:
+            raise first
+
+
+# -- the suite ------------------------------------------------------------------------------
+
+
+def network_options(ctx: RunContext) -> NetworkOptions:
+    request = ctx.options.request
+    return request.network if request is not None else NetworkOptions()
 
 
 def network_steps(ctx: RunContext, repeat: int) -> Iterator[Step]:
-    hosts = lab_hosts(ctx.conn)
+    opts = network_options(ctx)
     seconds = max(1, int(ctx.plan.runtime or 10))
-    port = _port(ctx.conn)
-    with servers(ctx, hosts, port):
-        for a in hosts:
-            for b in hosts:
-                if a == b:
-                    continue
-                ctx.before_each()
-                yield _pair(ctx, repeat, a, b, port, seconds)
+    ex = executor(ctx)
+    try:
+        hosts = ex.hosts
+        pairs = [(a, b) for a in hosts for b in hosts if a != b]
+        checks, host_raws = pair_checks(ex, pairs)
+        for raw in [*host_raws, *(r for c in checks.values() for r in c.raws)]:
+            yield Step(repeat, raw, [])
+        per_host = opts.procs * (len(hosts) - 1 if opts.all_pairs_at_once else 1)
+        with servers(ex, {h.name: per_host for h in hosts}) as running:
+            if opts.all_pairs_at_once:
+                yield from _mesh(ctx, ex, running, pairs, checks, repeat, seconds, opts.procs)
+            else:
+                for a, b in pairs:
+                    ctx.before_each()
+                    ports = running.ports[b.name][: opts.procs]
+                    outs = together(
+                        [_bind(_client, ex, a, b, p, seconds) for p in ports], running.stop_all
+                    )
+                    yield from _pair_steps(f"{a.name}->{b.name}", outs, checks, repeat, seconds)
+    finally:
+        ex.close()
 
 
-def _pair(ctx: RunContext, repeat: int, a: Host, b: Host, port: int, seconds: int) -> Step:
-    name = f"{a.name}->{b.name}"
-    argv = ["ip", "netns", "exec", a.netns, *iperf3.client_argv(b.addr, port, seconds, bind=a.addr)]
-    for _attempt in range(CONNECT_RETRIES):  # the server may not listen yet right after it started
+def _mesh(
+    ctx: RunContext,
+    ex: HostExec,
+    running: ServerSet,
+    pairs: list[tuple[NetHost, NetHost]],
+    checks: dict[str, PairChecks],
+    repeat: int,
+    seconds: int,
+    procs: int,
+) -> Iterator[Step]:
+    """Every pair at once: sender a's k-th process to receiver b's port
+    ``slot(a) * procs + k``, ``slot(a)`` the index of a among b's peers."""
+    ctx.before_each()
+    calls, names = [], []
+    for a, b in pairs:
+        peers = [h.name for h in ex.hosts if h.name != b.name]
+        slot = peers.index(a.name)
+        for port in running.ports[b.name][slot * procs : (slot + 1) * procs]:
+            calls.append(_bind(_client, ex, a, b, port, seconds))
+            names.append(f"{a.name}->{b.name}")
+    outs = together(calls, running.stop_all)
+    by_pair: dict[str, list[ClientRun]] = {}
+    for name, out in zip(names, outs, strict=True):
+        by_pair.setdefault(name, []).append(out)
+    for name, runs in by_pair.items():
+        yield from _pair_steps(name, runs, checks, repeat, seconds)
+
+
+@dataclass(frozen=True)
+class ClientRun:
+    result: ProcessResult
+    started: str
+    window: tuple[float, float]
+
+
+def _client(ex: HostExec, a: NetHost, b: NetHost, port: int, seconds: int) -> ClientRun:
+    """One iperf3 client on ``a`` sending to ``b``'s server on ``port``."""
+    argv = iperf3.client_argv(b.address, port, seconds, bind=a.address)
+    for _attempt in range(CONNECT_RETRIES):  # a server that listens may not accept yet
         started, t0 = now(), time.monotonic()
-        try:
-            result = run(argv, timeout=seconds + 60)
-        except ProcessInterrupted:
-            raise Stopped from None
+        result = ex.run(a, argv, seconds + 60)
         if "Connection refused" not in result.stdout:
             break
         time.sleep(0.1)
-    raw = raw_output("iperf3", result, started)
+    return ClientRun(result, started, (t0, time.monotonic()))
+
+
+def pair_flags(metrics: dict[str, float], skew: float, seconds: int) -> tuple[str, ...]:
+    """A pair's validity flags: its processes started apart (``procs_skewed``), its MTU
+    check failed (``mtu_fails``), ping got no reply (``no_rtt``)."""
+    flags = []
+    if skew > SKEW_SHARE * seconds:
+        flags.append("procs_skewed")
+    if metrics.get("mtu_ok") == 0:
+        flags.append("mtu_fails")
+    if "rtt_ms" not in metrics:
+        flags.append("no_rtt")
+    return tuple(flags)
+
+
+def start_skew(runs: list[ClientRun]) -> float:
+    """Seconds between the first and the last start of a pair's processes (as started here:
+    an ssh session's set-up delays its process)."""
+    starts = [r.window[0] for r in runs]
+    return max(starts) - min(starts) if starts else 0.0
+
+
+def _pair_steps(
+    name: str, runs: list[ClientRun], checks: dict[str, PairChecks], repeat: int, seconds: int
+) -> Iterator[Step]:
+    """The pair's client outputs (stored as they are), then its one workload."""
+    for r in runs[:-1]:
+        yield Step(repeat, raw_output("iperf3", r.result, r.started), [])
+    last = runs[-1]
+    window = (min(r.window[0] for r in runs), max(r.window[1] for r in runs))
+    c = checks.get(name, PairChecks())
+    warnings = list(c.warnings)
+    flags = pair_flags(c.metrics, start_skew(runs), seconds)
     try:
-        outcome = WorkloadOutcome(name, (iperf3.parse(result.stdout, name, repeat),))
+        parts = [iperf3.parse(r.result.stdout, name, repeat) for r in runs]
+        result = replace(combine(parts, name, repeat, c.metrics), flags=flags)
+        outcome = WorkloadOutcome(name, (result,), warnings=tuple(warnings))
     except (ParseError, ToolFailed) as e:
-        outcome = WorkloadOutcome(name, error=str(e))
-    return Step(repeat, raw, [outcome], [(t0, time.monotonic())])
+        outcome = WorkloadOutcome(name, error=str(e), warnings=tuple(warnings))
+    yield Step(repeat, raw_output("iperf3", last.result, last.started), [outcome], [window])
 
 
-@undoes("iperf3_server")
-def _undo_server(resource: Resource) -> None:
-    stop_server(resource.detail["pidfile"])
+def combine(parts: list[Result], name: str, repeat: int, extra: dict[str, float]) -> Result:
+    """One pair's figures from its processes' (they ran at the same time): bits/s, bytes and
+    retransmits summed, the longest runtime; ``extra`` (ping's) added to the metrics."""
+    metrics: dict[str, float] = {}
+    for key in ("bits_per_second", "sent_bits_per_second", "retransmits"):
+        values = [dict(p.metrics).get(key) for p in parts]
+        if values and all(v is not None for v in values):
+            metrics[key] = sum(v for v in values if v is not None)
+    metrics["processes"] = float(len(parts))
+    metrics.update(extra)
+    received = metrics.get("bits_per_second")
+    io = [p.io_bytes for p in parts]
+    return Result(
+        workload=name,
+        repeat=repeat,
+        op="write",
+        rw=parts[0].rw,
+        numjobs=len(parts),
+        runtime_s=max((p.runtime_s for p in parts if p.runtime_s is not None), default=None),
+        bw_bytes_per_s=received / 8 if received is not None else None,
+        io_bytes=sum(i for i in io if i is not None) if all(i is not None for i in io) else None,
+        metrics=tuple(sorted(metrics.items())),
+    )

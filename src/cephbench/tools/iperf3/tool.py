@@ -1,5 +1,5 @@
-"""iperf3 as a tool: the ``network`` suite between the lab's hosts, shown as a table of
-host pairs."""
+"""iperf3 as a tool: the ``network`` suite between hosts (the lab's, or real ones over ssh),
+shown as a table of host pairs and their N×N matrix."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ class Iperf3(Tool):
     suites = (
         ToolSuite(
             "network",
-            "iperf3 between every ordered pair of the cluster's hosts (in the lab: its namespaces), 10 s each",
+            "iperf3, ping RTT and an MTU check between every ordered pair of hosts (--hosts; "
+            "default: the lab's), 10 s each",
             "ceph:cluster",
             10.0,
         ),
@@ -41,3 +42,9 @@ class Iperf3(Tool):
         from cephbench.tools.iperf3.table import network_table
 
         return network_table(run)
+
+    def tables(self, run: Run) -> list[Table]:
+        from cephbench.tools.iperf3.table import matrix_table, network_table
+
+        mx = matrix_table(run)
+        return [network_table(run), *([mx] if mx else [])]

@@ -1,4 +1,4 @@
--- cephbench result store, version 8: views for reading the store with sqlite3 (or any SQL
+-- cephbench result store, version 9: views for reading the store with sqlite3 (or any SQL
 -- tool): readable column names, units in them, the same names as `--format csv`.
 -- Views hold no data: they are queries over the tables, always up to date, and dropping one
 -- loses nothing. Figures are exactly as stored (bytes, bytes per second, microseconds,
@@ -32,6 +32,8 @@ CREATE VIEW result_list AS
            w.name            AS workload,
            w.repeat          AS repeat,
            x.op              AS op,
+           x.host            AS client_host,  -- one client of a run from many (--clients);
+                                              -- NULL for their aggregate and for one machine
            x.rw              AS rw,
            x.bs              AS bs_bytes,
            x.iodepth         AS iodepth,

@@ -1,0 +1,173 @@
+"""``cephbench ab SUITE --b CHANGE``: an interleaved A/B experiment of a configuration change
+that cephbench applies and reverts, with a verdict per workload."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from cephbench.cli.common import console, console_err, db_option, format_option, print_json
+from cephbench.errors import UsageError
+
+if TYPE_CHECKING:
+    from cephbench.store import Store
+
+DEFAULT_ROUNDS = 8
+
+
+@click.command()
+@click.argument("suite")
+@click.option(
+    "--b",
+    "b_specs",
+    multiple=True,
+    required=True,
+    metavar="CHANGE|FILE.yaml",
+    help="A change for side B (repeatable): 'ceph config set WHO KEY VALUE', "
+    "'ceph config rm WHO KEY', 'ceph osd pool set POOL KEY VALUE', 'sysctl KEY=VALUE', "
+    "'conf-set KEY=VALUE' (lab), or a YAML file of them.",
+)
+@click.option(
+    "--a",
+    "a_specs",
+    multiple=True,
+    metavar="CHANGE|FILE.yaml",
+    help="Changes for side A (default: the configuration as found).",
+)
+@click.option("--a-label", default="A", show_default=True, help="Side A's run label.")
+@click.option("--b-label", default="B", show_default=True, help="Side B's run label.")
+@click.option("--rounds", type=int, help=f"Rounds in all (even, >= 4; default {DEFAULT_ROUNDS}).")
+@click.option(
+    "--target-ci",
+    metavar="PCT",
+    help="Run blocks until every workload's IOPS CI is within ±PCT (e.g. 3%).",
+)
+@click.option(
+    "--max-rounds",
+    type=int,
+    default=20,
+    show_default=True,
+    help="With --target-ci: stop after this many rounds.",
+)
+@click.option("--max-time", metavar="DURATION", help="With --target-ci: no new block after this.")
+@click.option("--target", help="Where each round runs (default: a fresh RBD image in the lab).")
+@click.option("--runtime", help="Each workload's runtime (fio's spelling, e.g. 5s).")
+@click.option("--size", help="Each workload's size (e.g. 256m).")
+@format_option("table", "md", "json")
+@db_option
+def ab(
+    suite: str,
+    b_specs: tuple[str, ...],
+    a_specs: tuple[str, ...],
+    a_label: str,
+    b_label: str,
+    rounds: int | None,
+    target_ci: str | None,
+    max_rounds: int,
+    max_time: str | None,
+    target: str | None,
+    runtime: str | None,
+    size: str | None,
+    fmt: str,
+    store: Store,
+) -> None:
+    """Interleaved A/B of a configuration change cephbench applies and reverts, with verdicts.
+
+    Rounds run A B B A A B ..., each a full run of SUITE stored under its side's label; every
+    setting is recorded before it changes and restored (and verified) at the end, also after
+    Ctrl-C; `cephbench cleanup` reverts a killed experiment.
+
+    \b
+    Examples:
+      cephbench ab quick --b "ceph config set client rbd_cache false" --rounds 8
+      cephbench ab standard --b "ceph config set osd osd_op_num_shards 8" --b-label shards8 \\
+          --target-ci 3% --max-time 30m
+      cephbench ab quick --a ab/a.yaml --b ab/b.yaml
+    """
+    from cephbench.cli.run import start
+    from cephbench.planning.request import OverrideOptions, RunRequest
+    from cephbench.system.units import parse_seconds
+    from cephbench.tuning.changes import make_side
+    from cephbench.tuning.experiment import AbPlan, run_ab
+    from cephbench.tuning.report import tables, to_json
+    from cephbench.tuning.rounds import check_rounds
+
+    if target_ci is not None and rounds is not None:
+        raise UsageError("give --rounds or --target-ci, not both")
+    if target_ci is None and max_time is not None:
+        raise UsageError(
+            "--max-time goes with --target-ci", hint="e.g. --target-ci 3% --max-time 30m"
+        )
+    pct = _percent(target_ci) if target_ci is not None else None
+    if pct is None:
+        rounds = check_rounds(rounds if rounds is not None else DEFAULT_ROUNDS)
+    else:
+        check_rounds(max_rounds)
+    if a_label == b_label:
+        raise UsageError(f"both sides are labelled {a_label}", hint="give --a-label or --b-label")
+    side_a, side_b = make_side(a_label, a_specs), make_side(b_label, b_specs)
+    request = RunRequest(
+        suite=suite, target=target, overrides=OverrideOptions(runtime=runtime, size=size)
+    )
+    plan = AbPlan(
+        suite,
+        side_a,
+        side_b,
+        request,
+        rounds=rounds,
+        target_ci=pct,
+        max_rounds=max_rounds,
+        max_time=parse_seconds(max_time) if max_time else None,
+    )
+    conn, lab_dir = _connection(plan)
+
+    def run_round(store: Store, req: RunRequest) -> int:
+        outcome = start(store, req)
+        if outcome.failed_workloads:
+            console_err.print(
+                f"[yellow]note:[/] run {outcome.run_id}: {outcome.failed_workloads} "
+                "workload(s) failed; their blocks are left out"
+            )
+        return outcome.run_id
+
+    def note(text: str) -> None:
+        console_err.print(text, markup=False)
+
+    exp_id = run_ab(store, plan, run_round, conn, lab_dir, note)
+    doc = to_json(store, exp_id)
+    if fmt == "json":
+        print_json(doc)
+        return
+    from cephbench.report.table import to_markdown, to_rich
+
+    found, lines = tables(doc)
+    for table in found:
+        if fmt == "md":
+            click.echo(to_markdown(table))
+        else:
+            console.print(to_rich(table))
+    for line in lines:
+        click.echo(line)
+
+
+def _percent(text: str) -> float:
+    try:
+        pct = float(text.strip().removesuffix("%"))
+    except ValueError:
+        pct = -1.0
+    if not 0 < pct <= 100:
+        raise UsageError(f"--target-ci {text}: a percentage above 0, e.g. 3%")
+    return pct
+
+
+def _connection(plan):
+    """The Ceph connection (the lab's when one runs) when any change or the target needs it."""
+    from cephbench.ceph.connection import resolve
+
+    kinds = {c.kind for side in (plan.a, plan.b) for c in side.changes}
+    target = plan.request.target or "rbd:lab"
+    if kinds <= {"sysctl"} and not target.startswith(("rbd:", "rados:", "ceph:")):
+        return None, None
+    conn = resolve()
+    return conn, conn.lab_dir

@@ -1,0 +1,119 @@
+"""An A/B experiment as JSON (``cephbench.ab/1``) and as tables: the verdicts, the changes
+applied and reverted, every round's points (drift shows there) and the summary line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cephbench.contracts import AB as SCHEMA
+from cephbench.store import Store, experiments
+from cephbench.tuning.analyze import analyze, row_json, summary_line
+from cephbench.tuning.experiment import played_rounds
+from cephbench.tuning.verdict import ALPHA
+
+TEST = "paired t-test on per-block log ratios ln(B/A), Benjamini-Hochberg across cells"
+SEQUENTIAL = "union-bound (alpha-spending) confidence sequence, alpha/(n(n-1)) at block n"
+
+
+def to_json(store: Store, exp_id: int) -> dict[str, Any]:
+    exp = experiments.get(store, exp_id)
+    played = played_rounds(store, exp)
+    sequential = exp.spec.get("target_ci_pct") is not None
+    rows = analyze(played, sequential=sequential)
+    sides = exp.spec["sides"]
+    runs = {s: [r["run_id"] for r in exp.rounds if r["side"] == s.upper()] for s in "ab"}
+    return {
+        "schema": SCHEMA,
+        "experiment": exp.id,
+        "suite": exp.suite,
+        "status": exp.status,
+        "error": exp.error,
+        "started_at": exp.started_at,
+        "ended_at": exp.ended_at,
+        "columns": [{"key": k, "name": sides[k]["label"], "runs": runs[k]} for k in ("a", "b")],
+        "changes": {k: [c["text"] for c in sides[k]["changes"]] for k in ("a", "b")},
+        "applied": exp.log.get("applied", []),
+        "reverted": exp.log.get("reverted", []),
+        "order": "".join(r["side"] for r in exp.rounds),
+        "rounds": exp.rounds,
+        "stopped": exp.log.get("stopped"),
+        "target_ci_pct": exp.spec.get("target_ci_pct"),
+        "test": TEST,
+        "sequential": SEQUENTIAL if sequential else None,
+        "alpha": ALPHA,
+        "rows": [row_json(r) for r in rows],
+        "summary": summary_line(rows, sides["b"]["label"]),
+    }
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:+.1f} %"
+
+
+def _num(x: float | None, scale: float) -> str:
+    return "n/a" if x is None else f"{x * scale:,.2f}"
+
+
+def tables(doc: dict[str, Any]) -> tuple[list, list[str]]:
+    """Report tables (verdicts per metric, per-round points) and the lines after them."""
+    from cephbench.analysis.compare import METRICS
+    from cephbench.report.table import Table
+
+    a, b = (c["name"] for c in doc["columns"])
+    by_metric: dict[str, list[dict]] = {}
+    for row in doc["rows"]:
+        by_metric.setdefault(row["metric"], []).append(row)
+    out = []
+    for m in METRICS:
+        rows = by_metric.get(m.key, [])
+        if not rows:
+            continue
+        body = []
+        for r in rows:
+            ci = r["pct_diff_ci95"]["b"]
+            more = r["more_rounds"]
+            body.append(
+                (
+                    r["workload"]
+                    if r["op"] in ("read", "write")
+                    else f"{r['workload']} ({r['op']})",
+                    _num(r["values"]["a"], m.scale),
+                    _num(r["values"]["b"], m.scale),
+                    _pct(r["pct_diff"]["b"]),
+                    "n/a" if ci is None else f"{ci[0]:+.1f}…{ci[1]:+.1f}",
+                    r["verdict"],
+                    "" if more is None else str(more),
+                )
+            )
+        out.append(
+            Table(
+                ("Workload", a, b, "Δ", "95 % CI (%)", "Verdict", "More rounds"),
+                tuple(body),
+                title=f"{m.title} ({m.unit}): {b} vs {a}, {rows[0]['blocks']} blocks",
+            )
+        )
+    iops = [r for r in doc["rows"] if r["metric"] == "iops"]
+    if iops:
+        names = [
+            r["workload"] if r["op"] in ("read", "write") else f"{r['workload']} ({r['op']})"
+            for r in iops
+        ]
+        points = []
+        for k, rd in enumerate(doc["rounds"]):
+            label = a if rd["side"] == "A" else b
+            vals = [
+                _num(r["points"][k]["value"], 1.0) if k < len(r["points"]) else "n/a" for r in iops
+            ]
+            points.append((str(rd["round"]), label, f"#{rd['run_id']}", *vals))
+        out.append(Table(("Round", "Side", "Run", *names), tuple(points), title="IOPS per round"))
+    lines = []
+    for key, name in (("a", a), ("b", b)):
+        changes = doc["changes"][key] or ["(the configuration as found)"]
+        lines.append(f"{name}: " + "; ".join(changes))
+    for r in doc["reverted"]:
+        lines.append(f"restored {r['setting']} = {r['value']} (verified)")
+    lines.append(f"Order: {doc['order']}; test: {doc['test']}")
+    if doc["sequential"]:
+        lines.append(f"Sequential: {doc['sequential']}; stopped: {doc['stopped']}")
+    lines.append(doc["summary"])
+    return out, lines

@@ -1,0 +1,81 @@
+"""The store's queries stay instant on a store of years: every SELECT `runs` and `show` run
+(as they run it, traced on a real store) is answered through an index, never by reading a
+whole table of results, workloads or outputs (EXPLAIN QUERY PLAN says which)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import click
+import pytest
+
+from cephbench.cli.runs import runs
+from cephbench.cli.show import show
+from cephbench.store import Store
+from tests.conftest import FIO_DATA
+
+
+@pytest.fixture
+def stored(invoke, db: Path) -> Path:
+    for sample in ("groups4.json", "randrw_70.txt", "numjobs4.json"):
+        invoke("import", str(FIO_DATA / sample))
+    return db
+
+
+def _selects(db: Path, command: click.Command, **options: object) -> list[str]:
+    """Every SELECT ``command`` runs on the store at ``db``: opening it as every command does,
+    then the command's own body, with its defaults but ``options``."""
+    seen: list[str] = []
+    with Store(db) as store:
+        store.conn.set_trace_callback(seen.append)
+        store.recover_interrupted()  # what opening the store for any command does
+        ctx = click.Context(command)
+        params = {p.name: p.get_default(ctx) for p in command.params if p.expose_value}
+        params = {k: v for k, v in params.items() if k and k != "db_path"} | options
+        body = command.callback.__wrapped__  # type: ignore[union-attr]  # db_option's wrapped
+        with ctx:
+            ctx.invoke(body, store=store, **params)
+    return [s for s in seen if s.lstrip().upper().startswith("SELECT")]
+
+
+def _plans(db: Path, statements: list[str]) -> dict[str, list[str]]:
+    conn = sqlite3.connect(db)
+    try:
+        return {s: [row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {s}")] for s in statements}
+    finally:
+        conn.close()
+
+
+def test_the_indexes_the_queries_need_exist(stored):
+    conn = sqlite3.connect(stored)
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    conn.close()
+    assert {"runs_status", "outputs_run", "resources_run", "series_run"} <= names
+    # the UNIQUE constraints' indexes serve these lookups; the copies are gone
+    assert not {"workloads_run", "results_workload"} & names
+
+
+@pytest.mark.parametrize("ref", ["last", "2"])
+def test_show_reads_one_run_through_indexes(stored, ref):
+    plans = _plans(stored, _selects(stored, show, run_ref=ref, fmt="json"))
+    assert any("FROM results" in s for s in plans)  # the traced SQL is show's own
+    scans = {s: p for s, p in plans.items() if any(step.startswith("SCAN") for step in p)}
+    assert scans == {}
+
+
+def test_runs_reads_no_results_and_opens_without_a_scan(stored):
+    plans = _plans(stored, _selects(stored, runs, fmt="json"))
+    steps = [step for p in plans.values() for step in p]
+    assert "SEARCH runs USING INDEX runs_status (status=? AND host=?)" in steps
+    scans = {step for step in steps if step.startswith("SCAN")}
+    assert scans <= {"SCAN runs"}  # a listing of runs reads runs, and nothing per run
+
+
+def test_cleanup_finds_the_running_runs_through_the_index(stored):
+    with Store(stored) as store:
+        seen: list[str] = []
+        store.conn.set_trace_callback(seen.append)
+        assert store.runs("running") == []
+    (plan,) = _plans(stored, seen).values()
+    assert plan[0] == "SEARCH runs USING INDEX runs_status (status=?)"
