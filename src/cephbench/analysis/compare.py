@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cephbench.analysis import stats
+from cephbench.analysis.clients import ClientSpread, client_spread
 from cephbench.analysis.envdiff import EnvDifference, env_diff
 from cephbench.contracts import COMPARISON
 from cephbench.errors import UsageError
@@ -104,6 +105,8 @@ class Comparison:
     alpha: float = stats.ALPHA
     clusters: dict[int, dict] = field(default_factory=dict)
     """Run id -> its Ceph cluster facts, for runs on a cluster."""
+    clients: tuple[ClientSpread, ...] = ()
+    """The per-client spread of the workloads of runs from many clients (``--clients``)."""
 
     @property
     def baseline(self) -> Column:
@@ -154,6 +157,7 @@ def compare(
         tuple(env_diff(runs, clusters)),
         alpha,
         dict(clusters or {}),
+        client_spread([(c.key, c.runs) for c in columns], keys),
     )
 
 
@@ -210,7 +214,7 @@ def to_json(cmp: Comparison) -> dict[str, Any]:
                 "significant": {k: d.significant for k, d in row.diffs.items()},
             }
         )
-    return {
+    out = {
         "schema": COMPARISON,
         "baseline": int(base.key),
         "runs": runs,
@@ -228,6 +232,9 @@ def to_json(cmp: Comparison) -> dict[str, Any]:
         "warnings": list(cmp.warnings),
         "env_diff": [d.to_json() for d in cmp.env],
     }
+    if cmp.clients:  # runs from many clients only: other comparisons' JSON is as it was
+        out["client_spread"] = [s.to_json() for s in cmp.clients]
+    return out
 
 
 def _round(x: float | None) -> float | None:

@@ -4,6 +4,7 @@ table users post (version, nodes, OSDs by class, capacity, replication, MONs, MG
 from __future__ import annotations
 
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from cephbench.ceph.commands import ceph_json
@@ -23,16 +24,24 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 
 
 def collect(conn: Connection) -> dict[str, Any]:
-    """Every COMMANDS output, parsed; a command that fails is kept as its error message."""
-    out: dict[str, Any] = {}
-    for key, args in COMMANDS.items():
-        try:
-            out[key] = ceph_json(conn, *args)
-        except Interrupted:
-            raise
-        except CephbenchError as e:
-            out[key] = {"error": str(e)}
-    return out
+    """Every COMMANDS output, parsed; a command that fails is kept as its error message. The
+    commands are independent reads, each a ``ceph`` process that spends most of its time
+    starting up and connecting: they run a few at once (a run starts ~3 s sooner)."""
+    with ThreadPoolExecutor(max_workers=AT_ONCE) as pool:
+        futures = {key: pool.submit(_one, conn, args) for key, args in COMMANDS.items()}
+    return {key: fut.result() for key, fut in futures.items()}  # Interrupted raised here
+
+
+AT_ONCE = 4
+
+
+def _one(conn: Connection, args: tuple[str, ...]) -> Any:
+    try:
+        return ceph_json(conn, *args)
+    except Interrupted:
+        raise
+    except CephbenchError as e:
+        return {"error": str(e)}
 
 
 def _version(versions: dict) -> str | None:

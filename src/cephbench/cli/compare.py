@@ -144,10 +144,10 @@ def _findings_changes(store: Store, runs: Sequence[StoredRun], fmt: str) -> None
 
 
 def _print_rich(cmp: Comparison) -> None:
-    from cephbench.report.markdown import comparison_notes, env_table, metric_tables
+    from cephbench.report.markdown import comparison_notes, env_table, result_tables
     from cephbench.report.table import to_rich
 
-    for table in metric_tables(cmp):
+    for table in result_tables(cmp):
         console.print(to_rich(table))
     for note in comparison_notes(cmp):
         console.print(note, markup=False)

@@ -87,34 +87,71 @@ def fio_servers(
 ) -> Iterator[tuple[tuple[FioServer, ...], Callable[[], dict[str, float]]]]:
     """A fio server on every client host for the block, each in a private directory of its
     host (where fio writes its jobs' ``exec_prerun`` output), stopped and removed afterwards,
-    always; and how to read the start times the jobs' gates wrote there."""
-    from cephbench.hosts.remote import remote_tempdir, stop_daemon
+    always; and how to read the start times the jobs' gates wrote there. The hosts are set
+    up at once, and stopped at once (hosts/relay.py: the resource log still written from
+    this thread, each record before what it records is made)."""
+    from cephbench.hosts.relay import on_hosts
     from cephbench.hosts.ssh import Ssh
 
     hosts = client_hosts(inventory)
     with Ssh(inventory) as ssh, ExitStack() as stop:
-        # a port for each, all at once (which also opens every master connection); then
-        # each server started in turn: the resource log is written from this thread only
+        # a port for each (which also opens every master connection)
         ports = ssh.each(hosts, lambda h: _free_port(ssh, h))
-        servers, dirs = [], {}
-        for host in hosts:
-            with deferred_interrupts():  # made and its removal registered; or not begun
-                workdir = remote_tempdir(ssh, host, resources)
-                stop.callback(_remove_dir, ssh, host, workdir, resources)
-            dirs[host.name] = workdir
-            with deferred_interrupts():  # started and its stop registered; or not begun
-                server, proc = _start(ssh, host, resources, env, workdir, ports[host.name])
-                stop.callback(stop_daemon, ssh, proc, resources)
-            servers.append(server)
+        made: dict[str, list] = {h.name: [None, None] for h in hosts}  # [directory, server]
+
+        def set_up(host: Host, log: ResourceLog) -> FioServer:
+            from cephbench.hosts.remote import remote_tempdir
+
+            made[host.name][0] = remote_tempdir(ssh, host, log)
+            server, proc = _start(ssh, host, log, env, made[host.name][0], ports[host.name])
+            made[host.name][1] = proc
+            return server
+
+        with deferred_interrupts():  # all made and their removal registered; or none begun
+            started = on_hosts(hosts, resources, set_up, ssh.fanout)
+            stop.callback(_stop_all, ssh, hosts, made, resources)
+        failed = [e for e in started.values() if isinstance(e, BaseException)]
+        if failed:
+            raise failed[0]
+        servers = tuple(s for s in started.values() if isinstance(s, FioServer))
 
         def read_starts() -> dict[str, float]:
-            found = ssh.each(hosts, lambda h: _read_starts(ssh, h, dirs[h.name]))
+            found = ssh.each(hosts, lambda h: _read_starts(ssh, h, made[h.name][0]))
             return {name: t for name, t in found.items() if t is not None}
 
-        yield tuple(servers), read_starts
+        yield servers, read_starts
 
 
 _STARTS = 'cat "$1"/*.prerun.txt 2>/dev/null; rm -f "$1"/*.prerun.txt'
+
+
+def _stop_all(ssh: Ssh, hosts: list[Host], made: dict[str, list], resources: ResourceLog) -> None:
+    """Stop every host's server and remove its directory, all hosts at once; then mark the
+    records of what went (from this thread); the first failure raised after that."""
+    from cephbench.hosts.relay import on_hosts
+    from cephbench.hosts.remote import halt_daemon, remove_tempdir
+
+    resources_done: list[int] = []  # appended to from the worker threads
+    dirs_done: list[str] = []
+
+    def down(host: Host, _log: ResourceLog) -> None:
+        workdir, proc = made[host.name]
+        if proc is not None:
+            halt_daemon(ssh, proc)
+            resources_done.append(proc.resource_id)
+        if workdir is not None:
+            remove_tempdir(ssh, host, workdir)
+            dirs_done.append(f"{host.name}:{workdir}")
+
+    outcome = on_hosts(hosts, resources, down, ssh.fanout)
+    for rid in resources_done:
+        resources.removed(rid)
+    for r in resources.store.open_resources():
+        if r.kind == "remote_dir" and r.name in dirs_done:
+            resources.removed(r.id)
+    failed = [e for e in outcome.values() if isinstance(e, BaseException)]
+    if failed:
+        raise failed[0]
 
 
 def _read_starts(ssh: Ssh, host: Host, workdir: str) -> float | None:
@@ -122,16 +159,6 @@ def _read_starts(ssh: Ssh, host: Host, workdir: str) -> float | None:
     out = ssh.run(host, ["sh", "-c", _STARTS, "sh", workdir], check=False, timeout=30).stdout
     times = [t for line in out.splitlines() if (t := read_start(line)) is not None]
     return min(times) if times else None
-
-
-def _remove_dir(ssh: Ssh, host: Host, path: str, resources: ResourceLog) -> None:
-    """Remove a directory ``remote_tempdir`` made, and mark its record removed."""
-    from cephbench.hosts.remote import remove_tempdir
-
-    remove_tempdir(ssh, host, path)
-    for r in resources.store.open_resources():
-        if r.kind == "remote_dir" and r.name == f"{host.name}:{path}":
-            resources.removed(r.id)
 
 
 def _fio_version(ssh: Ssh, host: Host) -> str:
@@ -190,11 +217,11 @@ def client_targets(
     resources: ResourceLog,
     clients: int,
     shared: bool,
-    size: int,
 ) -> Iterator[tuple[dict[str, str], ...]]:
     """Each client's fio target options: the run's image for the first client, and (unless
-    ``shared``) an image of its own for each other one, ``<image>-c<N>``, in the same pool,
-    made, prefilled and removed as the run's own is."""
+    ``shared``) an image of its own for each other one, ``<image>-c<N>``, in the same pool
+    (checked, and made if need be, with the run's own), made, prefilled (the prefill stored
+    with the run, as the run's image's is) and removed as the run's own is."""
     from cephbench.targets.rbd import RbdTarget
 
     if shared or clients == 1:
@@ -205,10 +232,8 @@ def client_targets(
     with ExitStack() as stack:
         options = [fio_target.options]
         for n in range(2, clients + 1):
-            own = RbdTarget(f"{pool}/{image}-c{n}", target.options)
-            own.configure(target.ceph)
-            own.check(size)
-            options.append(stack.enter_context(own.session(run_id, resources)).options)
+            own = stack.enter_context(target.image(pool, f"{image}-c{n}", resources))
+            options.append(own.options)
         yield tuple(options)
 
 
@@ -221,13 +246,12 @@ def open_clients(
     resources: ResourceLog,
     *,
     shared: bool,
-    size: int,
 ) -> Clients:
     """The run's clients, set up in ``stack``: images first, so the servers (stopped first,
     as the stack unwinds) have let go of them before they are removed."""
     hosts = client_hosts(inventory)
     options = stack.enter_context(
-        client_targets(target, fio_target, run_id, resources, len(hosts), shared, size)
+        client_targets(target, fio_target, run_id, resources, len(hosts), shared)
     )
     servers, read_starts = stack.enter_context(
         fio_servers(inventory, resources, dict(fio_target.env))

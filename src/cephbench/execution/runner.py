@@ -135,7 +135,6 @@ def execute(
                     run_id,
                     resources,
                     shared=options.shared_image,
-                    size=plan.size or 0,
                 )
             for raw in target.setup_outputs():
                 store.record_batch(run_id, 0, raw, [])

@@ -115,8 +115,14 @@ def start_daemon(
 
 def stop_daemon(ssh: Ssh, proc: RemoteProcess, resources: ResourceLog) -> None:
     """Stop the daemon (TERM, then KILL) if its pid is still that program; mark it removed."""
-    _stop(ssh, proc.host, proc.pidfile, proc.program, proc.root)
+    halt_daemon(ssh, proc)
     resources.removed(proc.resource_id)
+
+
+def halt_daemon(ssh: Ssh, proc: RemoteProcess) -> None:
+    """:func:`stop_daemon` without marking the record: for stopping on many hosts at once
+    from worker threads (the caller marks the records, from the store's own thread)."""
+    _stop(ssh, proc.host, proc.pidfile, proc.program, proc.root)
 
 
 def remote_tempdir(ssh: Ssh, host: Host, resources: ResourceLog) -> str:

@@ -1,11 +1,18 @@
 """The per-client spread of a run from many clients (``--clients``), as notes under its table:
 the rows stay the aggregate, as for a run from one machine; the notes say how the clients
-differed and which one was slowest (by IOPS), and how far apart they started."""
+differed and which one was slowest (by IOPS), and how far apart they started. ``compare``
+and ``report`` show the same spread as a table of its own beside the aggregate's."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cephbench.model import Result, Run
-from cephbench.report.table import fmt_ms, fmt_number
+from cephbench.report.table import MISSING, Table, fmt_ms, fmt_number
+
+if TYPE_CHECKING:
+    from cephbench.analysis.clients import ClientSpread
+    from cephbench.analysis.compare import Comparison
 
 
 def client_notes(run: Run) -> list[str]:
@@ -45,3 +52,38 @@ def spread_line(r: Result, repeats: bool = False) -> str:
     if skew is not None:
         parts.append(f"start skew {skew:.0f} ms")
     return f"{name}: " + "; ".join(parts)
+
+
+def spread_table(cmp: Comparison) -> Table | None:
+    """``compare`` and ``report``: per workload and column, the clients' IOPS lowest - highest
+    and the slowest client named; None unless a compared run came from many clients."""
+    if not cmp.clients:
+        return None
+    cells = {(s.workload, s.op, s.column): s for s in cmp.clients}
+    keys = list(dict.fromkeys((s.workload, s.op) for s in cmp.clients))
+    rows = tuple(
+        (
+            f"{w} ({op})",
+            *(spread_cell(cells.get((w, op, c.key))) for c in cmp.columns),
+        )
+        for w, op in keys
+    )
+    notes = (
+        "The tables above show each run's aggregate (the sum of its clients); this one how "
+        "the clients differed: their IOPS, lowest - highest, and the slowest client"
+        " (each client's mean over a column's repeats and runs).",
+    )
+    return Table(
+        ("Workload", *(c.name for c in cmp.columns)),
+        rows,
+        title="Per-client IOPS (runs from many clients)",
+        notes=notes,
+    )
+
+
+def spread_cell(spread: ClientSpread | None) -> str:
+    """``34616 - 36053 (4 clients, slowest node2)``; n/a for a column from one machine."""
+    if spread is None:
+        return MISSING
+    (slow, low), (_, high) = spread.slowest, spread.fastest
+    return f"{fmt_number(low)} - {fmt_number(high)} ({len(spread.iops)} clients, slowest {slow})"

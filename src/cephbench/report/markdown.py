@@ -12,10 +12,17 @@ from cephbench.analysis.compare import Cell, Comparison, Diff, Metric, Row, base
 from cephbench.analysis.envdiff import flatten, format_value
 from cephbench.analysis.stats import UNSTABLE_CV
 from cephbench.model import Run
+from cephbench.report.clients import spread_table
 from cephbench.report.run_table import note_text
 from cephbench.report.table import MISSING, Table, to_markdown
 
 NOT_SIGNIFICANT = "~"
+
+
+def result_tables(cmp: Comparison) -> list[Table]:
+    """The metric tables, then the per-client spread of runs from many clients (if any)."""
+    spread = spread_table(cmp)
+    return [*metric_tables(cmp), *([spread] if spread else [])]
 
 
 def metric_tables(cmp: Comparison) -> list[Table]:
@@ -92,7 +99,7 @@ def run_header(run: Run) -> str:
 
 def comparison_markdown(cmp: Comparison) -> str:
     """``cephbench compare --format md``: metric tables, notes, environment differences."""
-    parts = [to_markdown(t) for t in metric_tables(cmp)]
+    parts = [to_markdown(t) for t in result_tables(cmp)]
     notes = comparison_notes(cmp)
     if notes:
         parts.append("  \n".join(notes) + "\n")

@@ -27,7 +27,7 @@ from cephbench.report.markdown import (
     cluster_table,
     comparison_notes,
     env_table,
-    metric_tables,
+    result_tables,
     run_header,
 )
 from cephbench.report.network import network_section
@@ -133,7 +133,7 @@ def context(
         "version": __version__,
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "summary": summary(cmp),
-        "tables": metric_tables(cmp),
+        "tables": result_tables(cmp),
         "notes": comparison_notes(cmp),
         "env": env_table(cmp),
         "diff_chart": chart(charts.diff_chart(cmp, exclude=swept), "diff"),

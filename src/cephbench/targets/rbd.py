@@ -53,8 +53,9 @@ class RbdTarget(CephTarget):
     def __init__(self, location, options):
         super().__init__(location, options)
         self.size = 0
-        self.prefill_output: RawOutput | None = None
-        """The prefill fio run, once done (the runner stores it with the run)."""
+        self.prefill_outputs: list[RawOutput] = []
+        """The prefill fio runs, once done (the runner stores them with the run): the
+        image's, and those of the images :meth:`image` adds (one per client)."""
         if location != FRESH:
             pool, sep, image = location.partition("/")
             if not sep or not _NAME.match(pool) or not _NAME.match(image):
@@ -73,7 +74,18 @@ class RbdTarget(CephTarget):
     @contextmanager
     def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
         image = self.fresh_name(run_id) if self.location == FRESH else self.location.split("/")[1]
-        with self.pool_session(run_id, resources) as pool, ExitStack() as undo:
+        with (
+            self.pool_session(run_id, resources) as pool,
+            self.image(pool, image, resources) as target,
+        ):
+            yield target
+
+    @contextmanager
+    def image(self, pool: str, image: str, resources: ResourceLog) -> Iterator[FioTarget]:
+        """``pool/image`` for fio: used as it is when it exists, else made (and prefilled),
+        and removed afterwards. In the session's pool, for another image beside the run's
+        own (``--clients``: one for each client), without checking the pool again."""
+        with ExitStack() as undo:
             if not self._image_exists(pool, image):
                 spec = f"{pool}/{image}"
                 with deferred_interrupts():  # recorded and created; or not begun
@@ -112,19 +124,21 @@ class RbdTarget(CephTarget):
         ]
         started = now()
         result: ProcessResult = run(argv, env=self.env, check=True, timeout=3600)
-        self.prefill_output = RawOutput(
-            PREFILL_TOOL,
-            result.argv,
-            None,
-            result.stdout,
-            result.stderr,
-            result.returncode,
-            started,
-            result.seconds,
+        self.prefill_outputs.append(
+            RawOutput(
+                PREFILL_TOOL,
+                result.argv,
+                None,
+                result.stdout,
+                result.stderr,
+                result.returncode,
+                started,
+                result.seconds,
+            )
         )
 
     def setup_outputs(self) -> list[RawOutput]:
-        return [self.prefill_output] if self.prefill_output is not None else []
+        return list(self.prefill_outputs)
 
     def _image_exists(self, pool: str, image: str) -> bool:
         result = run(
