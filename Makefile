@@ -34,11 +34,10 @@ $(BIN)/cephbench: pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	@touch $@
 
-# Everything: lint, format, types, then every test tier: the pure tier on both cores, then the
-# tiers that run fio and the lab one test at a time (their figures need the machine to themselves).
+# Everything: lint, format, types, then every test tier (pure, fio, lab) on two workers: the lab
+# tests all on one (one at a time, sharing the session's labs), the rest on the other.
 test: install lint typecheck
-	$(BIN)/pytest -m pure -n 2 -q
-	$(BIN)/pytest -m "not pure" --durations=15
+	$(BIN)/pytest -n 2 --dist loadgroup --durations=20
 
 # The pure tier alone (no fio, no lab, no root): a minute at most.
 test-fast: venv
