@@ -19,6 +19,7 @@ from cephbench.lab.daemons import signal_until_gone
 from cephbench.lab.errors import LabError
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import LabState
+from cephbench.system.pids import running
 from cephbench.system.process import run, which
 
 SSHD = "/usr/sbin/sshd"
@@ -210,12 +211,4 @@ def stop_namespace_processes(namespaces: list[str], grace: float = 3.0) -> None:
     """End what is left in the lab's own namespaces (nothing else lives there)."""
     pids = {p for ns in namespaces for p in namespace_pids(ns)}
     pids.discard(os.getpid())
-    signal_until_gone(pids, _alive, grace=grace, kill_wait=5.0)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 :][:1] not in (b"Z", b"X")
+    signal_until_gone(pids, running, grace=grace, kill_wait=5.0)
