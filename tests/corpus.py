@@ -24,6 +24,20 @@ from cephbench.store import Store
 DATA = Path(__file__).parent / "data"
 NOT_INPUTS = (".expected.json", ".source.md", ".fio", ".stderr")
 REL = 1e-6
+FIO_FIELDS = (  # what the fio tests compare of each result, client or aggregate
+    "op",
+    "iops",
+    "bw_bytes_per_s",
+    "io_bytes",
+    "runtime_s",
+    "total_ios",
+    "lat_mean_us",
+    "clat_mean_us",
+    "slat_mean_us",
+    "lat_max_us",
+    "lat_p99_us",
+    "lat_kind",
+)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from cephbench.ceph.fingerprint import COMMANDS
 from cephbench.cli import cli
 from cephbench.model import Result, WorkloadOutcome
 from cephbench.store import Store
+from cephbench.system.pids import running as alive  # noqa: F401 (tests import it from here)
 from tests.conftest import DATA
 from tests.contract import validate
 
@@ -57,13 +58,6 @@ def descendants(pid: int) -> list[int]:
         found += kids
         todo += kids
     return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def chain_events(tmp: Path) -> list[int]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from cephbench.lab import ceph_json
 from cephbench.store import Store
+from cephbench.system.pids import running
 
 CEPHBENCH = str(Path(sys.executable).with_name("cephbench"))
 POLL = 0.01
@@ -35,14 +36,6 @@ def children(pid: int) -> list[tuple[int, list[str]]]:
             continue
         out.append((int(entry), [a for a in argv if a]))
     return out
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return state[state.rfind(b")") + 2 :][:1] not in (b"Z", b"X")
 
 
 def query(db: Path, sql: str) -> list[tuple]:
@@ -153,7 +146,7 @@ def leftovers(lab, run: Run, blocklist_before: set[str]) -> list[str]:
     flags = ceph_json(lab, "osd", "dump")["flags"].split(",")
     left += [f"flag {f}" for f in flags if f in ("noscrub", "nodeep-scrub")]
     left += [f"blocklist {a}" for a in blocklist(lab) - blocklist_before]
-    left += [f"process {pid} {argv[:3]}" for pid, argv in run.seen.items() if alive(pid)]
+    left += [f"process {pid} {argv[:3]}" for pid, argv in run.seen.items() if running(pid)]
     for row in query(run.db, "SELECT name FROM resources WHERE kind = 'dir'"):
         if Path(row[0]).exists():
             left.append(f"directory {row[0]}")

@@ -15,21 +15,9 @@ from cephbench.store import Store
 from cephbench.tools.fio.clients import host_names
 from cephbench.tools.fio.parse import extract, parse
 from tests.conftest import FIO_DATA
+from tests.corpus import FIO_FIELDS
 
 RECORDED = ("clients2_randread", "clients2_randrw_numjobs2")
-FIELDS = (
-    "iops",
-    "bw_bytes_per_s",
-    "io_bytes",
-    "runtime_s",
-    "total_ios",
-    "lat_mean_us",
-    "clat_mean_us",
-    "slat_mean_us",
-    "lat_max_us",
-    "lat_p99_us",
-    "lat_kind",
-)
 
 
 def _load(name: str) -> tuple[str, dict]:
@@ -48,7 +36,9 @@ def _same(got, want) -> bool:
 def _check(result: Result, want: dict) -> None:
     assert result.op == want["op"]
     wrong = {
-        k: (getattr(result, k), want[k]) for k in FIELDS if not _same(getattr(result, k), want[k])
+        k: (getattr(result, k), want[k])
+        for k in FIO_FIELDS
+        if not _same(getattr(result, k), want[k])
     }
     assert not wrong
 

@@ -16,22 +16,9 @@ import pytest
 
 from cephbench.importing.importer import read
 from tests.conftest import DATA
+from tests.corpus import FIO_FIELDS
 
 NOTES = sorted((DATA / "fio").glob("*/*.source.md"))
-FIELDS = (
-    "op",
-    "iops",
-    "bw_bytes_per_s",
-    "io_bytes",
-    "runtime_s",
-    "total_ios",
-    "lat_mean_us",
-    "clat_mean_us",
-    "slat_mean_us",
-    "lat_max_us",
-    "lat_p99_us",
-    "lat_kind",
-)
 
 
 def _source(note: Path) -> Path:
@@ -54,7 +41,7 @@ def _imported(path: Path) -> list[dict]:
                     "failure": o.error,
                     "results": []
                     if o.error
-                    else [{k: getattr(r, k) for k in FIELDS} for r in o.results],
+                    else [{k: getattr(r, k) for k in FIO_FIELDS} for r in o.results],
                 }
                 for o in f.outcomes
             ],

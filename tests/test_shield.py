@@ -14,6 +14,7 @@ import pytest
 
 from cephbench.errors import Interrupted
 from cephbench.execution.shield import deferred_interrupts, shielded_exit
+from cephbench.system.pids import running
 from cephbench.system.process import ProcessInterrupted, run
 
 
@@ -76,13 +77,5 @@ def test_a_stopped_childs_whole_process_group_is_gone(tmp_path: Path):
     with pytest.raises(ProcessInterrupted) as stopped:
         run(["sh", "-c", script], timeout=60, interrupt_signal=signal.SIGINT, grace=10)
     grandchild = int(ready.read_text())
-    assert not _running(grandchild)
+    assert not running(grandchild)
     assert stopped.value.result.seconds >= 1.0  # it waited for the grandchild's second
-
-
-def _running(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 :][:1] not in (b"Z", b"X")

@@ -92,7 +92,9 @@ def start_daemon(
     rid = resources.add(
         "remote_process",
         f"{host.name}:{pidfile}",
-        _detail(ssh.inventory, host, pidfile=pidfile, program=program, daemon=kind, root=root),
+        recorded_detail(
+            ssh.inventory, host, pidfile=pidfile, program=program, daemon=kind, root=root
+        ),
     )
     proc = RemoteProcess(host, pidfile, program, rid, None, root)
     chdir = ["-C", cwd] if cwd else []
@@ -128,7 +130,9 @@ def halt_daemon(ssh: Ssh, proc: RemoteProcess) -> None:
 def remote_tempdir(ssh: Ssh, host: Host, resources: ResourceLog) -> str:
     """A new private directory under /tmp on ``host``, recorded before it is made."""
     path = f"/tmp/{TEMP_PREFIX}{uuid.uuid4().hex[:12]}"
-    resources.add("remote_dir", f"{host.name}:{path}", _detail(ssh.inventory, host, path=path))
+    resources.add(
+        "remote_dir", f"{host.name}:{path}", recorded_detail(ssh.inventory, host, path=path)
+    )
     ssh.run(host, ["mkdir", "-m", "700", "--", path])
     return path
 
@@ -149,7 +153,7 @@ def _stop(ssh: Ssh, host: Host, pidfile: str, program: str, root: bool) -> None:
     )
 
 
-def _detail(inventory: Inventory, host: Host, **extra: Any) -> dict[str, Any]:
+def recorded_detail(inventory: Inventory, host: Host, **extra: Any) -> dict[str, Any]:
     """What cleanup needs to reach the host again: the host and the ssh config used."""
     return {
         "host": host.to_json(),
@@ -159,7 +163,8 @@ def _detail(inventory: Inventory, host: Host, **extra: Any) -> dict[str, Any]:
     }
 
 
-def _reach(resource: Resource) -> tuple[Ssh, Host]:
+def reach(resource: Resource) -> tuple[Ssh, Host]:
+    """An Ssh and the host a resource recorded with :func:`recorded_detail` lives on."""
     d = resource.detail
     inv = Inventory.from_json(
         {
@@ -173,7 +178,7 @@ def _reach(resource: Resource) -> tuple[Ssh, Host]:
 
 @undoes("remote_process")
 def _undo_process(resource: Resource) -> None:
-    ssh, host = _reach(resource)
+    ssh, host = reach(resource)
     d = resource.detail
     with ssh:
         _stop(ssh, host, d["pidfile"], d["program"], bool(d.get("root")))
@@ -181,6 +186,6 @@ def _undo_process(resource: Resource) -> None:
 
 @undoes("remote_dir")
 def _undo_dir(resource: Resource) -> None:
-    ssh, host = _reach(resource)
+    ssh, host = reach(resource)
     with ssh:
         remove_tempdir(ssh, host, resource.detail["path"])

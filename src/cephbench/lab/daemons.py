@@ -11,7 +11,7 @@ import os
 import re
 import signal
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from cephbench.lab.errors import LabError
@@ -102,17 +102,32 @@ def stop(
 ) -> None:
     """Signal our processes among ``pids``, wait up to ``grace`` s, then SIGKILL the rest."""
     alive = [p for p in pids if p and is_ours(p, conf)]
-    for sig_now, wait in ((sig, grace), (signal.SIGKILL, 10.0)):
-        for pid in alive:
+    left = signal_until_gone(alive, lambda p: is_ours(p, conf), sig, grace)
+    if left:
+        raise LabError(f"processes {left} survived SIGKILL")
+
+
+def signal_until_gone(
+    pids: Iterable[int],
+    alive: Callable[[int], bool],
+    sig: int = signal.SIGTERM,
+    grace: float = 5.0,
+    kill_wait: float = 10.0,
+) -> list[int]:
+    """Send ``sig`` to ``pids``, wait up to ``grace`` s for ``alive`` to say each is gone,
+    then SIGKILL the rest and wait up to ``kill_wait`` s; the pids still alive after that."""
+    left = sorted(set(pids))
+    for sig_now, wait in ((sig, grace), (signal.SIGKILL, kill_wait)):
+        for pid in left:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, sig_now)
         deadline = time.monotonic() + wait
-        while alive and time.monotonic() < deadline:
+        while left and time.monotonic() < deadline:
             time.sleep(0.05)
-            alive = [p for p in alive if is_ours(p, conf)]
-        if not alive:
-            return
-    raise LabError(f"processes {alive} survived SIGKILL")
+            left = [p for p in left if alive(p)]
+        if not left:
+            break
+    return left
 
 
 def ours(conf: Path) -> list[int]:

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import time
 from pathlib import Path
 
 from cephbench.errors import ToolMissing
+from cephbench.lab.daemons import signal_until_gone
 from cephbench.lab.errors import LabError
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import LabState
+from cephbench.system.pids import running
 from cephbench.system.process import run, which
 
 SSHD = "/usr/sbin/sshd"
@@ -189,17 +190,9 @@ def stop(layout: Layout, host: str, pid: int | None, grace: float = 5.0) -> None
     """Stop one sshd by pid (if it is still ours), and the sessions left in its namespace."""
     conf = sshd_conf(layout, host)
     pids = {p for p in (pid, _pidfile_pid(layout, host)) if p and is_ours(p, conf)}
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 10.0)):
-        for p in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(p, sig)
-        deadline = time.monotonic() + wait
-        while pids and time.monotonic() < deadline:
-            time.sleep(0.05)
-            pids = {p for p in pids if is_ours(p, conf)}
-        if not pids:
-            return
-    raise LabError(f"sshd of {host} (pids {sorted(pids)}) survived SIGKILL")
+    left = signal_until_gone(pids, lambda p: is_ours(p, conf), grace=grace)
+    if left:
+        raise LabError(f"sshd of {host} (pids {left}) survived SIGKILL")
 
 
 def _pidfile_pid(layout: Layout, host: str) -> int | None:
@@ -218,21 +211,4 @@ def stop_namespace_processes(namespaces: list[str], grace: float = 3.0) -> None:
     """End what is left in the lab's own namespaces (nothing else lives there)."""
     pids = {p for ns in namespaces for p in namespace_pids(ns)}
     pids.discard(os.getpid())
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
-        for p in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(p, sig)
-        deadline = time.monotonic() + wait
-        while pids and time.monotonic() < deadline:
-            time.sleep(0.05)
-            pids = {p for p in pids if _alive(p)}
-        if not pids:
-            return
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 :][:1] not in (b"Z", b"X")
+    signal_until_gone(pids, running, grace=grace, kill_wait=5.0)

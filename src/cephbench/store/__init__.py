@@ -29,6 +29,7 @@ from cephbench.model import (
 from cephbench.store.resources import Resource, ResourceLog
 from cephbench.store.rows import RESULT_COLUMNS, insert_results, run_from_row, workload_results
 from cephbench.store.schema import migrate
+from cephbench.system.pids import exists
 
 __all__ = ["RESULT_COLUMNS", "Resource", "ResourceLog", "Store", "default_path"]
 
@@ -243,7 +244,7 @@ class Store:
             "SELECT id, pid FROM runs WHERE status = 'running' AND host = ?", (host,)
         ).fetchall()
         for row in rows:
-            if row["pid"] and _alive(row["pid"]):
+            if row["pid"] and exists(row["pid"]):
                 continue
             self.finish_run(row["id"], "aborted", "the process running it stopped unexpectedly")
             done = self.finished_workloads(row["id"])
@@ -381,13 +382,3 @@ def _inserted_id(cur: sqlite3.Cursor) -> int:
     """The id of the row the INSERT on ``cur`` made."""
     assert cur.lastrowid is not None, "sqlite3 sets lastrowid after an INSERT"
     return cur.lastrowid
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

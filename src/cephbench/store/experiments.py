@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from cephbench.errors import StoreError
 from cephbench.model import now
+from cephbench.system.pids import exists
 
 if TYPE_CHECKING:
     from cephbench.store import Store
@@ -94,15 +95,13 @@ def recover_interrupted(store: Store) -> list[str]:
     """Mark experiments left ``running`` by a dead process on this host as aborted (as runs
     are: :meth:`Store.recover_interrupted`); say which, and whether settings wait for
     ``cephbench cleanup``."""
-    from cephbench.store import _alive
-
     notes = []
     rows = store.conn.execute(
         "SELECT id, pid FROM ab_experiments WHERE status = 'running' AND host = ?",
         (socket.gethostname(),),
     ).fetchall()
     for row in rows:
-        if row["pid"] and _alive(row["pid"]):
+        if row["pid"] and exists(row["pid"]):
             continue
         finish(store, row["id"], "aborted", "the process running it stopped unexpectedly")
         left = [

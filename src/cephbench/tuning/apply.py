@@ -19,9 +19,7 @@ malformed values (against Ceph's own option metadata), missing pools, missing sy
 
 from __future__ import annotations
 
-import os
 import re
-import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +32,7 @@ from cephbench.execution.cleanup import undoes
 from cephbench.execution.shield import deferred_interrupts
 from cephbench.store import Resource, ResourceLog
 from cephbench.tuning.changes import Change, Side, check_value, same_value
+from cephbench.tuning.owner import refuse_while_running
 
 if TYPE_CHECKING:
     from cephbench.tuning.host_sysctl import HostSysctls
@@ -615,32 +614,11 @@ def wait_health_ok(conn: Connection, timeout: float = HEALTH_TIMEOUT) -> None:
         time.sleep(POLL)
 
 
-def owner(exp_id: int) -> dict[str, Any]:
-    return {"experiment": exp_id, "pid": os.getpid(), "host": socket.gethostname()}
-
-
-def _owner_running(detail: dict[str, Any]) -> bool:
-    own = detail.get("owner") or {}
-    if own.get("host") != socket.gethostname() or not own.get("pid"):
-        return False
-    try:
-        os.kill(int(own["pid"]), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return own["pid"] != os.getpid()
-
-
 @undoes(KIND)
 def _undo_setting(resource: Resource) -> None:
     """``cephbench cleanup``: put a setting a killed experiment changed back, verified."""
     d = resource.detail
-    if _owner_running(d):
-        raise CephbenchError(
-            f"A/B experiment {d['owner']['experiment']} (pid {d['owner']['pid']}) is still "
-            "running; it restores the setting itself when it ends"
-        )
+    refuse_while_running(d)
     conn = Connection.from_json(d["conn"]) if d.get("conn") else None
     restore_slot(conn, d["family"], d["target"], d["key"], d["original"])
     if d["family"] == "conf_set" and not d["key"].startswith(CLIENT_PREFIXES) and conn:

@@ -20,9 +20,10 @@ from cephbench.planning.request import RunRequest
 from cephbench.store import ResourceLog, Store, experiments
 from cephbench.tuning import rounds, verdict
 from cephbench.tuning.analyze import Round, analyze, primary
-from cephbench.tuning.apply import Settings, owner
+from cephbench.tuning.apply import Settings
 from cephbench.tuning.changes import Side
 from cephbench.tuning.host_sysctl import HostSysctls
+from cephbench.tuning.owner import owner
 
 RunFn = Callable[[Store, RunRequest], int]
 """Runs one round (a RunRequest with the side's label) and returns its run id."""

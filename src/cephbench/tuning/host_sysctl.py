@@ -20,9 +20,10 @@ from typing import Any
 from cephbench.errors import CephbenchError, UsageError
 from cephbench.execution.cleanup import undoes
 from cephbench.hosts.inventory import Host, Inventory
-from cephbench.hosts.remote import _detail, _reach  # how remote resources reach their host
+from cephbench.hosts.remote import reach, recorded_detail
 from cephbench.hosts.ssh import Ssh
 from cephbench.store import Resource, ResourceLog
+from cephbench.tuning.owner import refuse_while_running
 
 KIND = "ab_host_sysctl"
 
@@ -78,7 +79,7 @@ class HostSysctls:
             self.resources.add(
                 KIND,
                 f"{h.name}:{key}",
-                _detail(self.inventory, h, key=key, value=original[h.name], owner=owner),
+                recorded_detail(self.inventory, h, key=key, value=original[h.name], owner=owner),
             )
             for h in self.hosts
         ]
@@ -122,15 +123,9 @@ def shown(values: dict[str, str]) -> str:
 @undoes(KIND)
 def _undo_host_sysctl(resource: Resource) -> None:
     """``cephbench cleanup``: write a killed experiment's host back its original value."""
-    from cephbench.tuning.apply import _owner_running
-
     d = resource.detail
-    if _owner_running(d):
-        raise CephbenchError(
-            f"A/B experiment {d['owner']['experiment']} (pid {d['owner']['pid']}) is still "
-            "running; it restores the setting itself when it ends"
-        )
-    ssh, host = _reach(resource)
+    refuse_while_running(d)
+    ssh, host = reach(resource)
     with ssh:
         got = _write(ssh, host, d["key"], d["value"])
     if not _same(got, d["value"]):

@@ -25,15 +25,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from cephbench.errors import CephbenchError, ParseError
+from cephbench.errors import CephbenchError
 from cephbench.model import RawOutput, WorkloadOutcome, now
 from cephbench.planning.plan import Batch
 from cephbench.planning.schedule import MIN_REPEATS
 from cephbench.system.process import ProcessInterrupted, ProcessResult, run
 from cephbench.tools.base import RunContext, Step
 from cephbench.tools.fio import command as fio_command
-from cephbench.tools.fio import parse as fio_parse
 from cephbench.tools.fio.jobfile import JobFile
+from cephbench.tools.fio.steps import batch_outcomes
 
 START_LEAD = 3.0
 """Seconds from launching ``fio --client`` to the instant every job starts, at first: time for
@@ -212,20 +212,8 @@ def _outcomes(
     interrupted: bool,
     skew: float | None,
 ) -> list[WorkloadOutcome]:
-    from cephbench.tools.fio.steps import _finished
-
-    try:
-        jobs = fio_parse.parse(result.stdout, repeat, result.stderr, clients.hosts)
-    except ParseError:
-        if interrupted:
-            return []
-        message = f"fio failed: {result.last_error_line()}"
-        return [WorkloadOutcome(j.name, error=message) for j in batch.jobfile.jobs]
-    if interrupted:
-        jobs = _finished(jobs, batch.jobfile)
     outcomes = []
-    for j in jobs:
-        o = j.outcome()
+    for o in batch_outcomes(result, repeat, batch, interrupted, clients.hosts):
         missing = [s.name for s in clients.servers if not _reported(o, s.name)]
         if o.results and missing:  # a client that did no I/O: the sum would be wrong
             o = WorkloadOutcome(

@@ -9,7 +9,7 @@ Ctrl-C, SIGTERM or a crash keeps every finished workload and is never half-writt
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -78,7 +78,7 @@ def run_batch(ctx: RunContext, repeat: int, batch: Batch, work: Path, offset: fl
             result = fio_command.run_jobfile(text, work, env=ctx.fio_target.env, on_tick=tick)
         except ProcessInterrupted as e:
             result, interrupted = e.result, True
-    outcomes = _outcomes(result, repeat, batch, interrupted)
+    outcomes = batch_outcomes(result, repeat, batch, interrupted)
     series = [
         s
         for o in outcomes
@@ -133,11 +133,17 @@ def _raw(result: ProcessResult, text: str, started: str) -> RawOutput:
     )
 
 
-def _outcomes(
-    result: ProcessResult, repeat: int, batch: Batch, interrupted: bool = False
+def batch_outcomes(
+    result: ProcessResult,
+    repeat: int,
+    batch: Batch,
+    interrupted: bool = False,
+    hosts: Mapping[str, str] | None = None,
 ) -> list[WorkloadOutcome]:
+    """One fio run's outcomes: fio's failure on every workload when it printed no report,
+    only the workloads that finished when it was interrupted (``hosts``: see fio_parse)."""
     try:
-        jobs = fio_parse.parse(result.stdout, repeat, result.stderr)
+        jobs = fio_parse.parse(result.stdout, repeat, result.stderr, hosts)
     except ParseError:
         if interrupted:
             return []
