@@ -15,8 +15,10 @@ from tests.contract import validate
 DATA = Path(__file__).parent / "data" / "ceph" / "16.2.15"
 CASES = {
     "slow-disk-osd1": ({"device", "osd"}, "osd.1"),
+    "slow-disk-osd1-b": ({"device", "osd"}, "osd.1"),
     "cpu-osd2": ({"osd"}, "osd.2"),
     "cpu-osd2-b": ({"osd"}, "osd.2"),
+    "cpu-osd2-c": ({"osd"}, "osd.2"),
     "slow-link-host2": ({"network"}, "host2"),
 }
 
@@ -29,7 +31,7 @@ def doc(name: str) -> dict:
     return {"schema": stored.SCHEMA, "run": 1, **findings.diagnose(evidence(name)).to_json()}
 
 
-@pytest.mark.parametrize("name", ["healthy", "healthy-b", *CASES])
+@pytest.mark.parametrize("name", ["healthy", "healthy-b", "healthy-c", *CASES])
 def test_the_load_window_is_the_difference_of_the_recorded_perf_dumps(name):
     before = per_osd((DATA / f"diagnose-{name}.perf-before.txt").read_text())
     after = per_osd((DATA / f"diagnose-{name}.perf-after.txt").read_text())
@@ -39,7 +41,7 @@ def test_the_load_window_is_the_difference_of_the_recorded_perf_dumps(name):
         assert counters.window(before[osd], after[osd]) == e["osds"][osd]["load"]
 
 
-@pytest.mark.parametrize("name", ["healthy", "healthy-b"])
+@pytest.mark.parametrize("name", ["healthy", "healthy-b", "healthy-c"])
 def test_a_healthy_lab_has_no_finding_above_info_and_says_what_was_normal(name):
     d = doc(name)
     validate(d)
@@ -62,12 +64,20 @@ def test_the_top_finding_names_the_injected_fault(name):
     assert ranks == sorted(ranks, reverse=True)
 
 
-def test_the_slow_disk_is_the_device_and_its_queue_is_no_cpu_finding():
-    top = doc("slow-disk-osd1")["findings"][0]
+@pytest.mark.parametrize("name", ["slow-disk-osd1", "slow-disk-osd1-b"])
+def test_the_slow_disk_is_the_device_and_its_queue_is_no_cpu_finding(name):
+    top = doc(name)["findings"][0]
     assert top["layer"] == "device" and "durable" in top["summary"]
     assert top["evidence"]["figures"]["device_ms"] > 10 * max(
         p["device_ms"] for p in top["evidence"]["peers"].values()
     )
+    assert not any("CPU" in f["summary"] for f in doc(name)["findings"])
+
+
+@pytest.mark.parametrize("name", ["cpu-osd2", "cpu-osd2-b", "cpu-osd2-c"])
+def test_a_starved_osd_is_short_of_cpu_not_a_slow_device(name):
+    top = doc(name)["findings"][0]
+    assert top["layer"] == "osd" and "CPU" in top["summary"], top
 
 
 def test_outliers_need_mads_and_a_ratio():
