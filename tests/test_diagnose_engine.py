@@ -80,6 +80,19 @@ def test_a_starved_osd_is_short_of_cpu_not_a_slow_device(name):
     assert top["layer"] == "osd" and "CPU" in top["summary"], top
 
 
+def test_historic_writes_of_an_earlier_load_are_left_out():
+    from datetime import datetime
+
+    from cephbench.diagnose.evidence import historic_writes
+
+    hists = per_osd((DATA / "diagnose-cpu-osd2-d.historic-ops.txt").read_text())
+    every = {osd: historic_writes(h) for osd, h in hists.items()}
+    assert {osd: s["ops"] for osd, s in every.items() if s} == {"0": 20, "1": 4, "2": 20}
+    assert every["0"]["duration_ms"] > 1000  # the earlier slow disk's writes
+    qd1_began = datetime.fromisoformat("2026-11-22T21:39:06+00:00").timestamp()
+    assert all(historic_writes(h, since=qd1_began) is None for h in hists.values())
+
+
 def test_outliers_need_mads_and_a_ratio():
     values = {"a": 1.0, "b": 1.1, "c": 5.0}
     (o,) = findings.outliers(values, high=True, min_ratio=2.0)

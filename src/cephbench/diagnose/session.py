@@ -25,12 +25,14 @@ class DiagnoseOptions:
     @property
     def qd1_seconds(self) -> float:
         """The QD1 writes (the latency budget's, with their own counter window)."""
-        return 2.0 if self.quick else 10.0
-
-    @property
-    def fio_seconds(self) -> float:
-        """Each of the other workloads."""
         return 1.5 if self.quick else 10.0
+
+    def seconds(self, workload: str) -> float:
+        """Each of the other workloads: with ``--quick``, the QD32 writes (the load that
+        shows a starved or slow OSD) longest."""
+        if not self.quick:
+            return 10.0
+        return 2.0 if workload.startswith("write") else 1.0
 
     @property
     def bench_small_bytes(self) -> int:

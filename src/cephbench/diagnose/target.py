@@ -11,6 +11,9 @@ from cephbench.targets.rbd import RbdTarget
 
 QUICK_IMAGE = 32 << 20
 IMAGE = 256 << 20
+OBJECT_SIZE = "256K"
+"""Small objects spread the image over every PG of the pool (32 MiB in 4 MiB objects would
+touch 8 PGs of 32, and an OSD could be primary of none of them: no signal from it)."""
 
 
 class DiagnoseTarget(RbdTarget):
@@ -23,6 +26,11 @@ class DiagnoseTarget(RbdTarget):
     @property
     def spec(self) -> str:
         return "ceph:diagnose"
+
+    def _rbd(self, *args: str) -> None:
+        if args and args[0] == "create":
+            args = (*args[:-1], "--object-size", OBJECT_SIZE, args[-1])
+        super()._rbd(*args)
 
     def check(self, size: int) -> None:
         which("rbd", "ceph-common")
