@@ -119,6 +119,34 @@ def test_changes_between_two_diagnoses():
     assert stored.changes(new, new)["appeared"] == []
 
 
+def test_compare_json_lists_the_findings_that_appeared_and_went_away(db, invoke_json):
+    from cephbench.diagnose.session import record
+    from cephbench.diagnose.tool import DIAGNOSIS_TOOL
+    from cephbench.store import Store
+    from tests.helpers import store_run
+
+    ids = {}
+    for name, iops in (("healthy", 400.0), ("slow-disk-osd1", 18.0), ("healthy-c", 390.0)):
+        ids[name] = store_run(
+            db,
+            name,
+            [[iops, 1400.0, 3000.0, 9000.0]],
+            suite="diagnose",
+            params={"tool": "diagnose"},
+        )
+        diagnosis = findings.diagnose(evidence(name)).to_json()
+        with Store(db) as s:
+            s.record_batch(ids[name], 0, record(DIAGNOSIS_TOOL, json.dumps(diagnosis)), [])
+    got = invoke_json("compare", *map(str, ids.values()))["findings_changes"]
+    assert [(c["baseline"], c["run"]) for c in got] == [
+        (ids["healthy"], ids["slow-disk-osd1"]),
+        (ids["healthy"], ids["healthy-c"]),
+    ]
+    disk, healthy = got
+    assert (disk["appeared"][0]["layer"], disk["appeared"][0]["component"]) == ("device", "osd.1")
+    assert all(f["severity"] == "info" for f in healthy["appeared"] + healthy["went_away"])
+
+
 def test_the_report_section_draws_the_evidence_of_a_recorded_diagnosis():
     from cephbench.diagnose.report import section
 
