@@ -329,7 +329,8 @@ def _network_findings(e: dict[str, Any], d: Diagnosis) -> None:
             d.checked.append(
                 {
                     "layer": "network",
-                    "check": f"iperf3 over {len(pairs)} host pair(s)",
+                    "check": f"iperf3 over {len(pairs)} host pair(s)"
+                    + (f" (run by {net['reached_by']})" if net.get("reached_by") else ""),
                     "status": "normal",
                     "detail": f"median {statistics.median(pairs.values()) / 1e6:.0f} Mbit/s"
                     + (f" of a nominal {nominal / 1e6:.0f} Mbit/s" if nominal else ""),

@@ -1,5 +1,6 @@
 """The network between the lab's hosts: iperf3 (a short run per pair) and ping round trips,
-reached as the network suite does (``ip netns exec``). On a cluster whose hosts cephbench
+run on the hosts over ssh when the lab has them (``lab up --ssh``), else reached as the
+network suite does (``ip netns exec``). On a cluster whose hosts cephbench
 cannot reach, the heartbeat ping times the OSDs keep are all there is: the checks that were
 not possible are listed."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 from cephbench.diagnose.probes import Probe
 from cephbench.diagnose.session import Session
@@ -31,7 +33,7 @@ class LabNetwork(Probe):
             from cephbench.lab.spec import rate_bits
             from cephbench.lab.state import load
 
-            state = load(Layout(__import__("pathlib").Path(conn.lab_dir)))
+            state = load(Layout(Path(conn.lab_dir)))
             if state is not None and len(state.namespaces) >= 2:
                 hosts = iperf3_steps.lab_hosts(conn)
                 net["nominal_bits_per_second"] = (
@@ -53,25 +55,62 @@ class LabNetwork(Probe):
             "BlueStore's counters and osd bench were read instead)"
         )
         pairs = _pairs([h.name for h in hosts], ring=session.options.quick)
+        port = iperf3_steps._port(conn)
+        inventory = Path(conn.lab_dir or "") / "inventory.yaml"
+        if inventory.is_file():  # the lab's hosts answer ssh: measure from the hosts
+            net["reached_by"] = "ssh"
+            yield from self._over_ssh(session, pairs, port, net)
+            return
+        net["reached_by"] = "ip netns exec"
         by_name = {h.name: h for h in hosts}
         found: dict[str, dict] = {}
         for a, b in pairs:
             step, rtt = _ping(by_name[a], by_name[b])
             yield step
             found.setdefault(f"{a}->{b}", {})["rtt_ms"] = rtt
-        port = iperf3_steps._port(conn)
         with iperf3_steps.servers(session.ctx, hosts, port):
             for a, b in pairs:
                 step = iperf3_steps._pair(
                     session.ctx, 0, by_name[a], by_name[b], port, session.options.iperf_seconds
                 )
                 yield session.measured(step)
-                for o in step.outcomes:
-                    for r in o.results:
-                        found[f"{a}->{b}"]["bits_per_second"] = dict(r.metrics).get(
-                            "bits_per_second"
-                        )
+                found[f"{a}->{b}"]["bits_per_second"] = _bits(step)
         net["pairs"] = found
+
+    def _over_ssh(
+        self, session: Session, pairs: list[tuple[str, str]], port: int, net: dict
+    ) -> Iterator[Step]:
+        from cephbench.diagnose import sshnet
+        from cephbench.hosts.inventory import load_lab
+        from cephbench.hosts.ssh import Ssh
+
+        inv = load_lab(Path(session.conn.lab_dir or ""))
+        by_name = {h.name: h for h in inv.hosts}
+        found: dict[str, dict] = {}
+        with Ssh(inv) as ssh:
+            steps = sshnet.pings(ssh, [(by_name[a], by_name[b]) for a, b in pairs])
+            for (a, b), step in zip(pairs, steps, strict=True):
+                yield step
+                m = _RTT.search(step.raw.stdout if step.raw else "")
+                found.setdefault(f"{a}->{b}", {})["rtt_ms"] = float(m.group(1)) if m else None
+            hosts = sorted({h for p in pairs for h in p})
+            ctx = session.ctx
+            with sshnet.servers(ssh, [by_name[h] for h in hosts], port, ctx.run_id, ctx.resources):
+                for a, b in pairs:
+                    step = sshnet.pair(
+                        ssh, by_name[a], by_name[b], port, session.options.iperf_seconds
+                    )
+                    yield session.measured(step)
+                    found[f"{a}->{b}"]["bits_per_second"] = _bits(step)
+        net["pairs"] = found
+
+
+def _bits(step: Step) -> float | None:
+    """Received bits/s of an iperf3 pair's step (None when it failed)."""
+    for o in step.outcomes:
+        for r in o.results:
+            return dict(r.metrics).get("bits_per_second")
+    return None
 
 
 def _pairs(names: list[str], ring: bool) -> list[tuple[str, str]]:
