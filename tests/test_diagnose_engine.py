@@ -19,6 +19,7 @@ CASES = {
     "cpu-osd2": ({"osd"}, "osd.2"),
     "cpu-osd2-b": ({"osd"}, "osd.2"),
     "cpu-osd2-c": ({"osd"}, "osd.2"),
+    "cpu-osd2-e": ({"osd"}, "osd.2"),
     "slow-link-host2": ({"network"}, "host2"),
 }
 
@@ -74,7 +75,7 @@ def test_the_slow_disk_is_the_device_and_its_queue_is_no_cpu_finding(name):
     assert not any("CPU" in f["summary"] for f in doc(name)["findings"])
 
 
-@pytest.mark.parametrize("name", ["cpu-osd2", "cpu-osd2-b", "cpu-osd2-c"])
+@pytest.mark.parametrize("name", ["cpu-osd2", "cpu-osd2-b", "cpu-osd2-c", "cpu-osd2-e"])
 def test_a_starved_osd_is_short_of_cpu_not_a_slow_device(name):
     top = doc(name)["findings"][0]
     assert top["layer"] == "osd" and "CPU" in top["summary"], top

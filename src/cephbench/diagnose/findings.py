@@ -132,21 +132,51 @@ def _layer_of(text: str) -> str:
 
 
 def _osd_figures(e: dict[str, Any]) -> dict[str, dict[str, float | None]]:
-    """Per OSD, over the whole load: device, queue and replica-side figures (ms)."""
+    """Per OSD, over the whole load and over the QD1 writes alone: device, queue and
+    replica-side figures (ms)."""
     out: dict[str, dict[str, float | None]] = {}
     for osd, info in e.get("osds", {}).items():
         load = info.get("load") or {}
+        qd1 = info.get("qd1_write") or {}
         q = load.get("op_before_dequeue")
-        sub = load.get("subop_w")
+        sub, sub1 = load.get("subop_w"), qd1.get("subop_w")
         b4k = (info.get("bench_4k") or {}).get("iops")
         out[f"osd.{osd}"] = {
             "device_ms": counters.device_ms(load),
             "queued_ms": q["ms"] if q else None,
             "write_queued_ms": counters.queued_ms(load),
             "subop_w_ms": sub["ms"] if sub else None,
+            "qd1_write_queued_ms": counters.queued_ms(qd1),
+            "qd1_subop_w_ms": sub1["ms"] if sub1 else None,
             "bench_4k_iops": b4k,
             "osd_perf_commit_ms": info.get("osd_perf_commit_ms"),
         }
+    return out
+
+
+CPU_SIGNALS: dict[str, tuple[str, float]] = {
+    "write_queued_ms": ("client writes queued", 0.3),
+    "subop_w_ms": ("replica writes applied in", 2.0),
+    "queued_ms": ("ops waited before dequeue", 0.5),
+    "qd1_write_queued_ms": ("QD1 writes queued", 0.15),
+    "qd1_subop_w_ms": ("QD1 replica writes applied in", 1.0),
+}
+"""Where an OSD short of CPU shows (figure -> its words, the least excess in ms that counts):
+time queued (``op_w_latency`` - ``op_w_process_latency``, ``op_before_dequeue_op_lat``) and
+replica writes (``subop_w_latency``), over the whole load and the QD1 writes alone. One of
+them 2x its peers' can be a busy machine's noise; two at once, seen in the lab's CPU faults
+and in none of its healthy runs, name the OSD."""
+
+
+def _cpu_signals(figs: dict[str, dict[str, float | None]]) -> dict[str, list[tuple[str, Outlier]]]:
+    """OSD -> the CPU signals on which it is at least 2x its peers' median (and over the
+    figure's least excess), strongest first."""
+    out: dict[str, list[tuple[str, Outlier]]] = {}
+    for figure, (_, floor) in CPU_SIGNALS.items():
+        for o in outliers(_column(figs, figure), high=True, min_ratio=2.0, min_excess=floor):
+            out.setdefault(o.name, []).append((figure, o))
+    for found in out.values():
+        found.sort(key=lambda fo: -fo[1].ratio)
     return out
 
 
@@ -181,10 +211,13 @@ def _osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
         o.name: o
         for o in outliers(_column(figs, "subop_w_ms"), high=True, min_ratio=2.0, min_excess=2.0)
     }
-    for name in sorted(set(device) | set(queued) | set(bench) | set(subops)):
+    signals = {k: v for k, v in _cpu_signals(figs).items() if len(v) >= 2}
+    for name in sorted(set(device) | set(queued) | set(bench) | set(subops) | set(signals)):
         dev, ben = device.get(name), bench.get(name)
-        # the OSD's own slowness: ops queued in it, or replica writes slow to apply
+        # the OSD's own slowness: ops queued in it, or replica writes slow to apply (far
+        # above its peers on one signal, or 2x on two at once)
         candidates = [o for o in (queued.get(name), subops.get(name)) if o is not None]
+        candidates += [o for _, o in signals.get(name, [])]
         que = max(candidates, key=lambda o: o.ratio) if candidates else None
         evidence = {
             "figures": {k: _r(v) for k, v in figs[name].items()},
@@ -194,24 +227,24 @@ def _osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
         # is short of CPU only when its device wait stayed near its peers' (a starved OSD's
         # kv sync thread runs late too, ~2x; a slow device's grows tenfold)
         if que is not None and (dev is None or dev.ratio < DEVICE_CLEAR):
-            what = (
-                "keeps operations queued"
-                if que is queued.get(name)
-                else "takes to apply a replica write"
-            )
-            evidence["compared"] = (
-                "ms an op waited in the OSD's queue before processing"
-                if que is queued.get(name)
-                else "ms a replica write took in the OSD (subop_w_latency)"
+            shown = signals.get(name) or [
+                (f, o)
+                for f, o in (("queued_ms", queued.get(name)), ("subop_w_ms", subops.get(name)))
+                if o is not None
+            ]
+            evidence["compared"] = {f: CPU_SIGNALS[f][0] + " (ms)" for f, _ in shown}
+            said = "; ".join(
+                f"{CPU_SIGNALS[f][0]} {o.value:.2f} ms, {o.ratio:.1f}x its peers' median "
+                f"{o.median:.2f} ms"
+                for f, o in shown
             )
             d.findings.append(
                 Finding(
                     "osd",
                     name,
                     _severity(que.ratio),
-                    f"{name} {what} {que.value:.2f} ms, {que.ratio:.1f}x its peers' median "
-                    f"{que.median:.2f} ms, while its device wait is near its peers': the OSD "
-                    "is short of CPU (or its op shards are busy)",
+                    f"{name} is slow where CPU shows ({said}), while its device wait is near "
+                    "its peers': the OSD is short of CPU (or its op shards are busy)",
                     evidence,
                     f"check {name}'s CPU (top -p its pid; cgroup or container limits, CPU "
                     "frequency, noisy neighbours) and its osd_op_num_shards/threads",
@@ -249,7 +282,7 @@ def _osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
                     ben.ratio,
                 )
             )
-    flagged = set(device) | set(queued) | set(bench) | set(subops)
+    flagged = set(device) | set(queued) | set(bench) | set(subops) | set(signals)
     if not flagged:
         d.checked.append(
             {
