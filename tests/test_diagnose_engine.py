@@ -20,6 +20,8 @@ CASES = {
     "cpu-osd2-b": ({"osd"}, "osd.2"),
     "cpu-osd2-c": ({"osd"}, "osd.2"),
     "cpu-osd2-e": ({"osd"}, "osd.2"),
+    "cpu-osd2-f": ({"osd"}, "osd.2"),
+    "all-links": ({"network"}, "all links"),
     "slow-link-host2": ({"network"}, "host2"),
 }
 
@@ -32,7 +34,7 @@ def doc(name: str) -> dict:
     return {"schema": stored.SCHEMA, "run": 1, **findings.diagnose(evidence(name)).to_json()}
 
 
-@pytest.mark.parametrize("name", ["healthy", "healthy-b", "healthy-c", *CASES])
+@pytest.mark.parametrize("name", ["healthy", "healthy-b", "healthy-c", "healthy-d", *CASES])
 def test_the_load_window_is_the_difference_of_the_recorded_perf_dumps(name):
     before = per_osd((DATA / f"diagnose-{name}.perf-before.txt").read_text())
     after = per_osd((DATA / f"diagnose-{name}.perf-after.txt").read_text())
@@ -42,7 +44,7 @@ def test_the_load_window_is_the_difference_of_the_recorded_perf_dumps(name):
         assert counters.window(before[osd], after[osd]) == e["osds"][osd]["load"]
 
 
-@pytest.mark.parametrize("name", ["healthy", "healthy-b", "healthy-c"])
+@pytest.mark.parametrize("name", ["healthy", "healthy-b", "healthy-c", "healthy-d"])
 def test_a_healthy_lab_has_no_finding_above_info_and_says_what_was_normal(name):
     d = doc(name)
     validate(d)
@@ -75,7 +77,9 @@ def test_the_slow_disk_is_the_device_and_its_queue_is_no_cpu_finding(name):
     assert not any("CPU" in f["summary"] for f in doc(name)["findings"])
 
 
-@pytest.mark.parametrize("name", ["cpu-osd2", "cpu-osd2-b", "cpu-osd2-c", "cpu-osd2-e"])
+@pytest.mark.parametrize(
+    "name", ["cpu-osd2", "cpu-osd2-b", "cpu-osd2-c", "cpu-osd2-e", "cpu-osd2-f"]
+)
 def test_a_starved_osd_is_short_of_cpu_not_a_slow_device(name):
     top = doc(name)["findings"][0]
     assert top["layer"] == "osd" and "CPU" in top["summary"], top

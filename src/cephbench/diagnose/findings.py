@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from cephbench.diagnose import counters
@@ -118,9 +118,27 @@ def diagnose(e: dict[str, Any]) -> Diagnosis:
     _client_facts(e, d)
     for item in e.get("not_checked", []):
         d.checked.append({"layer": _layer_of(item), "check": item, "status": "not possible"})
+    _behind_network(e, d)
     d.findings.sort(key=lambda f: (-SEVERITIES.index(f.severity), -f.impact))
     d.budget = budget(e)
     return d
+
+
+def _behind_network(e: dict[str, Any], d: Diagnosis) -> None:
+    """An OSD that keeps ops queued behind a link measured slow (iperf3) may only be waiting
+    for the network: its "short of CPU" finding becomes info, the network's stands first."""
+    slow = {f.component for f in d.findings if f.layer == "network" and f.severity != "info"}
+    if not slow:
+        return
+    for i, f in enumerate(d.findings):
+        host = _host_of(e, f.component)
+        if f.layer == "osd" and "CPU" in f.summary and ("all links" in slow or host in slow):
+            d.findings[i] = replace(
+                f,
+                severity="info",
+                summary=f"{f.summary}; its host's links were measured slow, which may be "
+                "all it waits for",
+            )
 
 
 def _layer_of(text: str) -> str:
@@ -168,6 +186,20 @@ them 2x its peers' can be a busy machine's noise; two at once, seen in the lab's
 and in none of its healthy runs, name the OSD."""
 
 
+def _device_first(dev: Outlier | None, figs: dict[str, dict[str, float | None]], name: str) -> bool:
+    """Whether a slow device, not the CPU, explains an OSD slow on both: its device wait is
+    ``DEVICE_CLEAR`` x its peers' and grew three times more (in ms) than its client writes'
+    queue time. A slow disk's grew ~60 ms, its queue ~1-3 ms; a starved OSD's device wait
+    can reach 5x its peers' on a quiet machine, but its queue grew as much."""
+    if dev is None or dev.ratio < DEVICE_CLEAR:
+        return False
+    queue = _column(figs, "write_queued_ms")
+    mine = queue.get(name)
+    if mine is None or len(queue) < 3:
+        return True
+    return dev.value - dev.median >= 3 * max(0.0, mine - statistics.median(queue.values()))
+
+
 def _cpu_signals(figs: dict[str, dict[str, float | None]]) -> dict[str, list[tuple[str, Outlier]]]:
     """OSD -> the CPU signals on which it is at least 2x its peers' median (and over the
     figure's least excess), strongest first."""
@@ -209,9 +241,15 @@ def _osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
     bench = {o.name: o for o in outliers(_column(figs, "bench_4k_iops"), high=False, min_ratio=2.5)}
     subops = {
         o.name: o
-        for o in outliers(_column(figs, "subop_w_ms"), high=True, min_ratio=2.0, min_excess=2.0)
+        for o in outliers(_column(figs, "subop_w_ms"), high=True, min_ratio=2.5, min_excess=2.0)
     }
-    signals = {k: v for k, v in _cpu_signals(figs).items() if len(v) >= 2}
+    # two CPU signals at once; or one, with a device wait grown as a starved OSD's does
+    # (its kv sync thread runs late too: 2-4x) rather than a slow disk's
+    signals = {
+        k: v
+        for k, v in _cpu_signals(figs).items()
+        if len(v) >= 2 or (k in device and device[k].ratio < DEVICE_CLEAR)
+    }
     for name in sorted(set(device) | set(queued) | set(bench) | set(subops) | set(signals)):
         dev, ben = device.get(name), bench.get(name)
         # the OSD's own slowness: ops queued in it, or replica writes slow to apply (far
@@ -226,7 +264,7 @@ def _osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
         # a slow device backs ops up in the queue and slows the replica writes too: the OSD
         # is short of CPU only when its device wait stayed near its peers' (a starved OSD's
         # kv sync thread runs late too, ~2x; a slow device's grows tenfold)
-        if que is not None and (dev is None or dev.ratio < DEVICE_CLEAR):
+        if que is not None and not _device_first(dev, figs, name):
             shown = signals.get(name) or [
                 (f, o)
                 for f, o in (("queued_ms", queued.get(name)), ("subop_w_ms", subops.get(name)))
