@@ -4,7 +4,7 @@ matrix (injected vs the top finding's layer and component) and the median time p
 diagnosis. Goal: the right layer and component in >= 9 of 10 trials of every fault, no
 fault finding (nothing above "info") in >= 9 of 10 healthy trials.
 
-    python bench/diagnose_faults.py --trials 10 [--lab-dir DIR] [--full]
+    python bench/diagnose_faults.py --trials 10 [--lab-dir DIR] [--full] [--no-osd-bench]
 
 Brings a lab up in DIR (default a temporary directory) and takes it down afterwards.
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -22,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 from cephbench.lab import LabSpec, down, faults, up
+from cephbench.system.process import run
 
 CASES = [
     ("healthy", [], "none"),
@@ -55,11 +55,16 @@ def main() -> int:
     ap.add_argument("--trials", type=int, default=10)
     ap.add_argument("--lab-dir")
     ap.add_argument("--full", action="store_true", help="diagnose without --quick")
+    ap.add_argument("--no-osd-bench", action="store_true", help="diagnose --no-osd-bench")
     args = ap.parse_args()
     lab_dir = Path(args.lab_dir or tempfile.mkdtemp(prefix="cb-diag-bench-")) / "lab"
     db = lab_dir.parent / "bench.db"
     cb = str(Path(sys.executable).parent / "cephbench")
-    env = {"CEPHBENCH_LAB_DIR": str(lab_dir), "CEPHBENCH_DB": str(db), "PATH": "/usr/bin:/bin"}
+    env = {"CEPHBENCH_LAB_DIR": str(lab_dir), "CEPHBENCH_DB": str(db)}
+    extra = [
+        *([] if args.full else ["--quick"]),
+        *(["--no-osd-bench"] if args.no_osd_bench else []),
+    ]
     matrix: dict[str, Counter] = {name: Counter() for name, _, _ in CASES}
     seconds: list[float] = []
     info = up(LabSpec(dir=lab_dir, hosts=3, osds=3, rate="500mbit"), timeout=240).info
@@ -70,10 +75,12 @@ def main() -> int:
                     for kind, target, params in inject:
                         faults.inject(info, kind, target, **params)
                     t0 = time.monotonic()
-                    argv = [cb, "diagnose", "--format", "json", *([] if args.full else ["--quick"])]
-                    out = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+                    argv = [cb, "diagnose", "--format", "json", *extra]
+                    out = run(argv, env=env, timeout=600)
                     seconds.append(time.monotonic() - t0)
                     got = top(json.loads(out.stdout)) if out.returncode == 0 else "error"
+                    if out.returncode != 0:
+                        print(out.stderr.strip().splitlines()[-1:], flush=True)
                 finally:
                     faults.clear(info)
                 matrix[name][got] += 1

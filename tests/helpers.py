@@ -138,6 +138,7 @@ def store_run(
     started_at: str = "2024-05-01T10:00:00+00:00",
     suite: str = "quick",
     target: str = "file:/mnt/bench",
+    params: dict | None = None,
 ) -> int:
     """A run of the four quick workloads: ``iops[repeat][workload]``; latency from Little's law."""
     with Store(db) as s:
@@ -146,7 +147,7 @@ def store_run(
             suite=suite,
             target=target,
             environment=env or ENV,
-            params={"repeat": len(iops), "overrides": {}},
+            params={"repeat": len(iops), "overrides": {}, **(params or {})},
             started_at=started_at,
         )
         for rep, row in enumerate(iops):

@@ -15,8 +15,13 @@ from tests.contract import validate
 DATA = Path(__file__).parent / "data" / "ceph" / "16.2.15"
 CASES = {
     "slow-disk-osd1": ({"device", "osd"}, "osd.1"),
+    "slow-disk-osd1-b": ({"device", "osd"}, "osd.1"),
     "cpu-osd2": ({"osd"}, "osd.2"),
     "cpu-osd2-b": ({"osd"}, "osd.2"),
+    "cpu-osd2-c": ({"osd"}, "osd.2"),
+    "cpu-osd2-e": ({"osd"}, "osd.2"),
+    "cpu-osd2-f": ({"osd"}, "osd.2"),
+    "all-links": ({"network"}, "all links"),
     "slow-link-host2": ({"network"}, "host2"),
 }
 
@@ -29,7 +34,7 @@ def doc(name: str) -> dict:
     return {"schema": stored.SCHEMA, "run": 1, **findings.diagnose(evidence(name)).to_json()}
 
 
-@pytest.mark.parametrize("name", ["healthy", "healthy-b", *CASES])
+@pytest.mark.parametrize("name", ["healthy", "healthy-b", "healthy-c", "healthy-d", *CASES])
 def test_the_load_window_is_the_difference_of_the_recorded_perf_dumps(name):
     before = per_osd((DATA / f"diagnose-{name}.perf-before.txt").read_text())
     after = per_osd((DATA / f"diagnose-{name}.perf-after.txt").read_text())
@@ -39,7 +44,7 @@ def test_the_load_window_is_the_difference_of_the_recorded_perf_dumps(name):
         assert counters.window(before[osd], after[osd]) == e["osds"][osd]["load"]
 
 
-@pytest.mark.parametrize("name", ["healthy", "healthy-b"])
+@pytest.mark.parametrize("name", ["healthy", "healthy-b", "healthy-c", "healthy-d"])
 def test_a_healthy_lab_has_no_finding_above_info_and_says_what_was_normal(name):
     d = doc(name)
     validate(d)
@@ -62,12 +67,35 @@ def test_the_top_finding_names_the_injected_fault(name):
     assert ranks == sorted(ranks, reverse=True)
 
 
-def test_the_slow_disk_is_the_device_and_its_queue_is_no_cpu_finding():
-    top = doc("slow-disk-osd1")["findings"][0]
+@pytest.mark.parametrize("name", ["slow-disk-osd1", "slow-disk-osd1-b"])
+def test_the_slow_disk_is_the_device_and_its_queue_is_no_cpu_finding(name):
+    top = doc(name)["findings"][0]
     assert top["layer"] == "device" and "durable" in top["summary"]
     assert top["evidence"]["figures"]["device_ms"] > 10 * max(
         p["device_ms"] for p in top["evidence"]["peers"].values()
     )
+    assert not any("CPU" in f["summary"] for f in doc(name)["findings"])
+
+
+@pytest.mark.parametrize(
+    "name", ["cpu-osd2", "cpu-osd2-b", "cpu-osd2-c", "cpu-osd2-e", "cpu-osd2-f"]
+)
+def test_a_starved_osd_is_short_of_cpu_not_a_slow_device(name):
+    top = doc(name)["findings"][0]
+    assert top["layer"] == "osd" and "CPU" in top["summary"], top
+
+
+def test_historic_writes_of_an_earlier_load_are_left_out():
+    from datetime import datetime
+
+    from cephbench.diagnose.evidence import historic_writes
+
+    hists = per_osd((DATA / "diagnose-cpu-osd2-d.historic-ops.txt").read_text())
+    every = {osd: historic_writes(h) for osd, h in hists.items()}
+    assert {osd: s["ops"] for osd, s in every.items() if s} == {"0": 20, "1": 4, "2": 20}
+    assert every["0"]["duration_ms"] > 1000  # the earlier slow disk's writes
+    qd1_began = datetime.fromisoformat("2026-11-22T21:39:06+00:00").timestamp()
+    assert all(historic_writes(h, since=qd1_began) is None for h in hists.values())
 
 
 def test_outliers_need_mads_and_a_ratio():
@@ -94,6 +122,34 @@ def test_changes_between_two_diagnoses():
     assert next(f["component"] for f in ch["appeared"]) == "osd.1"
     assert ch["went_away"] == [] or all(f["severity"] == "info" for f in ch["went_away"])
     assert stored.changes(new, new)["appeared"] == []
+
+
+def test_compare_json_lists_the_findings_that_appeared_and_went_away(db, invoke_json):
+    from cephbench.diagnose.session import record
+    from cephbench.diagnose.tool import DIAGNOSIS_TOOL
+    from cephbench.store import Store
+    from tests.helpers import store_run
+
+    ids = {}
+    for name, iops in (("healthy", 400.0), ("slow-disk-osd1", 18.0), ("healthy-c", 390.0)):
+        ids[name] = store_run(
+            db,
+            name,
+            [[iops, 1400.0, 3000.0, 9000.0]],
+            suite="diagnose",
+            params={"tool": "diagnose"},
+        )
+        diagnosis = findings.diagnose(evidence(name)).to_json()
+        with Store(db) as s:
+            s.record_batch(ids[name], 0, record(DIAGNOSIS_TOOL, json.dumps(diagnosis)), [])
+    got = invoke_json("compare", *map(str, ids.values()))["findings_changes"]
+    assert [(c["baseline"], c["run"]) for c in got] == [
+        (ids["healthy"], ids["slow-disk-osd1"]),
+        (ids["healthy"], ids["healthy-c"]),
+    ]
+    disk, healthy = got
+    assert (disk["appeared"][0]["layer"], disk["appeared"][0]["component"]) == ("device", "osd.1")
+    assert all(f["severity"] == "info" for f in healthy["appeared"] + healthy["went_away"])
 
 
 def test_the_report_section_draws_the_evidence_of_a_recorded_diagnosis():

@@ -25,6 +25,8 @@ def test_healthy_lab_no_finding_above_info_and_nothing_left(on_lab3, invoke, inv
     d = diagnose(invoke_json)
     assert all(f["severity"] == "info" for f in d["findings"]), d["findings"]
     assert d["budget"]["client_ms"] > 0
+    # lab3 answers ssh: iperf3 ran on the hosts themselves, over ssh
+    assert any("iperf3" in c["check"] and "ssh" in c["check"] for c in d["checked"]), d["checked"]
     with Store(db) as s:
         assert s.open_resources() == []  # pool, image, history size: all undone
     shown = invoke("show", str(d["run"]), "--format", "md").stdout

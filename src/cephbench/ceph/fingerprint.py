@@ -4,7 +4,7 @@ table users post (version, nodes, OSDs by class, capacity, replication, MONs, MG
 from __future__ import annotations
 
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any
 
 from cephbench.ceph.commands import ceph_json
@@ -24,24 +24,27 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 
 
 def collect(conn: Connection) -> dict[str, Any]:
-    """Every COMMANDS output, parsed; a command that fails is kept as its error message. The
-    commands are independent reads, each a ``ceph`` process that spends most of its time
-    starting up and connecting: they run a few at once (a run starts ~3 s sooner)."""
-    with ThreadPoolExecutor(max_workers=AT_ONCE) as pool:
-        futures = {key: pool.submit(_one, conn, args) for key, args in COMMANDS.items()}
-    return {key: fut.result() for key, fut in futures.items()}  # Interrupted raised here
+    """Every COMMANDS output, parsed; a command that fails is kept as its error message.
 
+    The commands run at once: each ``ceph`` spends most of its time starting up."""
 
-AT_ONCE = 4
+    def one(args: tuple[str, ...]) -> Any:
+        try:
+            return ceph_json(conn, *args)
+        except Interrupted:
+            raise
+        except CephbenchError as e:
+            return {"error": str(e)}
 
-
-def _one(conn: Connection, args: tuple[str, ...]) -> Any:
-    try:
-        return ceph_json(conn, *args)
-    except Interrupted:
-        raise
-    except CephbenchError as e:
-        return {"error": str(e)}
+    with ThreadPoolExecutor(len(COMMANDS), thread_name_prefix="fingerprint") as pool:
+        futures = {key: pool.submit(one, args) for key, args in COMMANDS.items()}
+        try:
+            while wait(futures.values(), timeout=0.2).not_done:
+                pass
+        except KeyboardInterrupt:  # the commands under way end within their timeouts
+            wait(futures.values())
+            raise
+        return {key: f.result() for key, f in futures.items()}
 
 
 def _version(versions: dict) -> str | None:

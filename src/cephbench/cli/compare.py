@@ -79,8 +79,12 @@ def compare(
             f"('{cmp.baseline.name}')",
             hint="give at least two runs with different labels (runs sharing a label are pooled)",
         )
+    diagnoses = all(r.tool == "diagnose" for r in runs)
     if fmt == "json":
-        print_json(to_json(cmp))
+        doc = to_json(cmp)
+        if diagnoses:
+            doc["findings_changes"] = _findings_json(store, runs)
+        print_json(doc)
     elif fmt == "csv":
         from cephbench.report.spreadsheet import comparison_csv
 
@@ -89,7 +93,7 @@ def compare(
         click.echo(comparison_markdown(cmp), nl=False)
     else:
         _print_rich(cmp)
-    if fmt != "json" and all(r.tool == "diagnose" for r in runs):
+    if fmt != "json" and diagnoses:
         _findings_changes(store, runs, fmt)
     if limit is not None:
         _gate(cmp, limit)
@@ -141,6 +145,21 @@ def _findings_changes(store: Store, runs: Sequence[StoredRun], fmt: str) -> None
             click.echo("")
         new = stored.document(store, run.id)
         emit_table(changes_table(runs[0].id, run.id, stored.changes(base, new)), fmt)
+
+
+def _findings_json(store: Store, runs: Sequence[StoredRun]) -> list[dict]:
+    """Diagnoses: per run after the first, its findings that appeared, went away, stayed."""
+    from cephbench.diagnose import stored
+
+    base = stored.document(store, runs[0].id)
+    return [
+        {
+            "baseline": runs[0].id,
+            "run": run.id,
+            **stored.changes(base, stored.document(store, run.id)),
+        }
+        for run in runs[1:]
+    ]
 
 
 def _print_rich(cmp: Comparison) -> None:

@@ -102,14 +102,20 @@ def _t(text: str) -> float:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
-def historic_writes(data: dict[str, Any]) -> dict[str, Any] | None:
+def historic_writes(data: dict[str, Any], since: float | None = None) -> dict[str, Any] | None:
     """Client writes in ``dump_historic_ops`` on their primary: median milliseconds queued
     (``queued_for_pg`` to ``reached_pg``), waiting for replicas after the local commit
-    (``op_commit`` to the last ``sub_op_commit_rec``) and in all; None without such ops."""
+    (``op_commit`` to the last ``sub_op_commit_rec``) and in all; None without such ops.
+
+    ``since`` (seconds since the epoch): only ops that began then or later (the history
+    may still hold slow ops of an earlier load)."""
     queued, replicas, total = [], [], []
     for op in data.get("ops", []):
         desc = op.get("description", "")
         if not desc.startswith("osd_op(") or "write" not in desc:
+            continue
+        began = op.get("initiated_at")
+        if since is not None and began and _t(began) < since:
             continue
         events = op.get("type_data", {}).get("events", [])
         at: dict[str, float] = {}

@@ -4,6 +4,7 @@ history size (raised for the run, always restored), and what the OSDs say after 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from cephbench.ceph.commands import ceph
 from cephbench.ceph.connection import Connection
@@ -32,32 +33,27 @@ class ClusterFacts(Probe):
 
     def run(self, session: Session) -> Iterator[Step]:
         e = session.evidence
-        step, tree = session.ceph("osd", "tree")
-        yield step
-        step, dump = session.ceph("osd", "dump")
-        yield step
+        got = session.ceph_many(
+            ("osd", "tree"),
+            ("osd", "dump"),
+            ("osd", "pool", "ls", "detail"),
+            ("osd", "crush", "rule", "dump"),
+            ("pg", "dump", "pgs_brief"),
+            ("status",),
+            ("config", "get", "client"),
+        )
+        for step, _ in got:
+            yield step
+        tree, dump, pools, rules, pgs, status, client = (data for _, data in got)
         session.osds = sorted(o["osd"] for o in (dump or {}).get("osds", []) if o.get("up"))
         e["osds"] = {
             str(k): {"host": v} for k, v in ev.osd_hosts(tree or {}).items() if k in session.osds
         }
         e["hosts"] = sorted({v["host"] for v in e["osds"].values() if v["host"]})
-        step, pools = session.ceph("osd", "pool", "ls", "detail")
-        yield step
-        step, rules = session.ceph("osd", "crush", "rule", "dump")
-        yield step
-        e["pools"] = ev.pools(
-            pools or [], rules or [], tree or {}, getattr(session.ctx.target, "pool", None)
-        )
-        step, pgs = session.ceph("pg", "dump", "pgs_brief")
-        yield step
-        e["placement"] = ev.placement(
-            pgs or {}, ev.pool_id(pools or [], getattr(session.ctx.target, "pool", None))
-        )
-        step, status = session.ceph("status")
-        yield step
+        ours = getattr(session.ctx.target, "pool", None)
+        e["pools"] = ev.pools(pools or [], rules or [], tree or {}, ours)
+        e["placement"] = ev.placement(pgs or {}, ev.pool_id(pools or [], ours))
         e["health"] = {"samples": [ev.health_sample(status or {})]}
-        step, client = session.ceph("config", "get", "client")
-        yield step
         cache = {
             k: str((client or {}).get(k, f"{v} (default)")) for k, v in RBD_CACHE_DEFAULTS.items()
         }
@@ -73,8 +69,8 @@ class OpHistory(Probe):
 
     def run(self, session: Session) -> Iterator[Step]:
         old: dict[str, dict[str, str]] = {}
-        for option in HISTORY:
-            step, got = session.tell_all("config", "get", option)
+        reads = session.ceph_many(*(("tell", "osd.*", "config", "get", o) for o in HISTORY))
+        for option, (step, got) in zip(HISTORY, reads, strict=True):
             yield step
             for osd, value in got.items():
                 if isinstance(value, dict) and option in value:
@@ -122,24 +118,15 @@ def _undo_config(resource: Resource) -> None:
     _put_back(Connection.from_json(resource.detail["conn"]), resource.detail["old"])
 
 
-class AfterLoad(Probe):
-    """``ceph osd perf``, each OSD's heartbeat ping times and health after the load."""
-
-    name = "counters"
-
-    def run(self, session: Session) -> Iterator[Step]:
-        e = session.evidence
-        step, perf = session.ceph("osd", "perf")
-        yield step
-        for osd, ms in ev.osd_perf(perf or {}).items():
-            if str(osd) in e["osds"]:
-                e["osds"][str(osd)]["osd_perf_commit_ms"] = ms
-        pings: dict[str, float] = {}
-        step, nets = session.tell_all("dump_osd_network", "0")
-        yield step
-        for net in nets.values():
-            pings.update(ev.heartbeats(net or {}))
-        e.setdefault("network", {})["heartbeat_ms"] = pings
-        step, status = session.ceph("status")
-        yield step
-        e["health"]["samples"].append(ev.health_sample(status or {}))
+def after_load(session: Session, perf: Any, nets: dict[str, Any], status: Any) -> None:
+    """What ``ceph osd perf``, each OSD's heartbeat ping times and ``ceph status`` said
+    after the load (read with its last counters)."""
+    e = session.evidence
+    for osd, ms in ev.osd_perf(perf or {}).items():
+        if str(osd) in e["osds"]:
+            e["osds"][str(osd)]["osd_perf_commit_ms"] = ms
+    pings: dict[str, float] = {}
+    for net in nets.values():
+        pings.update(ev.heartbeats(net or {}))
+    e.setdefault("network", {})["heartbeat_ms"] = pings
+    e["health"]["samples"].append(ev.health_sample(status or {}))

@@ -12,8 +12,10 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 from cephbench.diagnose import counters, evidence
+from cephbench.diagnose.facts import after_load
 from cephbench.diagnose.probes import Probe
 from cephbench.diagnose.session import Session
 from cephbench.errors import ParseError
@@ -23,19 +25,24 @@ from cephbench.tools.base import Step, Stopped, raw_output
 from cephbench.tools.fio.parse import parse
 from cephbench.tools.osd_bench import driver as osd_bench
 
-WORKLOADS = (
-    ("write-4k-qd1", "randwrite", 1),
+QD1_WRITE = ("write-4k-qd1", "randwrite", 1)
+REST = (
     ("write-4k-qd32", "randwrite", 32),
     ("read-4k-qd1", "randread", 1),
     ("read-4k-qd32", "randread", 32),
 )
+"""Run one after another in one fio process (fio starts once: the rbd engine's start-up is
+most of a short job's time). ``--quick`` leaves out the QD1 reads: no finding rests on them."""
+QUICK_REST = ("write-4k-qd32", "read-4k-qd32")
 
-
-def _dumps(session: Session, into: list[dict[str, dict]]) -> Iterator[Step]:
-    """Every OSD's ``perf dump``, in one ``ceph tell osd.*``."""
-    step, dumps = session.tell_all("perf", "dump")
-    yield step
-    into.append(dumps)
+AFTER = (
+    ("tell", "osd.*", "perf", "dump"),
+    ("osd", "perf"),
+    ("tell", "osd.*", "dump_osd_network", "0"),
+    ("status",),
+)
+"""Read at once when the load has ended: the counters, ``ceph osd perf``, each OSD's
+heartbeat ping times and health."""
 
 
 class ClientLoad(Probe):
@@ -43,64 +50,86 @@ class ClientLoad(Probe):
 
     def run(self, session: Session) -> Iterator[Step]:
         e, fio_target = session.evidence, session.ctx.fio_target
-        got: list[dict[str, dict]] = []
-        yield from _dumps(session, got)
+        opts = session.options
+        step, before = session.tell_all("perf", "dump")
+        yield step
         workloads: dict[str, dict] = {}
-        for name, rw, qd in WORKLOADS:
-            step, result = self._fio(session, name, rw, qd, fio_target.options)
-            yield session.measured(step)
-            workloads[name] = result
-            if name == "write-4k-qd1":
-                yield from _dumps(session, got)
-                step, hists = session.tell_all("dump_historic_ops")
-                yield step
-                for osd, hist in hists.items():
-                    summary = evidence.historic_writes(hist or {})
-                    if summary and osd in e["osds"]:
-                        e["osds"][osd]["historic_qd1_write"] = summary
-        yield from _dumps(session, got)
-        before, qd1_after, after = got
+        qd1, since = [(*QD1_WRITE, opts.qd1_seconds)], time.time() - 1.0
+        step, results = self._fio(session, qd1, fio_target.options)
+        yield session.measured(step)
+        workloads.update(results)
+        (s1, qd1_after), (s2, hists) = session.ceph_many(
+            ("tell", "osd.*", "perf", "dump"), ("tell", "osd.*", "dump_historic_ops")
+        )
+        yield s1
+        yield s2
+        for osd, hist in hists.items():
+            summary = evidence.historic_writes(hist or {}, since)
+            if summary and osd in e["osds"]:
+                e["osds"][osd]["historic_qd1_write"] = summary
+        rest = [
+            (*job, opts.seconds(job[0])) for job in REST if not opts.quick or job[0] in QUICK_REST
+        ]
+        step, results = self._fio(session, rest, fio_target.options)
+        yield session.measured(step)
+        workloads.update(results)
+        got = session.ceph_many(*AFTER)
+        for step, _ in got:
+            yield step
+        after = got[0][1]
         for osd, info in e["osds"].items():
             if osd in before and osd in after:
                 info["load"] = counters.window(before[osd], after[osd])
             if osd in before and osd in qd1_after:
                 info["qd1_write"] = counters.window(before[osd], qd1_after[osd])
         e["client"]["workloads"] = workloads
+        after_load(session, got[1][1], got[2][1], got[3][1])
 
     def _fio(
-        self, session: Session, name: str, rw: str, qd: int, target: dict[str, str]
-    ) -> tuple[Step, dict]:
+        self,
+        session: Session,
+        jobs: list[tuple[str, str, int, float]],
+        target: dict[str, str],
+    ) -> tuple[Step, dict[str, dict]]:
         argv = [
             which("fio"),
-            f"--name={name}",
             *(f"--{k}={v}" for k, v in target.items()),
-            f"--rw={rw}",
             "--bs=4k",
-            f"--iodepth={qd}",
-            f"--runtime={int(session.options.fio_seconds * 1000)}ms",
             "--time_based",
             "--output-format=json",
         ]
+        for i, (name, rw, qd, seconds) in enumerate(jobs):
+            argv += [f"--name={name}", *(["--stonewall"] if i else []), f"--rw={rw}"]
+            argv += [f"--iodepth={qd}", f"--runtime={int(seconds * 1000)}ms"]
         env = {**session.ctx.fio_target.env, "CEPH_ARGS": "--rbd_cache=false"}
         started, t0 = now(), time.monotonic()
         try:
-            result = run(argv, env=env, timeout=session.options.fio_seconds + 120)
+            result = run(argv, env=env, timeout=sum(j[3] for j in jobs) + 120)
         except ProcessInterrupted:
             raise Stopped from None
         window = (t0, time.monotonic())
         raw = raw_output("fio", result, started)
-        figures: dict = {}
         try:
-            jobs = parse(result.stdout, 0, result.stderr)
-            outcome = jobs[0].outcome() if jobs else WorkloadOutcome(name, error="no fio job")
+            done = [j.outcome() for j in parse(result.stdout, 0, result.stderr)]
+            parsed = {o.name: o for o in done}
+            error = "no fio job"
         except ParseError as err:
-            outcome = WorkloadOutcome(name, error=str(err))
-        if outcome.results:
-            r = outcome.results[0]
-            figures = {"iops": r.iops, "lat_mean_us": r.lat_mean_us, "lat_p99_us": r.lat_p99_us}
-        else:
-            figures = {"error": outcome.error}
-        return Step(0, raw, [outcome], [window]), figures
+            parsed, error = {}, str(err)
+        outcomes: list[WorkloadOutcome] = []
+        figures: dict[str, dict[str, Any]] = {}
+        for name, *_ in jobs:
+            outcome = parsed.get(name) or WorkloadOutcome(name, error=error)
+            outcomes.append(outcome)
+            if outcome.results:
+                r = outcome.results[0]
+                figures[name] = {
+                    "iops": r.iops,
+                    "lat_mean_us": r.lat_mean_us,
+                    "lat_p99_us": r.lat_p99_us,
+                }
+            else:
+                figures[name] = {"error": outcome.error}
+        return Step(0, raw, outcomes, [window] * len(outcomes)), figures
 
 
 class OsdBenchProbe(Probe):

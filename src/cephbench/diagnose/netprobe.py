@@ -1,6 +1,6 @@
 """The network between the lab's hosts: iperf3 (a short run per pair) and ping round trips,
-reached as the network suite reaches them (over ssh when the lab has it, else
-``ip netns exec``). On a cluster whose hosts cephbench
+run on the hosts over ssh when the lab has them (``lab up --ssh``), else reached as the
+network suite does (``ip netns exec``). On a cluster whose hosts cephbench
 cannot reach, the heartbeat ping times the OSDs keep are all there is: the checks that were
 not possible are listed."""
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 from cephbench.diagnose.probes import Probe
 from cephbench.diagnose.session import Session
@@ -32,9 +33,10 @@ class LabNetwork(Probe):
             from cephbench.lab.spec import rate_bits
             from cephbench.lab.state import load
 
-            state = load(Layout(__import__("pathlib").Path(conn.lab_dir)))
+            state = load(Layout(Path(conn.lab_dir)))
             if state is not None and len(state.namespaces) >= 2:
-                hosts = state.namespaces
+                hosts = [f"host{i}" for i in range(len(state.namespaces))]
+                port = _port(state)
                 net["nominal_bits_per_second"] = (
                     rate_bits(state.spec.rate) if state.spec.rate else None
                 )
@@ -53,10 +55,16 @@ class LabNetwork(Probe):
             "sync-write QD1 on each OSD's raw device: not done (the lab's devices hold data; "
             "BlueStore's counters and osd bench were read instead)"
         )
-        ex = iperf3_steps.executor(session.ctx)
+        pairs = _pairs(hosts, ring=session.options.quick)
+        inventory = Path(conn.lab_dir or "") / "inventory.yaml"
+        if inventory.is_file():  # the lab's hosts answer ssh: measure from the hosts
+            net["reached_by"] = "ssh"
+            yield from self._over_ssh(session, pairs, port, net)
+            return
+        net["reached_by"] = "ip netns exec"
+        ex = iperf3_steps.executor(session.ctx)  # the network suite's: namespaces here
         try:
             by_name = {h.name: h for h in ex.hosts}
-            pairs = _pairs(list(by_name), ring=session.options.quick)
             found: dict[str, dict] = {}
             for a, b in pairs:
                 step, rtt = _ping(ex, by_name[a], by_name[b])
@@ -65,18 +73,60 @@ class LabNetwork(Probe):
             seconds = session.options.iperf_seconds
             with iperf3_steps.servers(ex, {b: 1 for _, b in pairs}) as running:
                 for a, b in pairs:
-                    port = running.ports[b][0]
-                    client = iperf3_steps._client(ex, by_name[a], by_name[b], port, seconds)
+                    server = running.ports[b][0]
+                    client = iperf3_steps._client(ex, by_name[a], by_name[b], server, seconds)
                     for step in iperf3_steps._pair_steps(f"{a}->{b}", [client], {}, 0, seconds):
-                        yield session.measured(step) if step.outcomes else step
-                        for o in step.outcomes:
-                            for r in o.results:
-                                found[f"{a}->{b}"]["bits_per_second"] = dict(r.metrics).get(
-                                    "bits_per_second"
-                                )
+                        if step.outcomes:
+                            found[f"{a}->{b}"]["bits_per_second"] = _bits(step)
+                            step = session.measured(step)
+                        yield step
         finally:
             ex.close()
         net["pairs"] = found
+
+    def _over_ssh(
+        self, session: Session, pairs: list[tuple[str, str]], port: int, net: dict
+    ) -> Iterator[Step]:
+        from cephbench.diagnose import sshnet
+        from cephbench.hosts.inventory import load_lab
+        from cephbench.hosts.ssh import Ssh
+
+        inv = load_lab(Path(session.conn.lab_dir or ""))
+        by_name = {h.name: h for h in inv.hosts}
+        found: dict[str, dict] = {}
+        with Ssh(inv) as ssh:
+            steps = sshnet.pings(ssh, [(by_name[a], by_name[b]) for a, b in pairs])
+            for (a, b), step in zip(pairs, steps, strict=True):
+                yield step
+                m = _RTT.search(step.raw.stdout if step.raw else "")
+                found.setdefault(f"{a}->{b}", {})["rtt_ms"] = float(m.group(1)) if m else None
+            hosts = sorted({h for p in pairs for h in p})
+            ctx = session.ctx
+            with sshnet.servers(ssh, [by_name[h] for h in hosts], port, ctx.run_id, ctx.resources):
+                for a, b in pairs:
+                    step = sshnet.pair(
+                        ssh, by_name[a], by_name[b], port, session.options.iperf_seconds
+                    )
+                    yield session.measured(step)
+                    found[f"{a}->{b}"]["bits_per_second"] = _bits(step)
+        net["pairs"] = found
+
+
+def _port(state) -> int:
+    """A port no lab daemon binds: iperf3's 5201 unless the lab's port blocks cover it."""
+    taken = [r for r in (state.mon_ports, state.bind_ports) if r]
+    port = 5201
+    while any(lo <= port <= hi for lo, hi in taken):
+        port += 1
+    return port
+
+
+def _bits(step: Step) -> float | None:
+    """Received bits/s of an iperf3 pair's step (None when it failed)."""
+    for o in step.outcomes:
+        for r in o.results:
+            return dict(r.metrics).get("bits_per_second")
+    return None
 
 
 def _pairs(names: list[str], ring: bool) -> list[tuple[str, str]]:

@@ -18,7 +18,6 @@ PROBES: dict[str, str] = {
     "cluster": "cephbench.diagnose.facts:ClusterFacts",
     "history": "cephbench.diagnose.facts:OpHistory",
     "load": "cephbench.diagnose.load:ClientLoad",
-    "counters": "cephbench.diagnose.facts:AfterLoad",
     "osd-bench": "cephbench.diagnose.load:OsdBenchProbe",
     "network": "cephbench.diagnose.netprobe:LabNetwork",
 }

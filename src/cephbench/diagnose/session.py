@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
 from cephbench.ceph.commands import ceph
+from cephbench.diagnose.together import together
 from cephbench.model import RawOutput, WorkloadOutcome, now
 from cephbench.system.process import ProcessInterrupted
 from cephbench.tools.base import RunContext, Step, Stopped, raw_output
@@ -21,8 +23,16 @@ class DiagnoseOptions:
     osd_bench: bool = True
 
     @property
-    def fio_seconds(self) -> float:
-        return 2.0 if self.quick else 10.0
+    def qd1_seconds(self) -> float:
+        """The QD1 writes (the latency budget's, with their own counter window)."""
+        return 1.5 if self.quick else 10.0
+
+    def seconds(self, workload: str) -> float:
+        """Each of the other workloads: with ``--quick``, the QD32 writes (the load that
+        shows a starved or slow OSD) longest."""
+        if not self.quick:
+            return 10.0
+        return 2.0 if workload.startswith("write") else 1.0
 
     @property
     def bench_small_bytes(self) -> int:
@@ -74,6 +84,16 @@ class Session:
         fmt = ["-f", "json"] if json_out else []
         step, _ = self.ceph("tell", "osd.*", *args, *fmt, json_out=False)
         return step, per_osd(step.raw.stdout if step.raw else "")
+
+    def ceph_many(self, *commands: tuple[str, ...]) -> list[tuple[Step, Any]]:
+        """Independent ``ceph`` commands at once; ("tell", "osd.*", ...) reads per OSD."""
+
+        def one(args: tuple[str, ...]) -> Callable[[], tuple[Step, Any]]:
+            if args[:2] == ("tell", "osd.*"):
+                return lambda: self.tell_all(*args[2:])
+            return lambda: self.ceph(*args)
+
+        return together([one(c) for c in commands])
 
     def measured(self, step: Step) -> Step:
         """A step with workloads: its raw output now; its workloads kept for the last step

