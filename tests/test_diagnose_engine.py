@@ -165,3 +165,26 @@ def test_the_report_section_draws_the_evidence_of_a_recorded_diagnosis():
     assert got is not None and got["chart"] == "svg" and drawn == ["diagnosis-7"]
     assert got["tables"][0].rows[0][3] == "host2"
     assert section(7, outputs[:1], lambda fig, name: None) is None
+
+
+def _placement(per_osd: dict[str, tuple[int, int]]) -> dict:
+    e = evidence("healthy")
+    e["placement"] = {
+        "own_pool_only": False,
+        "per_osd": {o: {"pgs": pgs, "primaries": prim} for o, (pgs, prim) in per_osd.items()},
+    }
+    return e
+
+
+def test_few_pgs_off_by_chance_are_no_placement_finding():
+    # the CI case: a lab's pools besides the diagnosis' own held 8 PGs; osd.2 was primary of
+    # 1 against a mean of 2.7 (62 % off, well within what random placement gives)
+    d = findings.diagnose(_placement({"0": (8, 4), "1": (8, 3), "2": (8, 1)}))
+    assert not [f for f in d.findings if f.layer == "placement"]
+    assert any(c["check"] == "primaries per OSD" and "chance" in c["detail"] for c in d.checked)
+
+
+def test_a_real_imbalance_over_30_percent_is_a_placement_warning():
+    d = findings.diagnose(_placement({"0": (100, 33), "1": (120, 40), "2": (60, 20)}))
+    [pgs] = [f for f in d.findings if f.layer == "placement" and "PGs" in f.summary]
+    assert (pgs.component, pgs.severity) == ("osd.2", "warning")

@@ -23,6 +23,12 @@ MAD_Z = 3.5
 """A robust z-score (0.6745 x deviation / MAD) above this is an outlier (Iglewicz-Hoaglin)."""
 PG_SPREAD = 0.30
 """PGs per OSD more than 30 % from the mean: what Ceph's monitoring rules flag."""
+PG_CHANCE_SDS = 3.0
+"""...and only beyond what chance placement gives: CRUSH places PGs pseudo-randomly, so an
+OSD's count varies by about the square root of the mean (Poisson). With a few PGs per OSD
+(a lab, a test pool) 30 % is noise: 1 primary against a mean of 2.7 is 62 % off and means
+nothing. The rule was written for clusters with about 100 PGs per OSD, where 30 % is 3
+standard deviations; below that a deviation must also exceed 3 of them."""
 SYNC_WRITES_INFO = 1000.0
 """Durable 4k writes per second of one device at QD1: drives with power-loss protection do
 thousands; consumer drives a few hundred (see the reference figures)."""
@@ -523,7 +529,18 @@ def _placement_findings(e: dict[str, Any], d: Diagnosis) -> None:
                 continue
             worst = max(counts, key=lambda k: abs(counts[k] - mean))
             spread = abs(counts[worst] - mean) / mean
-            if spread > PG_SPREAD:
+            by_chance = abs(counts[worst] - mean) <= PG_CHANCE_SDS * math.sqrt(mean)
+            if spread > PG_SPREAD and by_chance:
+                d.checked.append(
+                    {
+                        "layer": "placement",
+                        "check": f"{what} per OSD",
+                        "status": "normal",
+                        "detail": f"{worst} {spread:.0%} from the mean {mean:.1f}, within "
+                        f"what chance placement gives with so few (3 x sqrt(mean))",
+                    }
+                )
+            elif spread > PG_SPREAD:
                 d.findings.append(
                     Finding(
                         "placement",
