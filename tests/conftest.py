@@ -91,11 +91,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     reason = lab_skip_reason()
     for item in items:
         if "lab" in item.keywords:
+            item.add_marker(pytest.mark.lab)  # tests/lab/* by their folder: `-m lab` too
             if reason:
                 item.add_marker(pytest.mark.skip(reason=reason))
-            # with xdist's --dist loadgroup every lab test runs on one worker, one at a time,
-            # sharing the session's labs; the other worker takes the fio and pure tiers
-            item.add_marker(pytest.mark.xdist_group("lab"))
         elif _runs_tools(item):
             item.add_marker(pytest.mark.fio)
         else:
