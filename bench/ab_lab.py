@@ -1,20 +1,25 @@
 """Benchmark `cephbench ab` against separate runs: false positives, detection, total time.
 
-    .venv/bin/python bench/ab_lab.py [--n 20] [--rounds 4] [--runtime 2] [--lab-dir /tmp/ab-lab]
+    .venv/bin/python bench/ab_lab.py [--n 20] [--rounds 12] [--runtime 2] [--lab-dir /tmp/ab-lab]
 
 On a throwaway Ceph lab (``--lab-dir``; brought up unless one runs there, taken down if this
 script started it), with one RBD image made for the whole benchmark (pool ``abbench``):
 
 - ``n`` A/A experiments: ``cephbench ab`` whose B side sets ``rbd_qos_iops_limit 0``, the
   value in effect anyway (a real apply and revert that changes nothing);
-- ``n`` experiments with a real change of about 10 %: B caps the image at 90 % of A's IOPS
-  (``ceph config set client rbd_qos_iops_limit N``, librbd's own QoS), calibrated once;
+- ``n`` experiments with a real change of about 10 %: B caps the image's IOPS (``ceph config
+  set client rbd_qos_iops_limit N``, librbd's own QoS); librbd lets a few per cent more than
+  the cap through, so N is calibrated once until the capped runs measure 90 % of the uncapped
+  (medians of three runs each);
 - the same budget (the same number of runs of each side) spent the usual way: all A runs,
   then the setting changed by hand, all B runs, then ``cephbench compare`` (Welch's test).
 
 Each experiment is judged by its one workload's IOPS cell: significant or not. Prints, for
 both ways: the false-positive rate (A/A cells called significant), the detection rate (capped
-cells called significantly worse) and the total time. Needs root and Ceph.
+cells called significantly worse), each with its 95 % (Clopper-Pearson) interval, and the total
+time. Every experiment's figures go to ``--out`` (JSON lines) as they finish. Needs root and
+Ceph; the machine should be otherwise idle (what else runs lands in the separate runs'
+difference, which is the point of the comparison, but not in a fair one).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -57,31 +63,76 @@ def ab(env: dict[str, str], suite: list[str], change: str, rounds: int) -> bool 
 
 def separate(env: dict[str, str], suite: list[str], limit: int, runs: int, tag: str):
     """The usual way: ``runs`` A runs, the setting by hand, ``runs`` B runs, compare."""
-    ids: dict[str, list[str]] = {"A": [], "B": []}
+    ids: dict[str, list[str]] = {}
     for side in "AB":
         if side == "B":
             sh(env, "ceph", "config", "set", "client", "rbd_qos_iops_limit", str(limit))
         try:
             for _ in range(runs):
                 cb(env, "run", *suite, "--label", f"{tag}-{side}")
-                ids[side].append(
-                    str(json.loads(cb(env, "runs", "--format", "json"))["runs"][-1]["id"])
-                )
         finally:
             if side == "B":
                 sh(env, "ceph", "config", "rm", "client", "rbd_qos_iops_limit")
+        listed = json.loads(
+            cb(env, "runs", "--label", f"{tag}-{side}", "--all", "--format", "json")
+        )
+        ids[side] = [str(r["id"]) for r in listed["runs"]]
+        assert len(ids[side]) == runs, listed
     data = json.loads(cb(env, "compare", *ids["A"], *ids["B"], "--format", "json"))
     (row,) = [r for r in data["rows"] if r["metric"] == "iops"]
-    key = ids["B"][0]
+    (key,) = row["significant"]  # the one column against the baseline (the A runs)
     return row["significant"][key], row["pct_diff"][key]
+
+
+def median_iops(env: dict[str, str], suite: list[str], label: str, runs: int = 3) -> float:
+    values = []
+    for _ in range(runs):
+        cb(env, "run", *suite, "--label", label)
+        values.append(json.loads(cb(env, "show", "last", "--format", "json"))["results"][0]["iops"])
+    return statistics.median(values)
+
+
+def calibrate(env: dict[str, str], suite: list[str]) -> tuple[float, int, float]:
+    """(uncapped IOPS, the cap, capped/uncapped): the cap that takes about 10 % off."""
+    base = median_iops(env, suite, "calibrate")
+    limit = int(base * 0.9)
+    for _ in range(3):
+        sh(env, "ceph", "config", "set", "client", "rbd_qos_iops_limit", str(limit))
+        try:
+            capped = median_iops(env, suite, "calibrate-cap")
+        finally:
+            sh(env, "ceph", "config", "rm", "client", "rbd_qos_iops_limit")
+        ratio = capped / base
+        print(
+            f"calibration: {base:.0f} IOPS, cap {limit}: {capped:.0f} ({ratio - 1:+.1%})",
+            file=sys.stderr,
+        )
+        if abs(ratio - 0.9) <= 0.015:
+            break
+        limit = int(limit * 0.9 / ratio)
+    return base, limit, ratio
+
+
+def interval(k: int, n: int) -> str:
+    """The 95 % Clopper-Pearson interval of k successes in n, in per cent."""
+    if n == 0:
+        return "-"
+    from scipy.stats import beta
+
+    lo = 0.0 if k == 0 else beta.ppf(0.025, k, n - k + 1)
+    hi = 1.0 if k == n else beta.ppf(0.975, k + 1, n - k)
+    return f"{lo:.0%}-{hi:.0%}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20, help="experiments of each kind")
-    parser.add_argument("--rounds", type=int, default=4, help="rounds per A/B experiment")
+    parser.add_argument(
+        "--rounds", type=int, default=12, help="rounds per A/B experiment (12: six blocks)"
+    )
     parser.add_argument("--runtime", default="2")
     parser.add_argument("--lab-dir", default="/tmp/ab-lab")
+    parser.add_argument("--out", default="ab_lab.jsonl", help="every experiment's figures")
     parser.add_argument(
         "--budget",
         type=float,
@@ -122,10 +173,7 @@ def main() -> None:
             "--size=256m",
             "--iodepth=4",
         )
-        cb(env, "run", *suite, "--label", "calibrate")
-        base = json.loads(cb(env, "show", "last", "--format", "json"))["results"][0]["iops"]
-        limit = int(base * 0.9)
-        print(f"calibration: {base:.0f} IOPS; the real change caps at {limit}", file=sys.stderr)
+        base, limit, ratio = calibrate(env, suite)
         per_side = args.rounds // 2
         t_start = time.monotonic()
         for i in range(args.n):
@@ -138,9 +186,21 @@ def main() -> None:
                 results[f"ab_{kind}"].append(ab(env, suite, change, args.rounds))
                 t1 = time.monotonic()
                 results[f"sep_{kind}"].append(separate(env, suite, value, per_side, f"{kind}{i}"))
+                t2 = time.monotonic()
                 spent["ab"] += t1 - t0
-                spent["sep"] += time.monotonic() - t1
-            print(f"  experiment {i + 1}/{args.n}: {results}", file=sys.stderr, flush=True)
+                spent["sep"] += t2 - t1
+                record = {
+                    "experiment": i + 1,
+                    "kind": kind,
+                    "ab": results[f"ab_{kind}"][-1],
+                    "ab_s": round(t1 - t0, 1),
+                    "separate": results[f"sep_{kind}"][-1],
+                    "separate_s": round(t2 - t1, 1),
+                    "load": os.getloadavg()[0],
+                }
+                with open(args.out, "a") as out:
+                    out.write(json.dumps(record) + "\n")
+                print(f"  {json.dumps(record)}", file=sys.stderr, flush=True)
     finally:
         subprocess.run(
             ["ceph", "osd", "pool", "rm", POOL, POOL, "--yes-i-really-really-mean-it"],
@@ -150,16 +210,21 @@ def main() -> None:
         if started:
             cb(env, "lab", "down", "--dir", args.lab_dir, "--purge")
     n = len(results["ab_aa"])
+    print(
+        f"real change: cap {limit} IOPS against {base:.0f} uncapped "
+        f"({ratio - 1:+.1%} in calibration); {n} experiments of each kind"
+    )
     for way, label in (
-        ("ab", f"cephbench ab (ABBA, {args.rounds} rounds)"),
+        ("ab", f"cephbench ab (ABBA..., {args.rounds} rounds)"),
         ("sep", f"separate runs ({per_side} + {per_side}, compare)"),
     ):
         fp = sum(s is True for s, _ in results[f"{way}_aa"])
         found = sum(s is True and p < 0 for s, p in results[f"{way}_cap"])
         mean = sum(p for _, p in results[f"{way}_cap"]) / max(1, n)
         print(
-            f"{label}: false positives {fp}/{n} ({fp / max(1, n):.0%}), detected {found}/{n} "
-            f"({found / max(1, n):.0%}, mean change {mean:+.1f} %), total {spent[way]:.0f} s"
+            f"{label}: false positives {fp}/{n} ({fp / max(1, n):.0%}, 95 % CI "
+            f"{interval(fp, n)}), detected {found}/{n} ({found / max(1, n):.0%}, 95 % CI "
+            f"{interval(found, n)}, mean change {mean:+.1f} %), total {spent[way]:.0f} s"
         )
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"--runtime {args.runtime}, load average now {load}; store kept in {work / 'results.db'}")

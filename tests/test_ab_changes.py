@@ -5,6 +5,7 @@ ceph.conf edited and read back."""
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 
@@ -18,7 +19,7 @@ from cephbench.tuning.changes import (
     parse_size,
     same_value,
 )
-from tests.helpers import CEPH
+from tests.helpers import CEPH, cb
 
 
 def help_of(key: str) -> dict:
@@ -158,3 +159,20 @@ def test_conf_set_puts_the_key_in_global_only_and_reads_back():
     cache_off = conf_with(CONF, "rbd_cache", "false")
     assert conf_get(cache_off, "rbd_cache") == "false" and "rbd_cache = true" not in cache_off
     assert conf_get(CONF, "rbd_cache") == "true" and conf_get(CONF, "nope") is None
+
+
+def test_a_suite_that_cannot_run_fails_before_any_setting_is_read_or_changed(tmp_path):
+    """The request is planned first: a bad suite or target costs no restart and no round."""
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(
+        "name: broken\ndescription: d\nworkloads:\n  - {name: w, rw: randread, rate_iops: 5}\n"
+    )
+    db = tmp_path / "results.db"
+    change = ["--b", "sysctl net.core.somaxconn=1"]
+    out = cb(db, "ab", str(broken), "--target", f"file:{tmp_path}", *change, expect=2)
+    assert "workloads.0.rate_iops: unknown field" in out.output and "Traceback" not in out.output
+    out = cb(db, "ab", "quick", "--target", "nowhere:x", *change, expect=2)
+    assert "nowhere" in out.output and "Traceback" not in out.output
+    if db.exists():  # no experiment started: nothing was read, changed or stored
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("SELECT COUNT(*) FROM ab_experiments").fetchone() == (0,)

@@ -93,7 +93,7 @@ def ab(
           --target-ci 3% --max-time 30m
       cephbench ab quick --a ab/a.yaml --b ab/b.yaml
     """
-    from cephbench.cli.run import start
+    from cephbench.cli.run import prepare, start
     from cephbench.planning.request import OverrideOptions, RunRequest
     from cephbench.system.units import parse_seconds
     from cephbench.tuning.changes import make_side
@@ -132,6 +132,7 @@ def ab(
         c.kind == "sysctl" for side in (side_a, side_b) for c in side.changes
     ):
         raise UsageError("--hosts is for sysctl changes, and no side makes one")
+    prepare(request)  # a suite or target that cannot run fails before any setting changes
     conn, lab_dir = _connection(plan)
     inventory = None
     if hosts_spec is not None:

@@ -109,13 +109,30 @@ def run(suite: str, fmt: str, store: Store, resume_ref: str | None, **parts) -> 
 
 def start(store: Store, request: RunRequest, resume: int | None = None) -> RunOutcome:
     """Plan, target and options from a run request, then run (``resume``: the run to finish)."""
+    from cephbench.execution.runner import execute
+
+    plan, target, options = prepare(request, resume)
+    return execute(
+        store,
+        plan,
+        target,
+        label=request.label,
+        repeats=request.repeats,
+        progress=RichProgress(request.repeats),
+        options=options,
+        resume=resume,
+    )
+
+
+def prepare(request: RunRequest, resume: int | None = None):
+    """The plan, target and run options of a request, every part checked; nothing runs, and
+    nothing is created (``ab`` checks its request this way before it changes a setting)."""
     # The planner, runner, targets and Ceph session (numpy, pydantic, YAML...): not for --help
     from rich.markup import escape
 
     from cephbench.ceph.connection import resolve
     from cephbench.ceph.session import HealthOptions
     from cephbench.execution.options import RunOptions
-    from cephbench.execution.runner import execute
     from cephbench.planning.plan import Overrides, Plan, make_plan
     from cephbench.planning.sweep import Axes
     from cephbench.targets.cluster import CephOptions, CephTarget
@@ -185,16 +202,7 @@ def start(store: Store, request: RunRequest, resume: int | None = None) -> RunOu
         request=r,
         hosts=r.device.hosts,
     )
-    return execute(
-        store,
-        plan,
-        target,
-        label=r.label,
-        repeats=r.repeats,
-        progress=RichProgress(r.repeats),
-        options=options,
-        resume=resume,
-    )
+    return plan, target, options
 
 
 def _int(value: str | None) -> int | None:

@@ -236,7 +236,7 @@ class Settings:
         if change is None:
             self._verify_original(slot)
             return
-        got = current(self.conn, change)
+        got = current(self.conn, change, slot.original)
         rm = change.kind == "config_rm"
         ok = got is None if rm else same_value(slot.type, got, change.value)
         if not ok:
@@ -482,8 +482,9 @@ def apply_change(conn: Connection | None, change: Change, original: dict[str, An
         path.write_text(conf_with(original["text"], change.key, change.value))
 
 
-def current(conn: Connection | None, change: Change) -> str | None:
-    """What the setting ``change`` sets shows now (None: ``config rm``'d, no entry)."""
+def current(conn: Connection | None, change: Change, original: dict[str, Any]) -> str | None:
+    """What the setting ``change`` sets shows now (None: ``config rm``'d, no entry; for
+    ``conf-set``, the lab's ceph.conf as written; the running OSDs are checked apart)."""
     if change.kind == "config":
         assert conn is not None
         return config_get(conn, change.target, change.key)
@@ -495,7 +496,7 @@ def current(conn: Connection | None, change: Change) -> str | None:
         return pool_get(conn, change.target, change.key)
     if change.kind == "sysctl":
         return sysctl_get(change.key)
-    raise AssertionError("conf-set is checked through the file")
+    return conf_get(Path(original["conf"]).read_text(), change.key)
 
 
 def restore_slot(
