@@ -10,7 +10,6 @@ import sqlite3
 import pytest
 
 from cephbench.errors import UsageError
-from cephbench.tuning.apply import conf_get, conf_with
 from cephbench.tuning.changes import (
     Change,
     check_value,
@@ -19,6 +18,7 @@ from cephbench.tuning.changes import (
     parse_size,
     same_value,
 )
+from cephbench.tuning.setting import conf_get, conf_with
 from tests.helpers import CEPH, cb
 
 

@@ -9,8 +9,8 @@ import pytest
 
 from cephbench.errors import CephbenchError
 from cephbench.store import Store, experiments
-from cephbench.tuning.apply import _check_hosts, _sysctl_value_error
 from cephbench.tuning.host_sysctl import proc_path, shown
+from cephbench.tuning.setting import check_hosts, sysctl_value_error
 from tests.helpers import cb
 
 
@@ -22,18 +22,18 @@ def test_hosts_values_are_one_value_when_they_agree_else_each_hosts():
 
 
 def test_a_sysctl_of_n_integers_takes_n_integers():
-    assert _sysctl_value_error("net.ipv4.tcp_rmem", "4096\t87380\t6291456", "1 2 3") is None
+    assert sysctl_value_error("net.ipv4.tcp_rmem", "4096\t87380\t6291456", "1 2 3") is None
     assert "takes 3 integer(s), like '4096 87380 6291456'" in str(
-        _sysctl_value_error("net.ipv4.tcp_rmem", "4096\t87380\t6291456", "4096 87380")
+        sysctl_value_error("net.ipv4.tcp_rmem", "4096\t87380\t6291456", "4096 87380")
     )
-    assert _sysctl_value_error("net.core.somaxconn", "4096", "lots") is not None
-    assert _sysctl_value_error("kernel.hostname", "host0", "other") is None  # not numeric
+    assert sysctl_value_error("net.core.somaxconn", "4096", "lots") is not None
+    assert sysctl_value_error("kernel.hostname", "host0", "other") is None  # not numeric
 
 
 def test_a_host_showing_another_value_is_named():
-    _check_hosts("k", {"h1": "1\t2", "h2": "3"}, {"h1": "1 2", "h2": "3"})
+    check_hosts("k", {"h1": "1\t2", "h2": "3"}, {"h1": "1 2", "h2": "3"})
     with pytest.raises(CephbenchError, match=r"sysctl k is not as cephbench set it: h2 shows '4'"):
-        _check_hosts("k", {"h1": "1", "h2": "4"}, {"h1": "1", "h2": "3"})
+        check_hosts("k", {"h1": "1", "h2": "4"}, {"h1": "1", "h2": "3"})
     assert proc_path("net.core.somaxconn") == "/proc/sys/net/core/somaxconn"
 
 
