@@ -154,6 +154,11 @@ def ab(
 
     exp_id = run_ab(store, plan, run_round, conn, lab_dir, note, inventory)
     doc = to_json(store, exp_id)
+    console_err.print(
+        f"Stored as A/B experiment {exp_id}; its report: "
+        f"cephbench report --experiment {exp_id} -o ab.html",
+        markup=False,
+    )
     if fmt == "json":
         print_json(doc)
         return

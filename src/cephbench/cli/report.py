@@ -28,9 +28,22 @@ if TYPE_CHECKING:
     type=click.Path(dir_okay=False, path_type=Path),
     help="report.html (one self-contained file) or report.md (PNG charts in report_files/).",
 )
+@click.option(
+    "--experiment",
+    type=int,
+    metavar="N",
+    help="The rounds of A/B experiment N (`cephbench ab` prints its number), with its verdict "
+    "and every round's figures first.",
+)
 @picking_filter
 @db_option
-def report(run_refs: tuple[str, ...], output: Path, run_filter: RunFilter, store: Store) -> None:
+def report(
+    run_refs: tuple[str, ...],
+    output: Path,
+    experiment: int | None,
+    run_filter: RunFilter,
+    store: Store,
+) -> None:
     """Write a report of one or more runs; the first is the baseline.
 
     Runs are the RUNs given, then those the filters pick (oldest first). Where a
@@ -42,6 +55,7 @@ def report(run_refs: tuple[str, ...], output: Path, run_filter: RunFilter, store
       cephbench report 3 4 5 -o report.html
       cephbench report last -o report.md
       cephbench report --label nightly --since 30d -o nightly.html
+      cephbench report --experiment 2 -o ab.html
     """
     # scipy, matplotlib and jinja2 (~1 s) load when reporting, not for `report --help`
     from cephbench.analysis.compare import compare
@@ -51,10 +65,37 @@ def report(run_refs: tuple[str, ...], output: Path, run_filter: RunFilter, store
         raise UsageError(
             f"the directory {output.parent} does not exist", hint="create it, or write elsewhere"
         )
+    ab = None
+    if experiment is not None:
+        if run_refs or run_filter.narrows or run_filter.last is not None:
+            raise UsageError(
+                "--experiment picks the runs itself (its rounds)",
+                hint="give --experiment N alone, or runs without it",
+            )
+        ab, run_refs = _experiment(store, experiment)
     runs = pick_runs(store, run_refs, run_filter)
     provenance = {run.id: store.outputs(run.id) for run in runs}
     series = {run.id: [s for s in store.series(run.id) if s.workload] for run in runs}  # not health
     written = write_report(
-        compare(runs, clusters=load_clusters(store, runs)), provenance, output, series
+        compare(runs, clusters=load_clusters(store, runs)), provenance, output, series, ab
     )
     click.echo(str(written[0]))
+
+
+def _experiment(store: Store, exp_id: int) -> tuple[dict, tuple[str, ...]]:
+    """Experiment ``exp_id``'s ``cephbench.ab/1`` document, and its runs (side A's first)."""
+    from cephbench.errors import StoreError
+    from cephbench.tuning.report import to_json
+
+    try:
+        doc = to_json(store, exp_id)
+    except StoreError as e:
+        raise UsageError(str(e), hint="`cephbench ab` prints the number of each experiment") from e
+    a, b = (c["runs"] for c in doc["columns"])
+    if not a or not b:
+        raise UsageError(
+            f"A/B experiment {exp_id} has no round of {'side A' if not a else 'side B'} "
+            f"({doc['status']}): nothing to compare",
+            hint="run the experiment again (cephbench ab)",
+        )
+    return doc, tuple(str(i) for i in (*a, *b))

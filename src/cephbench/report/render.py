@@ -23,6 +23,7 @@ from cephbench.analysis.compare import Comparison
 from cephbench.errors import UsageError
 from cephbench.model import Series
 from cephbench.report import charts
+from cephbench.report.ab import ab_section
 from cephbench.report.markdown import (
     cluster_table,
     comparison_notes,
@@ -83,8 +84,10 @@ def context(
     provenance: dict[int, list[dict[str, Any]]],
     chart: ChartSink,
     series: SeriesByRun | None = None,
+    ab: dict[str, Any] | None = None,
 ) -> dict:
-    """Everything the templates show. ``provenance``: run id -> ``Store.outputs(run_id)``.
+    """Everything the templates show. ``provenance``: run id -> ``Store.outputs(run_id)``;
+    ``ab``: the A/B experiment the runs are the rounds of (``cephbench.ab/1``), if any.
 
     ``chart`` renders a figure (or None) under a file-safe name and returns what the template
     embeds. Sweep points are charted in the Sweep section, not one by one.
@@ -146,6 +149,7 @@ def context(
         "timeseries": timeseries_section(cmp, series or {}, chart),
         "network": network_section(cmp, chart),
         "trend": trend_section(cmp, chart),
+        "ab": ab_section(ab, chart) if ab else None,
     }
 
 
@@ -154,9 +158,11 @@ def write_report(
     provenance: dict[int, list[dict[str, Any]]],
     path: Path,
     series: SeriesByRun | None = None,
+    ab: dict[str, Any] | None = None,
 ) -> list[Path]:
     """Write ``path`` (.html or .md); returns every file written. ``series``: the runs' time
-    series, by run id (none: no Time series section)."""
+    series, by run id (none: no Time series section); ``ab``: the experiment they are the
+    rounds of (its section first)."""
     suffix = path.suffix.lower()
     if suffix not in (".html", ".htm", ".md"):
         raise UsageError(
@@ -165,14 +171,20 @@ def write_report(
         )
     with charts.style():
         if suffix == ".md":
-            return _write_markdown(cmp, provenance, path, series)
-        ctx = context(cmp, provenance, lambda fig, _name: charts.svg(fig) if fig else None, series)
+            return _write_markdown(cmp, provenance, path, series, ab)
+        ctx = context(
+            cmp, provenance, lambda fig, _name: charts.svg(fig) if fig else None, series, ab
+        )
     path.write_text(_env(True).get_template("report.html.j2").render(**ctx))
     return [path]
 
 
 def _write_markdown(
-    cmp: Comparison, provenance: dict, path: Path, series: SeriesByRun | None
+    cmp: Comparison,
+    provenance: dict,
+    path: Path,
+    series: SeriesByRun | None,
+    ab: dict[str, Any] | None = None,
 ) -> list[Path]:
     files_dir = path.with_name(f"{path.stem}_files")
     files_dir.mkdir(parents=True, exist_ok=True)
@@ -186,7 +198,7 @@ def _write_markdown(
         written.append(target)
         return f"{files_dir.name}/{target.name}"
 
-    ctx = context(cmp, provenance, sink, series)
+    ctx = context(cmp, provenance, sink, series, ab)
     path.write_text(_env(False).get_template("report.md.j2").render(**ctx))
     return [path, *written]
 
