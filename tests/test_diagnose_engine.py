@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cephbench.diagnose import counters, findings, stored
+from cephbench.diagnose import counters, finding, findings, stored
 from cephbench.diagnose.session import per_osd
 from tests.contract import validate
 
@@ -63,7 +63,7 @@ def test_the_top_finding_names_the_injected_fault(name):
     assert top["layer"] in layers and top["component"] == component, top
     assert top["severity"] in ("warning", "critical") and top["evidence"]
     # every finding carries figures; sorted by severity, then impact
-    ranks = [(findings.SEVERITIES.index(f["severity"]), f["impact"]) for f in d["findings"]]
+    ranks = [(finding.SEVERITIES.index(f["severity"]), f["impact"]) for f in d["findings"]]
     assert ranks == sorted(ranks, reverse=True)
 
 
@@ -100,11 +100,11 @@ def test_historic_writes_of_an_earlier_load_are_left_out():
 
 def test_outliers_need_mads_and_a_ratio():
     values = {"a": 1.0, "b": 1.1, "c": 5.0}
-    (o,) = findings.outliers(values, high=True, min_ratio=2.0)
+    (o,) = finding.outliers(values, high=True, min_ratio=2.0)
     assert o.name == "c" and o.median == 1.1 and o.ratio == pytest.approx(5.0 / 1.1)
-    assert findings.outliers({"a": 1.0, "b": 1.1, "c": 1.5}, high=True, min_ratio=2.0) == []
-    assert findings.outliers({"a": 1.0, "b": 5.0}, high=True, min_ratio=2.0) == []  # 2 peers
-    (low,) = findings.outliers({"x": 480.0, "y": 470.0, "z": 95.0}, high=False, min_ratio=1.5)
+    assert finding.outliers({"a": 1.0, "b": 1.1, "c": 1.5}, high=True, min_ratio=2.0) == []
+    assert finding.outliers({"a": 1.0, "b": 5.0}, high=True, min_ratio=2.0) == []  # 2 peers
+    (low,) = finding.outliers({"x": 480.0, "y": 470.0, "z": 95.0}, high=False, min_ratio=1.5)
     assert low.name == "z"
 
 

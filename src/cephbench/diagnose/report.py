@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cephbench.diagnose.findings import _osd_figures
 from cephbench.diagnose.render import tables
+from cephbench.diagnose.rules.osd import osd_figures
 from cephbench.diagnose.tool import DIAGNOSIS_TOOL, EVIDENCE_TOOL
 
 DRAWN = (
@@ -39,7 +39,7 @@ def section(run_id: int, outputs: list[dict[str, Any]], chart) -> dict[str, Any]
 def _figure(evidence: dict[str, Any]):
     import matplotlib.pyplot as plt
 
-    figs = _osd_figures(evidence)
+    figs = osd_figures(evidence)
     pairs = {
         k: v.get("bits_per_second")
         for k, v in evidence.get("network", {}).get("pairs", {}).items()

@@ -1,0 +1,99 @@
+"""A finding, and the peer comparison most of them rest on. Pure.
+
+An OSD, a host or a link is an outlier when its figure is far from its peers' median,
+measured in MADs (median absolute deviations) and as a ratio: one slow OSD among three is
+found, and normal jitter is not.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+SEVERITIES = ("info", "warning", "critical")
+
+
+MAD_Z = 3.5
+"""A robust z-score (0.6745 x deviation / MAD) above this is an outlier (Iglewicz-Hoaglin)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    layer: str
+    component: str
+    severity: str
+    summary: str
+    evidence: dict[str, Any]
+    next_step: str
+    impact: float
+    """How far from normal (a ratio to the peers' median or to the nominal figure); orders
+    findings of one severity."""
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["impact"] = round(self.impact, 3)
+        return d
+
+
+@dataclass(frozen=True)
+class Outlier:
+    name: str
+    value: float
+    median: float
+    ratio: float
+    z: float
+
+
+@dataclass
+class Diagnosis:
+    findings: list[Finding] = field(default_factory=list)
+    checked: list[dict[str, str]] = field(default_factory=list)
+    budget: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "findings": [f.to_json() for f in self.findings],
+            "checked": self.checked,
+            "budget": self.budget,
+        }
+
+
+def outliers(
+    values: dict[str, float], *, high: bool, min_ratio: float, min_excess: float = 0.0
+) -> list[Outlier]:
+    """Members far above (``high``) or below their peers' median: robust z over ``MAD_Z``,
+    at least ``min_ratio`` times the median (or a ``min_ratio``-th of it), and at least
+    ``min_excess`` away in the figure's unit. Needs three members or more."""
+    clean = {k: v for k, v in values.items() if v is not None and math.isfinite(v)}
+    if len(clean) < 3:
+        return []
+    med = statistics.median(clean.values())
+    mad = statistics.median(abs(v - med) for v in clean.values())
+    out = []
+    for name, v in clean.items():
+        dev = (v - med) if high else (med - v)
+        if dev <= 0 or dev < min_excess:
+            continue
+        z = math.inf if mad == 0 else 0.6745 * dev / mad
+        ratio = (v / med if med > 0 else math.inf) if high else med / v if v > 0 else math.inf
+        if z >= MAD_Z and ratio >= min_ratio:
+            out.append(Outlier(name, v, med, ratio, z))
+    return out
+
+
+def severity(ratio: float) -> str:
+    return "critical" if ratio >= 4 else "warning" if ratio >= 2 else "info"
+
+
+def rounded(x: float | None, n: int = 3) -> float | None:
+    return None if x is None else round(x, n)
+
+
+def peers(values: dict[str, float | None], name: str) -> dict[str, float | None]:
+    return {k: rounded(v) for k, v in values.items() if k != name}
+
+
+def host_of(e: dict[str, Any], osd: str) -> str | None:
+    return (e.get("osds", {}).get(osd.removeprefix("osd.")) or {}).get("host")
