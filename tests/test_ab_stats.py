@@ -168,3 +168,7 @@ def test_the_report_shows_verdicts_points_per_round_changes_and_the_summary():
     assert found[-1].rows[1][3] == "1,060.00"  # round 2's own point, as measured
     assert "restored config client rbd_cache = true (verified)" in lines
     assert lines[-1] == doc["summary"] and lines[0] == "A: (the configuration as found)"
+    assert not any(line.startswith("Note:") for line in lines)  # ABBA: a drift cancels
+    six = {**doc, "order": "ABBAAB"}
+    note = next(line for line in tables(six)[1] if line.startswith("Note:"))
+    assert note.startswith("Note: with 3 blocks a steady drift does not cancel: 0.33 of one")

@@ -9,6 +9,7 @@ from cephbench.contracts import AB as SCHEMA
 from cephbench.store import Store, experiments
 from cephbench.tuning.analyze import analyze, row_json, summary_line
 from cephbench.tuning.experiment import played_rounds
+from cephbench.tuning.rounds import drift_weight
 from cephbench.tuning.verdict import ALPHA
 
 TEST = "paired t-test on per-block log ratios ln(B/A), Benjamini-Hochberg across cells"
@@ -113,6 +114,14 @@ def tables(doc: dict[str, Any]) -> tuple[list, list[str]]:
     for r in doc["reverted"]:
         lines.append(f"restored {r['setting']} = {r['value']} (verified)")
     lines.append(f"Order: {doc['order']}; test: {doc['test']}")
+    complete = doc["order"][: len(doc["order"]) // 2 * 2]
+    weight = drift_weight(complete) if complete else 0.0
+    if weight:
+        lines.append(
+            f"Note: with {len(complete) // 2} blocks a steady drift does not cancel: "
+            f"{abs(weight):.2f} of one round's drift stays in the difference "
+            "(a multiple of 4 rounds cancels it)"
+        )
     if doc["sequential"]:
         lines.append(f"Sequential: {doc['sequential']}; stopped: {doc['stopped']}")
     lines.append(doc["summary"])
