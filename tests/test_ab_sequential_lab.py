@@ -20,7 +20,7 @@ from cephbench.lab.ceph import ceph
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import load
 from tests.contract import validate
-from tests.helpers import cb
+from tests.helpers import cb, wait_for
 
 pytestmark = pytest.mark.lab
 
@@ -125,7 +125,7 @@ def test_conf_set_restarts_the_osds_and_puts_the_conf_back(
     after = osd_pids(lab3)
     assert after.keys() == pids.keys() and all(after[i] != pids[i] for i in pids)  # restarted
     assert running(lab3, KEY) == old
-    assert ceph_json(lab3, "status")["health"]["status"] == "HEALTH_OK"
+    wait_for(lambda: ceph_json(lab3, "status")["health"]["status"] == "HEALTH_OK", "HEALTH_OK")
 
 
 def test_an_invalid_conf_set_value_fails_before_anything_changes(
