@@ -31,6 +31,9 @@ def _results_tree(top: Path) -> dict[str, Path]:
         path.write_text((FIO_DATA / sample).read_text())
     (top / "jobs.fio").write_text((FIO_DATA / "groups4.fio").read_text())
     (top / "host1" / "README.md").write_text("# Week 1\nNothing measured here.\n")
+    (top / "plot.py").write_text(  # a script that reads fio's JSON is not a damaged one
+        'import json\ndoc = json.load(open("a.json"))\nprint(doc["fio version"], doc["jobs"])\n'
+    )
     (top / ".git").mkdir()
     (top / ".git" / "copy.json").write_text((FIO_DATA / "groups4.json").read_text())
     (top / ".notes.json").write_text((FIO_DATA / "groups4.json").read_text())
@@ -49,8 +52,9 @@ def test_a_directory_imports_every_output_under_it_and_skips_the_rest(
     err = result.stderr
     assert f"{top / 'jobs.fio'}: skipped: no fio (JSON or normal)" in err
     assert f"{top / 'host1' / 'README.md'}: skipped: no fio" in err
-    assert err.count("skipped:") == 2 and ".git" not in err and ".notes" not in err
-    assert f"{top}: 3 files imported as 3 runs, 2 skipped (see above)" in err
+    assert f"{top / 'plot.py'}: skipped: no fio" in err
+    assert err.count("skipped:") == 3 and ".git" not in err and ".notes" not in err
+    assert f"{top}: 3 files imported as 3 runs, 3 skipped (see above)" in err
     a = invoke_json("show", str(runs[0]["id"]))
     assert a["target"] == str(outputs["a.json"])
     assert [r["workload"] for r in a["results"]] == ["seq_wr", "seq_rd", "rand_rd", "rand_wr"]

@@ -3,13 +3,20 @@ normal text output, each document one run."""
 
 from __future__ import annotations
 
+import re
+
 from cephbench.importing.found import Found
 from cephbench.tools.fio.parse import extract_all, parse_document
 from cephbench.tools.fio.text import parse_text_all
 
+_JSON_START = re.compile(r'\{\s*"fio version"\s*:')
+"""How every fio JSON document begins (fio 2.1 to 3.42, json, json+ and client/server): an
+object whose first key is ``"fio version"``. A script that reads fio's JSON names the keys
+too, but not this way, and is no damaged output."""
+
 
 def looks_like_json(text: str) -> bool:
-    return '"fio version"' in text and ('"jobs"' in text or '"client_stats"' in text)
+    return bool(_JSON_START.search(text)) and ('"jobs"' in text or '"client_stats"' in text)
 
 
 def looks_like_text(text: str) -> bool:
