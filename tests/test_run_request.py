@@ -9,8 +9,9 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from cephbench.cli import options as bundles
-from cephbench.cli.options import SectionedCommand, run_request_options
+from cephbench.cli import run_options as bundles
+from cephbench.cli.options import SectionedCommand
+from cephbench.cli.run_options import run_request_options
 from cephbench.errors import UsageError
 from cephbench.planning.plan import SteadyState
 from cephbench.planning.request import (

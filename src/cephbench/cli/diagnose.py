@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 import click
 
 from cephbench.cli.common import console_err, db_option, format_option
-from cephbench.cli.options import SectionedCommand, ceph_connection
+from cephbench.cli.options import SectionedCommand
+from cephbench.cli.run_options import ceph_connection
 
 if TYPE_CHECKING:
     from cephbench.planning.request import CephConnectionOptions

@@ -9,7 +9,8 @@ import click
 
 from cephbench.cli.common import console_err, db_option, format_option
 from cephbench.cli.complete import complete_suite
-from cephbench.cli.options import SectionedCommand, run_request_options
+from cephbench.cli.options import SectionedCommand
+from cephbench.cli.run_options import run_request_options
 from cephbench.errors import ExitStatus, UsageError
 
 if TYPE_CHECKING:

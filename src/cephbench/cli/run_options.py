@@ -1,0 +1,348 @@
+"""``cephbench run``'s option bundles, one per concern (the target and label, overrides,
+sweeps, steady state, adaptive repeats, capture, devices, the Ceph connection, pools, health,
+rados bench, clients, the network suite), each building its part of a
+:class:`~cephbench.planning.request.RunRequest`. ``ab`` and ``diagnose`` reuse some."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import click
+
+from cephbench.ceph.connection import DEFAULT_TIMEOUT
+from cephbench.ceph.health import DEFAULT_INTERVAL
+from cephbench.cli.complete import complete_column, complete_run_ref
+from cephbench.cli.options import Bundle, opt
+from cephbench.planning import request as rq
+
+run_basics = Bundle(
+    "Run",
+    [
+        opt(
+            "--target",
+            "-t",
+            "target",
+            metavar="KIND:LOCATION",
+            help="Where the I/O goes: file:DIR_OR_NEW_FILE, device:/dev/X, rbd:POOL/IMAGE, rbd:lab "
+            "(a fresh pool and image in the lab; the default while a lab is running), "
+            "rados:POOL or rados:lab (the rados suite), "
+            "ceph:cluster (the osd and network suites).",
+        ),
+        opt(
+            "--label",
+            "-l",
+            shell_complete=complete_column("label"),
+            help="A name for this run in tables and comparisons.",
+        ),
+        opt(
+            "--repeat",
+            "-r",
+            type=click.IntRange(1, 1000),
+            default=1,
+            show_default=True,
+            help="Run the whole suite N times; each repeat is stored separately.",
+        ),
+        opt(
+            "--resume",
+            "resume_ref",
+            metavar="RUN",
+            shell_complete=complete_run_ref,
+            help="Continue a stored run that was interrupted: run only its workloads without "
+            "figures, with the options it was started with.",
+        ),
+    ],
+)
+
+overrides = Bundle(
+    "Workload overrides",
+    [
+        opt("--runtime", help="Seconds each workload runs (e.g. 30, 2m), replacing the suite's."),
+        opt("--size", help="Data size per workload (e.g. 4G), replacing the suite's."),
+        opt(
+            "--ramp-time",
+            help="Run each workload this long before measuring (fio's ramp_time; "
+            "excluded from every figure).",
+        ),
+    ],
+    "overrides",
+    rq.OverrideOptions,
+)
+
+axes = Bundle(
+    "Sweeps (one value replaces the suite's, a list sweeps)",
+    [
+        opt("--iodepth", metavar="N[,N...]", help="I/Os in flight per job; a list sweeps them."),
+        opt("--numjobs", metavar="N[,N...]", help="Jobs per workload; a list sweeps them."),
+        opt("--bs", metavar="SIZE[,SIZE...]", help="Block size (e.g. 4k, 1M); a list sweeps them."),
+        opt(
+            "--rw",
+            metavar="RW[,RW...]",
+            help="fio's rw (randread, randwrite, randrw, ...); a list sweeps them.",
+        ),
+        opt(
+            "--rwmixread",
+            metavar="PCT[,PCT...]",
+            help="Read share of mixed workloads, %; a list sweeps them.",
+        ),
+    ],
+    "axes",
+    rq.axes,
+)
+
+steady = Bundle(
+    "Steady state",
+    [
+        opt(
+            "--steady-state",
+            metavar="METRIC:LIMIT",
+            help="End each workload once fio judges it steady, e.g. iops:0.3% or bw_slope:0.1% "
+            "(fio's steadystate); workloads that never get there are flagged.",
+        ),
+        opt(
+            "--steady-window",
+            metavar="SECONDS",
+            help="Seconds of data the steady-state criterion is judged over (default: a quarter "
+            "of the runtime, 2 to 60 s).",
+        ),
+        opt("--steady-ramp", metavar="SECONDS", help="Seconds before steady-state judging starts."),
+        opt(
+            "--max-runtime",
+            help="With --steady-state: the most each workload runs (default: its runtime).",
+        ),
+    ],
+    "steady",
+    lambda steady_state, steady_window, steady_ramp, max_runtime: rq.steady_state(
+        steady_state, steady_window, steady_ramp, max_runtime
+    ),
+)
+
+adaptive = Bundle(
+    "Adaptive repeats",
+    [
+        opt(
+            "--target-ci",
+            metavar="PCT%",
+            help="Repeat each workload until the 95 % confidence interval of its IOPS is within "
+            "PCT % of the mean (3 repeats at least); workloads that stop short are flagged.",
+        ),
+        opt(
+            "--max-repeats",
+            type=click.IntRange(3, 1000),
+            default=rq.DEFAULT_MAX_REPEATS,
+            show_default=True,
+            help="With --target-ci: the most repeats of a workload.",
+        ),
+        opt("--max-time", help="With --target-ci: start no new repeat after this long (e.g. 30m)."),
+    ],
+    "adaptive",
+    rq.AdaptiveOptions.parse,
+)
+
+capture = Bundle(
+    "Time series",
+    [
+        opt(
+            "--no-logs", is_flag=True, help="Do not capture fio's per-interval logs as time series."
+        ),
+        opt(
+            "--per-io-log",
+            is_flag=True,
+            help="Log every I/O's latency (exact p99 and max per second; ~21 bytes of temporary "
+            "disk an I/O) instead of fio's interval averages.",
+        ),
+    ],
+    "capture",
+    lambda no_logs, per_io_log: rq.CaptureOptions(not no_logs, per_io_log),
+)
+
+device = Bundle(
+    "Devices and page cache",
+    [
+        opt(
+            "--destroy-data",
+            metavar="DEVICE",
+            help="Allow writing to this device even though it holds data. Names the exact device.",
+        ),
+        opt(
+            "--drop-caches",
+            is_flag=True,
+            help="Drop the page cache (sync; 3 > /proc/sys/vm/drop_caches) before each workload.",
+        ),
+        opt(
+            "--hosts",
+            metavar="SPEC",
+            help="Hosts to fingerprint with the run (and drop caches on, with --drop-caches): "
+            "lab, ceph, an inventory file, or h1,h2; the network suite measures between them "
+            "(default: the running lab's).",
+        ),
+    ],
+    "device",
+    rq.DeviceOptions,
+)
+
+ceph_connection = Bundle(
+    "Ceph connection",
+    [
+        opt(
+            "--conf",
+            "-c",
+            metavar="PATH",
+            help="ceph.conf of the cluster (default: the lab's, else /etc/ceph/ceph.conf).",
+        ),
+        opt(
+            "--id",
+            "--user",
+            "-n",
+            "client_id",
+            metavar="NAME",
+            help="cephx client name, e.g. bench or client.bench (default: admin).",
+        ),
+        opt("--keyring", "-k", metavar="PATH", help="Keyring of that client."),
+        opt("--cluster", metavar="NAME", help="Cluster name (reads /etc/ceph/NAME.conf)."),
+        opt(
+            "--connect-timeout",
+            type=click.FloatRange(1, 3600),
+            default=DEFAULT_TIMEOUT,
+            show_default=True,
+            help="Seconds to reach the cluster before giving up.",
+        ),
+    ],
+    "ceph",
+    rq.CephConnectionOptions,
+)
+
+pool = Bundle(
+    "Ceph pools and images",
+    [
+        opt(
+            "--pool-size",
+            type=click.IntRange(1, 10),
+            help="Replicas of a pool cephbench creates (default: 3, fewer with fewer OSDs).",
+        ),
+        opt(
+            "--pg-num",
+            type=click.IntRange(1, 65536),
+            default=rq.DEFAULT_PG_NUM,
+            show_default=True,
+            help="PGs of a pool cephbench creates.",
+        ),
+        opt(
+            "--no-prefill",
+            is_flag=True,
+            help="Do not write a new RBD image once before read workloads.",
+        ),
+    ],
+    "pool",
+    lambda pool_size, pg_num, no_prefill: rq.PoolOptions(pool_size, pg_num, not no_prefill),
+)
+
+health = Bundle(
+    "Ceph health",
+    [
+        opt(
+            "--allow-unhealthy",
+            is_flag=True,
+            help="Run even on a cluster in HEALTH_ERR or with PGs not active+clean.",
+        ),
+        opt(
+            "--quiesce",
+            is_flag=True,
+            help="Set noscrub and nodeep-scrub for the run (always unset afterwards).",
+        ),
+        opt(
+            "--health-interval",
+            type=click.FloatRange(0.5, 600),
+            default=DEFAULT_INTERVAL,
+            show_default=True,
+            help="Seconds between `ceph status` samples during the run.",
+        ),
+    ],
+    "health",
+    lambda allow_unhealthy, quiesce, health_interval: rq.HealthRequest(
+        allow_unhealthy, quiesce, health_interval
+    ),
+)
+
+rados_bench = Bundle(
+    "rados bench",
+    [
+        opt(
+            "--concurrent-ios",
+            type=click.IntRange(1, 4096),
+            help="rados bench -t: operations in flight (default 16).",
+        ),
+        opt("--object-size", help="rados bench -b: object size (default 4M); --bs says the same."),
+        opt("--run-name", help="rados bench --run-name: the name of its benchmark objects."),
+    ],
+    "rados_bench",
+    rq.RadosBenchOptions,
+)
+
+clients = Bundle(
+    "Many clients",
+    [
+        opt(
+            "--clients",
+            "clients_spec",
+            metavar="SPEC",
+            help="Run fio from these hosts at once over ssh (fio --server on each): lab, ceph, "
+            "an inventory FILE or h1,h2,... Each client's figures are stored with the aggregate.",
+        ),
+        opt(
+            "--shared-image",
+            is_flag=True,
+            help="With --clients: every client on the run's RBD image (default: one image each).",
+        ),
+    ],
+    "clients",
+    lambda clients_spec, shared_image: rq.ClientsOptions(clients_spec, shared_image),
+)
+
+
+network = Bundle(
+    "Network suite (iperf3 between the --hosts)",
+    [
+        opt(
+            "--all-pairs-at-once",
+            is_flag=True,
+            help="Run every directed pair at the same time (a mesh load) instead of one pair "
+            "after the other.",
+        ),
+        opt(
+            "--streams-procs",
+            type=click.IntRange(1, 64),
+            default=1,
+            show_default=True,
+            help="iperf3 client processes per pair, each to its own server, figures summed: "
+            "iperf3 before 3.16 runs all its streams on one CPU core, which may not fill a "
+            "link of 10 Gbit/s or more.",
+        ),
+    ],
+    "network",
+    lambda all_pairs_at_once, streams_procs: rq.NetworkOptions(all_pairs_at_once, streams_procs),
+)
+
+RUN_BUNDLES = (
+    run_basics,
+    overrides,
+    axes,
+    steady,
+    adaptive,
+    capture,
+    device,
+    ceph_connection,
+    pool,
+    health,
+    rados_bench,
+    clients,
+    network,
+)
+"""Every option of ``cephbench run`` but output and store, in the order ``--help`` shows them."""
+
+
+def run_request_options(f: Callable) -> Callable:
+    """All of ``RUN_BUNDLES``: the command receives ``target``, ``label``, ``repeat``,
+    ``resume_ref`` and one keyword argument per part of a RunRequest."""
+    for bundle in reversed(RUN_BUNDLES):
+        f = bundle(f)
+    return f
