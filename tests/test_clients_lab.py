@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cephbench.hosts.inventory import load_lab
+from cephbench.hosts.load import load_lab
 from cephbench.store import Store
 from tests.helpers import wait_for
 from tests.interrupt_lab import query, start

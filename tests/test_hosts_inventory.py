@@ -9,18 +9,10 @@ from pathlib import Path
 import pytest
 
 from cephbench.errors import UsageError
-from cephbench.hosts.inventory import (
-    Host,
-    Inventory,
-    ceph_addr_ip,
-    expand_range,
-    file_format,
-    from_ceph_metadata,
-    load_inventory,
-    parse_file,
-    parse_list,
-    parse_orch_hosts,
-)
+from cephbench.hosts.discovery import ceph_addr_ip, from_ceph_metadata, parse_orch_hosts
+from cephbench.hosts.formats import expand_range, file_format, parse_file, parse_list
+from cephbench.hosts.inventory import Host, Inventory
+from cephbench.hosts.load import load_inventory
 
 
 def test_list_with_users_and_ports():

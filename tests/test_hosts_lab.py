@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from cephbench.hosts.inventory import load_inventory
+from cephbench.hosts.load import load_inventory
 from cephbench.hosts.session import RunHosts
 from cephbench.lab import sshd
 from cephbench.lab.paths import Layout
@@ -125,7 +125,7 @@ def test_drop_caches_on_every_host(hosts_lab, invoke, invoke_json, db, tmp_path,
 
 _KILLED_RUN = """
 import os, sys
-from cephbench.hosts.inventory import load_inventory
+from cephbench.hosts.load import load_inventory
 from cephbench.hosts.remote import start_daemon
 from cephbench.hosts.ssh import Ssh
 from cephbench.store import ResourceLog, Store

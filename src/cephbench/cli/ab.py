@@ -136,7 +136,7 @@ def ab(
     conn, lab_dir = _connection(plan)
     inventory = None
     if hosts_spec is not None:
-        from cephbench.hosts.inventory import load_inventory
+        from cephbench.hosts.load import load_inventory
 
         inventory = load_inventory(hosts_spec, conn)
 

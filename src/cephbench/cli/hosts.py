@@ -41,7 +41,7 @@ def check(spec: str, connect_timeout: float, fanout: int, fmt: str) -> None:
 
     from cephbench import contracts
     from cephbench.hosts.facts import gather, warnings
-    from cephbench.hosts.inventory import load_inventory
+    from cephbench.hosts.load import load_inventory
     from cephbench.hosts.ssh import Ssh
 
     inv = load_inventory(spec)

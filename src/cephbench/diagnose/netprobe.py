@@ -88,7 +88,7 @@ class LabNetwork(Probe):
         self, session: Session, pairs: list[tuple[str, str]], port: int, net: dict
     ) -> Iterator[Step]:
         from cephbench.diagnose import sshnet
-        from cephbench.hosts.inventory import load_lab
+        from cephbench.hosts.load import load_lab
         from cephbench.hosts.ssh import Ssh
 
         inv = load_lab(Path(session.conn.lab_dir or ""))

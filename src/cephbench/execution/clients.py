@@ -42,7 +42,7 @@ done
 
 def load_clients(spec: str, target: Target) -> Inventory:
     """The client hosts of ``--clients SPEC``; UsageError unless the target is an RBD one."""
-    from cephbench.hosts.inventory import load_inventory
+    from cephbench.hosts.load import load_inventory
 
     if target.kind != "rbd":
         raise UsageError(

@@ -12,7 +12,8 @@ from typing import Any
 from cephbench.ceph.caches import cached_bytes
 from cephbench.errors import CephbenchError
 from cephbench.hosts.facts import gather
-from cephbench.hosts.inventory import Host, Inventory, load_inventory
+from cephbench.hosts.inventory import Host, Inventory
+from cephbench.hosts.load import load_inventory
 from cephbench.hosts.ssh import Ssh
 
 FINGERPRINT_KEYS = ("kernel", "fio", "iperf3", "cpu_model", "cpus", "governor", "root", "sudo")

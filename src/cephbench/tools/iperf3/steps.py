@@ -71,7 +71,7 @@ def _lab_state(lab_dir: str) -> LabState:
 
 def executor(ctx: RunContext) -> HostExec:
     """The hosts of ``--hosts`` (or the running lab's), through namespaces or ssh."""
-    from cephbench.hosts.inventory import load_inventory, load_lab
+    from cephbench.hosts.load import load_inventory, load_lab
 
     lab_dir = ctx.conn.lab_dir
     spec = ctx.options.hosts or ("lab" if lab_dir else None)
