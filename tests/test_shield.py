@@ -18,6 +18,16 @@ from cephbench.system.pids import running
 from cephbench.system.process import ProcessInterrupted, run
 
 
+@pytest.fixture(autouse=True)
+def ctrl_c_raises():
+    """SIGINT raises KeyboardInterrupt here, as `cephbench`'s main makes it: a test run
+    started in the background (``make test &``, nohup) inherits SIGINT ignored, and Python
+    then leaves it ignored."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 @pytest.mark.fio  # starts real processes
 def test_ctrl_c_in_a_shielded_block_is_raised_after_it():
     done = []
