@@ -272,13 +272,15 @@ class Settings:
         osds = [slot.target] if "." in slot.target else osd_names(conn)
         for osd in osds:
             deadline = time.monotonic() + RUNNING_TIMEOUT  # the monitors push it to each OSD
-            while not same_value(slot.type, shown := running_value(conn, osd, slot.key), value):
+            while (shown := running_value(conn, osd, slot.key)) is None or not same_value(
+                slot.type, shown, value
+            ):
                 if time.monotonic() < deadline:
                     time.sleep(POLL)
                     continue
+                what = "has not said what it runs with" if shown is None else f"runs {shown}"
                 raise CephbenchError(
-                    f"{slot.key} = {value} is set but {osd} still runs with {shown}: the OSDs "
-                    "need a restart for it",
+                    f"{slot.key} = {value} is set but {osd} {what}: the OSDs need a restart for it",
                     hint="cephbench restarts only a lab's OSDs; restart them yourself and "
                     "set the option before running cephbench ab",
                 )

@@ -267,8 +267,15 @@ def shown_original(original: dict[str, Any]) -> str | None:
     return original.get("value")
 
 
-def running_value(conn: Connection, daemon: str, key: str) -> str:
-    return ceph(conn, "config", "show", daemon, key).stdout.strip()
+def running_value(conn: Connection, daemon: str, key: str) -> str | None:
+    """What ``daemon`` runs with (``ceph config show``); None while a daemon just started has
+    not reported its configuration yet (ENOENT for a few seconds)."""
+    result = ceph(conn, "config", "show", daemon, key, check=False)
+    if result.returncode != 0 and "ENOENT" in result.last_error_line():
+        return None
+    if result.returncode != 0:  # anything else: the ordinary error
+        return ceph(conn, "config", "show", daemon, key).stdout.strip()
+    return result.stdout.strip()
 
 
 def osd_section(who: str) -> bool:
