@@ -24,7 +24,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from cephbench.planning.plan import Overrides, make_plan
+from cephbench.planning.plan import make_plan
+from cephbench.tools.plan import Overrides
 
 CEPHBENCH = str(Path(sys.executable).with_name("cephbench"))
 

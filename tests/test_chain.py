@@ -7,11 +7,12 @@ import os
 
 import pytest
 
-from cephbench.planning.plan import Overrides, make_plan
+from cephbench.planning.plan import make_plan
 from cephbench.tools.fio import command as fio_command
 from cephbench.tools.fio import parse as fio_parse
 from cephbench.tools.fio.chain import Chain, links_of
 from cephbench.tools.fio.jobfile import parse_jobfile
+from cephbench.tools.plan import Overrides
 from tests.conftest import needs_fio
 from tests.helpers import wait_for
 

@@ -107,7 +107,7 @@ def test_stored_with_their_hosts_under_the_aggregate(tmp_path):
 
 def test_show_notes_the_spread_and_names_the_slowest_client():
     from cephbench.model import Run
-    from cephbench.report.run_table import run_table
+    from cephbench.tables.run_table import run_table
 
     text, _ = _load("clients2_randrw_numjobs2")
     (job,) = parse(text, hosts={})

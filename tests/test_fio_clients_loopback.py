@@ -13,10 +13,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from cephbench.planning.plan import Batch
 from cephbench.system.process import run
 from cephbench.tools.fio.jobfile import parse_jobfile
 from cephbench.tools.fio.many import SKEW_METRIC, Clients, FioServer, read_start, run_clients_batch
+from cephbench.tools.fio.plan import Batch
 from tests.helpers import alive, wait_for
 
 pytestmark = pytest.mark.fio

@@ -15,13 +15,14 @@ import sys
 import pytest
 
 from cephbench.execution.runner import execute
-from cephbench.planning.plan import Overrides, make_plan
+from cephbench.planning.plan import make_plan
 from cephbench.store import Store
 from cephbench.targets import parse_target
 from cephbench.tools.fio import command as fio_command
 from cephbench.tools.fio import parse as fio_parse
 from cephbench.tools.fio.chain import links_of, refusal
 from cephbench.tools.fio.jobfile import parse_jobfile, phase_of, phases
+from cephbench.tools.plan import Overrides
 from tests.conftest import needs_fio
 from tests.helpers import chain_events, wait_for
 

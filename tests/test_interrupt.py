@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from cephbench.planning.plan import Overrides, make_plan
+from cephbench.planning.plan import make_plan
 from cephbench.tools.fio.parse import parse
 from cephbench.tools.fio.steps import _finished
+from cephbench.tools.plan import Overrides
 from tests.conftest import FIO_DATA, needs_fio
 from tests.contract import validate
 from tests.helpers import CEPHBENCH, alive, chain_events, children, descendants, wait_for

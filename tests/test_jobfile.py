@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from cephbench.errors import UsageError
-from cephbench.planning.plan import Overrides, make_plan
+from cephbench.planning.plan import make_plan
 from cephbench.tools.fio.jobfile import load_jobfile, parse_jobfile
+from cephbench.tools.plan import Overrides
 from tests.conftest import FIO_DATA
 
 

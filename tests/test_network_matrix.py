@@ -11,9 +11,10 @@ import pytest
 
 from cephbench.errors import ParseError, ToolFailed, UsageError
 from cephbench.model import Result, Run
-from cephbench.planning.request import NetworkOptions, RunRequest
+from cephbench.planning.request import RunRequest
 from cephbench.tools.iperf3 import ping, probe
 from cephbench.tools.iperf3.matrix import matrix, outliers, split
+from cephbench.tools.iperf3.options import NetworkOptions
 from cephbench.tools.iperf3.steps import combine
 from cephbench.tools.iperf3.table import matrix_table, network_table
 

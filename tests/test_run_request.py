@@ -13,7 +13,6 @@ from cephbench.cli import run_options as bundles
 from cephbench.cli.options import SectionedCommand
 from cephbench.cli.run_options import run_request_options
 from cephbench.errors import UsageError
-from cephbench.planning.plan import SteadyState
 from cephbench.planning.request import (
     SCHEMA,
     AdaptiveOptions,
@@ -21,14 +20,15 @@ from cephbench.planning.request import (
     CephConnectionOptions,
     DeviceOptions,
     HealthRequest,
-    NetworkOptions,
     OverrideOptions,
     PoolOptions,
     RadosBenchOptions,
     RunRequest,
 )
-from cephbench.planning.sweep import Axes
 from cephbench.store import Store
+from cephbench.tools.fio.steady_criterion import SteadyState
+from cephbench.tools.fio.sweep import Axes
+from cephbench.tools.iperf3.options import NetworkOptions
 from tests.conftest import needs_fio
 
 # What `cephbench run matrix --target file:/tmp/h11legacy/bench --iodepth 1,2 --runtime 1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cephbench.model import Result
-from cephbench.planning.schedule import Schedule, main_figure
+from cephbench.tools.schedule import Schedule, main_figure
 
 
 def _r(name: str, repeat: int, iops: float, op: str = "read") -> Result:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cephbench.errors import Interrupted
-from cephbench.execution.shield import deferred_interrupts, shielded_exit
+from cephbench.resources.shield import deferred_interrupts, shielded_exit
 from cephbench.system.pids import running
 from cephbench.system.process import ProcessInterrupted, run
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from cephbench.errors import UsageError
-from cephbench.planning.plan import Overrides, make_plan
-from cephbench.planning.suites import builtin_names, load_suite, to_jobfile
+from cephbench.planning.plan import make_plan
+from cephbench.tools.fio.suites import builtin_names, load_suite, to_jobfile
+from cephbench.tools.plan import Overrides
 
 
 def test_builtins():

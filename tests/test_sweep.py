@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from cephbench.errors import UsageError
-from cephbench.planning.plan import Overrides, SteadyState, make_plan
-from cephbench.planning.sweep import Axes
+from cephbench.planning.plan import make_plan
+from cephbench.tools.fio.steady_criterion import SteadyState
+from cephbench.tools.fio.sweep import Axes
+from cephbench.tools.plan import Overrides
 
 
 def _points(plan) -> list[tuple]:

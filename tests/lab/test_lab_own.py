@@ -16,7 +16,6 @@ pytestmark = pytest.mark.lab
 
 
 def test_failed_up_cleans_up_after_itself(tmp_path):
-    namespaces, links = netns_names(), link_names()
     lab_dir = tmp_path / "bad"
     result = invoke(
         "lab", "up", "--dir", lab_dir, "--hosts", "2", "--osds", "2", "--osd-size", "16M", expect=1
@@ -26,9 +25,12 @@ def test_failed_up_cleans_up_after_itself(tmp_path):
     assert "unable to allocate" in result.output  # BlueStore's own words: 16M is too small
     [archive] = (tmp_path / "bad-logs").iterdir()
     state = json.loads((archive / "state.json").read_text())
-    assert len(state["namespaces"]) == 2 and len(state["links"]) == 2
+    assert len(state["namespaces"]) == 2 and len(state["links"]) == 2 and state["bridge"]
     assert_nothing_left(lab_dir, state["namespaces"], [*state["links"], state["bridge"]])
-    assert (netns_names(), link_names()) == (namespaces, links)
+    # nor anything else named the lab's way (only this lab's: other programs make links too)
+    own = f"cb-{state['lab_id']}-"
+    assert all(n.startswith(own) for n in [*state["namespaces"], *state["links"], state["bridge"]])
+    assert not {n for n in netns_names() | link_names() if n.startswith(own)}
 
 
 def test_three_hosts_then_down_leaves_nothing(tmp_path):

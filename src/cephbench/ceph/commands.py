@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from cephbench.ceph.connection import Connection
+from cephbench.ceph.output import parse_json
 from cephbench.errors import CephbenchError, ToolFailed
 from cephbench.system.process import ProcessResult, ProcessTimeout, run, which
 
@@ -35,8 +36,6 @@ def ceph(
 
 def ceph_json(conn: Connection, *args: str, timeout: float | None = None) -> Any:
     """``ceph ARGS -f json`` parsed."""
-    from cephbench.lab.ceph import parse_json  # cephbench.lab loads the lab API (pydantic)
-
     return parse_json(args, ceph(conn, *args, "-f", "json", timeout=timeout).stdout)
 
 

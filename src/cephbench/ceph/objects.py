@@ -5,7 +5,7 @@ from __future__ import annotations
 from cephbench.ceph.commands import rados_argv
 from cephbench.ceph.connection import Connection
 from cephbench.errors import ToolFailed
-from cephbench.execution.cleanup import undoes
+from cephbench.resources.undo import undoes
 from cephbench.store import Resource
 from cephbench.system.process import run
 
@@ -24,6 +24,6 @@ def remove_bench_objects(conn: Connection, pool: str, run_name: str) -> None:
 
 
 @undoes("rados_objects")
-def _undo_objects(resource: Resource) -> None:
+def undo_objects(resource: Resource) -> None:
     pool, _, run_name = resource.name.partition("/")
     remove_bench_objects(Connection.from_json(resource.detail["conn"]), pool, run_name)

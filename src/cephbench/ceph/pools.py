@@ -22,8 +22,8 @@ from contextlib import contextmanager
 from cephbench.ceph.commands import ceph, ceph_json
 from cephbench.ceph.connection import Connection
 from cephbench.errors import CephbenchError, TargetError, ToolFailed
-from cephbench.execution.cleanup import ResourceLeft, undoes
-from cephbench.execution.shield import deferred_interrupts
+from cephbench.resources.shield import deferred_interrupts
+from cephbench.resources.undo import ResourceLeft, undoes
 from cephbench.store import Resource, ResourceLog
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -212,7 +212,7 @@ def _remove_recorded(
 
 
 @undoes("ceph_pool")
-def _undo_pool(resource: Resource) -> None:
+def undo_pool(resource: Resource) -> None:
     remove(
         Connection.from_json(resource.detail["conn"]),
         resource.name,

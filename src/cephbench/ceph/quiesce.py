@@ -10,7 +10,7 @@ from contextlib import ExitStack, contextmanager
 
 from cephbench.ceph.commands import ceph, ceph_json
 from cephbench.ceph.connection import Connection
-from cephbench.execution.cleanup import undoes
+from cephbench.resources.undo import undoes
 from cephbench.store import Resource, ResourceLog
 
 FLAGS = ("noscrub", "nodeep-scrub")
@@ -39,5 +39,5 @@ def quiesced(conn: Connection, resources: ResourceLog) -> Iterator[list[str]]:
 
 
 @undoes("osd_flag")
-def _undo_flag(resource: Resource) -> None:
+def undo_flag(resource: Resource) -> None:
     ceph(Connection.from_json(resource.detail["conn"]), "osd", "unset", resource.name)

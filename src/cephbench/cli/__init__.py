@@ -12,7 +12,6 @@ Start-up time matters here: keep this module's imports to click and the standard
 
 from __future__ import annotations
 
-import importlib
 import os
 import signal
 import sys
@@ -24,6 +23,7 @@ import click
 from cephbench import __version__
 from cephbench.cli.common import console_err, set_debug
 from cephbench.errors import CephbenchError, ExitStatus, Interrupted
+from cephbench.registry import Registry
 
 
 class Entry(NamedTuple):
@@ -88,19 +88,6 @@ BUILTIN_COMMANDS: dict[str, Entry] = {
 }
 
 
-def _plugin_commands() -> dict[str, str]:
-    """Name -> ``module:attribute`` of the third-party commands (built-in names win)."""
-    if not _may_have_plugins():
-        return {}
-    from importlib.metadata import entry_points
-
-    return {
-        ep.name: ep.value
-        for ep in entry_points(group="cephbench.commands")
-        if ep.name not in BUILTIN_COMMANDS
-    }
-
-
 def _may_have_plugins() -> bool:
     """Whether an installed distribution may declare ``cephbench.commands`` entry points.
 
@@ -131,19 +118,24 @@ def _may_have_plugins() -> bool:
     return False
 
 
+COMMANDS = Registry(
+    {name: entry.target for name, entry in BUILTIN_COMMANDS.items()},
+    group="cephbench.commands",
+    may_have_plugins=_may_have_plugins,
+)
+
+
 class CephbenchGroup(click.Group):
     """Lazy command loading, and the one place errors become messages and exit codes."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted([*BUILTIN_COMMANDS, *_plugin_commands()])
+        return sorted(COMMANDS.names())
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        entry = BUILTIN_COMMANDS.get(cmd_name)
-        target = entry.target if entry is not None else _plugin_commands().get(cmd_name)
-        if target is None:
+        if cmd_name not in COMMANDS:
             return None
-        module_name, attr = target.split(":")
-        return getattr(importlib.import_module(module_name), attr)
+        command: click.Command = COMMANDS.load(cmd_name)
+        return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list, built-in lines from the registry: no command module is imported."""

@@ -162,7 +162,7 @@ def ab(
     if fmt == "json":
         print_json(doc)
         return
-    from cephbench.report.table import to_markdown, to_rich
+    from cephbench.tables.table import to_markdown, to_rich
 
     found, lines = tables(doc)
     for table in found:

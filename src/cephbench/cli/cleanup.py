@@ -13,12 +13,27 @@ if TYPE_CHECKING:
     from cephbench.store import Store
 
 
+def load_undo() -> None:
+    """Register the undo function of every kind of resource cephbench creates, found through
+    the registries: each tool, target and tuning setting kind declares its own (``undo``) and
+    loading it registers them; files and run directories are ``resources.undo``'s own."""
+    from cephbench import targets, tools
+    from cephbench.resources import undo
+    from cephbench.tuning.settings import REGISTRY as SETTINGS
+
+    for registry in (tools.REGISTRY, targets.REGISTRY, SETTINGS):
+        for plugin in registry.load_all().values():
+            missing = [fn for fn in plugin.undo if fn not in undo.UNDO.values()]
+            assert not missing, f"{plugin} declares undo functions not registered: {missing}"
+
+
 @click.command()
 @db_option
 def cleanup(store: Store) -> None:
     """Remove files (and other things) that killed runs created and could not remove."""
-    from cephbench.execution.cleanup import cleanup as do_cleanup  # the store and targets
+    from cephbench.resources.undo import cleanup as do_cleanup
 
+    load_undo()
     report = do_cleanup(store)
     for r in report.removed:
         console.print(f"removed {r.kind} {r.name} (run {r.run_id})")

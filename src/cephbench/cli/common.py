@@ -105,7 +105,7 @@ def print_json(data: Any) -> None:
 
 def emit_table(table, fmt: str) -> None:
     """Print a report Table as Markdown (``md``) or as a rich table (``table``)."""
-    from cephbench.report.table import to_markdown, to_rich
+    from cephbench.tables.table import to_markdown, to_rich
 
     if fmt == "md":
         click.echo(to_markdown(table), nl=False)

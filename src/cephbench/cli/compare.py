@@ -164,7 +164,7 @@ def _findings_json(store: Store, runs: Sequence[StoredRun]) -> list[dict]:
 
 def _print_rich(cmp: Comparison) -> None:
     from cephbench.report.markdown import comparison_notes, env_table, result_tables
-    from cephbench.report.table import to_rich
+    from cephbench.tables.table import to_rich
 
     for table in result_tables(cmp):
         console.print(to_rich(table))

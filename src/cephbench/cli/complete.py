@@ -92,7 +92,7 @@ def complete_suite(
     try:
         from importlib.util import find_spec
 
-        spec = find_spec("cephbench.planning.suites")  # located, not imported (YAML, pydantic)
+        spec = find_spec("cephbench.tools.fio.suites")  # located, not imported (YAML, pydantic)
         for directory in (spec.submodule_search_locations or []) if spec else []:
             names += [p.stem for p in Path(directory).glob("*.yaml")]
         from cephbench import tools

@@ -58,10 +58,10 @@ def diagnose(
     from cephbench.ceph.connection import resolve
     from cephbench.ceph.session import HealthOptions
     from cephbench.diagnose.target import IMAGE, QUICK_IMAGE, DiagnoseTarget
-    from cephbench.execution.options import RunOptions
     from cephbench.execution.runner import execute
-    from cephbench.planning.plan import ToolPlan
     from cephbench.targets.cluster import CephOptions
+    from cephbench.tools.options import RunOptions
+    from cephbench.tools.plan import ToolPlan
 
     conn = resolve(ceph.conf, ceph.client_id, ceph.keyring, ceph.cluster, ceph.connect_timeout)
     target = DiagnoseTarget(QUICK_IMAGE if quick else IMAGE)

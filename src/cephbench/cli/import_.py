@@ -83,7 +83,7 @@ def import_(
         kind = IMPORT_PLAN if dry_run else IMPORT
         _print_runs(document(kind, runs=[]), [r.to_json() for r in runs])
     else:
-        from cephbench.report.run_table import run_table
+        from cephbench.tables.run_table import run_table
 
         for run in runs:
             emit_table(run_table(run), fmt)

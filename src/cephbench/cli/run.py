@@ -133,10 +133,12 @@ def prepare(request: RunRequest, resume: int | None = None):
 
     from cephbench.ceph.connection import resolve
     from cephbench.ceph.session import HealthOptions
-    from cephbench.execution.options import RunOptions
-    from cephbench.planning.plan import Overrides, Plan, make_plan
-    from cephbench.planning.sweep import Axes
+    from cephbench.planning.plan import make_plan
     from cephbench.targets.cluster import CephOptions, CephTarget
+    from cephbench.tools.fio.plan import Plan
+    from cephbench.tools.fio.sweep import Axes
+    from cephbench.tools.options import RunOptions
+    from cephbench.tools.plan import Overrides
 
     r = request
     axes = r.axes
@@ -200,7 +202,8 @@ def prepare(request: RunRequest, resume: int | None = None):
         per_io_logs=r.capture.per_io_log,
         clients=r.clients.spec,
         shared_image=r.clients.shared_image,
-        request=r,
+        network=r.network,
+        request=r.to_json(),
         hosts=r.device.hosts,
     )
     return plan, target, options

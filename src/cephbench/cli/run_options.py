@@ -14,6 +14,7 @@ from cephbench.ceph.health import DEFAULT_INTERVAL
 from cephbench.cli.complete import complete_column, complete_run_ref
 from cephbench.cli.options import Bundle, opt
 from cephbench.planning import request as rq
+from cephbench.tools.iperf3.options import NetworkOptions
 
 run_basics = Bundle(
     "Run",
@@ -319,7 +320,7 @@ network = Bundle(
         ),
     ],
     "network",
-    lambda all_pairs_at_once, streams_procs: rq.NetworkOptions(all_pairs_at_once, streams_procs),
+    lambda all_pairs_at_once, streams_procs: NetworkOptions(all_pairs_at_once, streams_procs),
 )
 
 RUN_BUNDLES = (

@@ -14,7 +14,7 @@ import click
 
 from cephbench.cli.common import console_err, db_option, emit_table, format_option, print_json
 from cephbench.cli.options import SectionedCommand, listing_filter
-from cephbench.report.table import Table
+from cephbench.tables.table import Table
 
 if TYPE_CHECKING:
     from cephbench.store import Store

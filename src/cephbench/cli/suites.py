@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from cephbench.cli.common import debug_option, emit_table, format_option, print_json
-from cephbench.report.table import Table
+from cephbench.tables.table import Table
 
 
 @click.command()
@@ -15,7 +15,7 @@ def suites(fmt: str) -> None:
     """List the built-in suites and their workloads."""
     from cephbench import tools  # the tools, YAML and pydantic: not for --help
     from cephbench.contracts import SUITES, document  # the JSON contract: not for --help
-    from cephbench.planning.suites import builtin_names, load_suite
+    from cephbench.tools.fio.suites import builtin_names, load_suite
 
     specs = [load_suite(name) for name in builtin_names()]
     fixed = [(tool.name, s) for tool, s in tools.fixed_suites().values()]

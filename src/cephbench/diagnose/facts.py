@@ -12,8 +12,8 @@ from cephbench.diagnose import evidence as ev
 from cephbench.diagnose.probes import Probe
 from cephbench.diagnose.session import Session
 from cephbench.errors import ToolFailed
-from cephbench.execution.cleanup import undoes
-from cephbench.execution.shield import deferred_interrupts
+from cephbench.resources.shield import deferred_interrupts
+from cephbench.resources.undo import undoes
 from cephbench.store import Resource
 from cephbench.tools.base import Step
 
@@ -114,7 +114,7 @@ def _put_back(conn: Connection, old: dict[str, dict[str, str]]) -> None:
 
 
 @undoes("osd_config")
-def _undo_config(resource: Resource) -> None:
+def undo_config(resource: Resource) -> None:
     _put_back(Connection.from_json(resource.detail["conn"]), resource.detail["old"])
 
 

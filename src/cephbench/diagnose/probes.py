@@ -5,10 +5,11 @@ raw output as a step of the run) and adds what it read to the session's evidence
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, ClassVar
+
+from cephbench.registry import Registry
 
 if TYPE_CHECKING:
     from cephbench.diagnose.session import Session
@@ -21,6 +22,7 @@ PROBES: dict[str, str] = {
     "osd-bench": "cephbench.diagnose.load:OsdBenchProbe",
     "network": "cephbench.diagnose.netprobe:LabNetwork",
 }
+REGISTRY = Registry(PROBES)
 
 
 class Probe(ABC):
@@ -34,8 +36,4 @@ class Probe(ABC):
 
 
 def probes() -> list[Probe]:
-    out = []
-    for spec in PROBES.values():
-        module, attr = spec.split(":")
-        out.append(getattr(importlib.import_module(module), attr)())
-    return out
+    return [probe() for probe in REGISTRY.load_all().values()]

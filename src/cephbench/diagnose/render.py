@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cephbench.report.table import Table
+from cephbench.tables.table import Table
 
 COMPARED = {
     "device": "device_ms",

@@ -10,12 +10,14 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
-from cephbench.execution.shield import shielded_exit
+from cephbench.diagnose.facts import undo_config
+from cephbench.hosts.remote import undo_dir, undo_process
+from cephbench.resources.shield import shielded_exit
 from cephbench.tools.base import RunContext, Step, Tool
 
 if TYPE_CHECKING:
     from cephbench.model import Run
-    from cephbench.report.table import Table
+    from cephbench.tables.table import Table
 
 EVIDENCE_TOOL = "diagnose-evidence"
 DIAGNOSIS_TOOL = "diagnosis"
@@ -25,6 +27,7 @@ class Diagnose(Tool):
     name = "diagnose"
     version_argv = ("rbd", "--version")  # the same line as ``ceph --version``, 50x sooner
     target_kinds = ("rbd",)
+    undo = (undo_config, undo_process, undo_dir)  # OSD settings it changes; its ssh probes
 
     def steps(self, ctx: RunContext) -> Iterator[Step]:
         from cephbench.diagnose.findings import diagnose
@@ -48,6 +51,6 @@ class Diagnose(Tool):
         yield Step(0, record(DIAGNOSIS_TOOL, json.dumps(diagnosis.to_json())), [])
 
     def table(self, run: Run) -> Table:
-        from cephbench.report.run_table import run_table
+        from cephbench.tables.run_table import run_table
 
         return run_table(run)

@@ -18,7 +18,7 @@ from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING
 
 from cephbench.errors import ToolFailed, UsageError
-from cephbench.execution.shield import deferred_interrupts
+from cephbench.resources.shield import deferred_interrupts
 from cephbench.store import ResourceLog
 from cephbench.targets import FioTarget, Target
 from cephbench.tools.fio import command as fio_command

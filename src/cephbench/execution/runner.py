@@ -24,16 +24,16 @@ from cephbench import tools
 from cephbench.ceph import caches
 from cephbench.ceph.session import CephRun, ceph_run, preflight
 from cephbench.errors import CephbenchError, Interrupted, UsageError
-from cephbench.execution.cleanup import ResourceLeft
-from cephbench.execution.options import RunOptions
-from cephbench.execution.shield import shielded_exit
 from cephbench.hosts.session import RunHosts, host_fingerprints
 from cephbench.model import Result, RunStatus, Series
-from cephbench.planning.schedule import Schedule
+from cephbench.resources.shield import shielded_exit
+from cephbench.resources.undo import ResourceLeft
 from cephbench.store import ResourceLog, Store
 from cephbench.system import environment
 from cephbench.targets import Target
 from cephbench.tools.base import Progress, RunContext, Step, Stopped, Tool
+from cephbench.tools.options import RunOptions
+from cephbench.tools.schedule import Schedule
 
 WORKDIR_PREFIX = "cephbench-run-"
 
@@ -247,7 +247,7 @@ def _params(plan, tool: Tool, target: Target, repeats: int, options: RunOptions)
     if options.target_ci is not None and tool.resumable:
         params.update(target_ci=options.target_ci, max_time=options.max_time)
     if options.request is not None:
-        params["request"] = options.request.to_json()
+        params["request"] = options.request
     if target.cluster is not None:
         params.update(health=vars(options.health), connection=target.cluster.to_json())
     if getattr(plan, "options", None) is not None:

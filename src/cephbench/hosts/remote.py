@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from cephbench.errors import CephbenchError, ToolFailed
-from cephbench.execution.cleanup import undoes
 from cephbench.hosts.inventory import Host, Inventory
 from cephbench.hosts.ssh import Ssh
+from cephbench.resources.undo import undoes
 from cephbench.store.resources import Resource, ResourceLog
 
 WAIT_SECONDS = 15
@@ -177,7 +177,7 @@ def reach(resource: Resource) -> tuple[Ssh, Host]:
 
 
 @undoes("remote_process")
-def _undo_process(resource: Resource) -> None:
+def undo_process(resource: Resource) -> None:
     ssh, host = reach(resource)
     d = resource.detail
     with ssh:
@@ -185,7 +185,7 @@ def _undo_process(resource: Resource) -> None:
 
 
 @undoes("remote_dir")
-def _undo_dir(resource: Resource) -> None:
+def undo_dir(resource: Resource) -> None:
     ssh, host = reach(resource)
     with ssh:
         remove_tempdir(ssh, host, resource.detail["path"])

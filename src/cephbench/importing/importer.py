@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 from cephbench import tools
 from cephbench.errors import ParseError, UsageError
 from cephbench.importing import own
-from cephbench.importing.found import Found, merge
 from cephbench.model import RESULT_FIELDS, Failure, Result, Run, flag_text, now
 from cephbench.tools.base import Importer
+from cephbench.tools.found import Found, merge
 from cephbench.tools.rados_bench.importing import cut_off
 
 if TYPE_CHECKING:

@@ -21,9 +21,9 @@ from typing import Any
 from cephbench.contracts import EXPORT
 from cephbench.contracts.read import RunRecord, kind_of, load_runs
 from cephbench.errors import ParseError
-from cephbench.importing.found import Found
 from cephbench.model import Run, Series, WorkloadOutcome
 from cephbench.store import Store
+from cephbench.tools.found import Found
 
 PARSER = "cephbench"
 SCHEMA_KEY = re.compile(r'"schema"\s*:\s*"cephbench\.')

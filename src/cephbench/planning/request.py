@@ -21,9 +21,10 @@ from typing import Any
 from cephbench.ceph.connection import DEFAULT_TIMEOUT
 from cephbench.ceph.health import DEFAULT_INTERVAL
 from cephbench.errors import UsageError
-from cephbench.planning.steady import SteadyState
-from cephbench.planning.sweep import AXES, Axes
 from cephbench.system.units import parse_seconds
+from cephbench.tools.fio.steady_criterion import SteadyState
+from cephbench.tools.fio.sweep import AXES, Axes
+from cephbench.tools.iperf3.options import NetworkOptions
 
 SCHEMA_NAME = "cephbench.run-request"
 VERSION = 1
@@ -141,23 +142,6 @@ class ClientsOptions:
 
     spec: str | None = None
     shared_image: bool = False
-
-
-@dataclass(frozen=True)
-class NetworkOptions:
-    """The network suite (between the ``--hosts``): every pair at once or one at a time, and
-    how many iperf3 processes per pair."""
-
-    all_pairs_at_once: bool = False
-    procs: int = 1
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.procs <= 64:
-            raise UsageError(f"--streams-procs {self.procs}: from 1 to 64 processes per pair")
-
-    @property
-    def given(self) -> bool:
-        return self != NetworkOptions()
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cephbench.report.table import MISSING, Table
+from cephbench.tables.table import MISSING, Table
 
 
 def _bytes(n: int | None) -> str:

@@ -12,9 +12,9 @@ from cephbench.analysis.compare import Cell, Comparison, Diff, Metric, Row, base
 from cephbench.analysis.envdiff import flatten, format_value
 from cephbench.analysis.stats import UNSTABLE_CV
 from cephbench.model import Run
-from cephbench.report.clients import spread_table
-from cephbench.report.run_table import note_text
-from cephbench.report.table import MISSING, Table, to_markdown
+from cephbench.tables.clients import spread_table
+from cephbench.tables.run_table import note_text
+from cephbench.tables.table import MISSING, Table, to_markdown
 
 NOT_SIGNIFICANT = "~"
 

@@ -32,11 +32,11 @@ from cephbench.report.markdown import (
     run_header,
 )
 from cephbench.report.network import network_section
-from cephbench.report.run_table import note_text, schedule_notes
 from cephbench.report.sections import ChartSink, sweep_section, timeseries_section
 from cephbench.report.sweep_points import pivot, swept_workloads
-from cephbench.report.table import Table, to_markdown
 from cephbench.report.trend import trend_section
+from cephbench.tables.run_table import note_text, schedule_notes
+from cephbench.tables.table import Table, to_markdown
 
 TEMPLATES = Path(__file__).parent / "templates"
 SeriesByRun = Mapping[int, Sequence[Series]]

@@ -23,7 +23,7 @@ from cephbench.analysis.compare import METRICS, Column, Comparison, Metric
 from cephbench.model import StoredRun
 from cephbench.report.charts import PALETTE, WORSE, short
 from cephbench.report.sections import ChartSink
-from cephbench.report.table import Table
+from cephbench.tables.table import Table
 
 MIN_RUNS = 3
 MAX_CHARTS = 24

@@ -7,13 +7,14 @@ created when the run ends, however it ends.
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from cephbench.errors import UsageError
+from cephbench.registry import Registry
 
 if TYPE_CHECKING:
     from cephbench.ceph.connection import Connection
@@ -49,6 +50,9 @@ class TargetOptions:
 
 class Target(ABC):
     kind: ClassVar[str]
+    undo: ClassVar[tuple[Callable[..., None], ...]] = ()
+    """The undo functions (``resources.undo.undoes``) of what its session creates: loading
+    the target registers them, so ``cephbench cleanup`` finds them through this registry."""
 
     def __init__(self, location: str, options: TargetOptions):
         self.location = location
@@ -83,24 +87,17 @@ class Target(ABC):
         return []
 
 
-def _registry() -> dict[str, str]:
-    found = dict(BUILTIN_TARGETS)
-    from importlib.metadata import entry_points  # ~20 ms: only when a target is looked up
-
-    for ep in entry_points(group="cephbench.targets"):
-        found.setdefault(ep.name, ep.value)
-    return found
+REGISTRY = Registry(BUILTIN_TARGETS, group="cephbench.targets")
 
 
 def kinds() -> list[str]:
-    return sorted(_registry())
+    return sorted(REGISTRY.names())
 
 
 def parse_target(spec: str, options: TargetOptions | None = None) -> Target:
     """``file:/mnt/bench`` -> a FileTarget, and so on."""
     kind, sep, location = spec.partition(":")
-    registry = _registry()
-    if not sep or kind not in registry or not location:
+    if not sep or kind not in REGISTRY or not location:
         raise UsageError(
             f"'{spec}' is not a target",
             hint=f"use KIND:LOCATION with KIND one of {', '.join(kinds())}, e.g. file:/mnt/bench",
@@ -109,8 +106,8 @@ def parse_target(spec: str, options: TargetOptions | None = None) -> Target:
 
 
 def load(kind: str) -> type[Target]:
-    module_name, attr = _registry()[kind].split(":")
-    return getattr(importlib.import_module(module_name), attr)
+    target: type[Target] = REGISTRY.load(kind)
+    return target
 
 
 def fio_escape(path: str) -> str:

@@ -4,13 +4,14 @@ the options for pools cephbench creates, and a fresh pool per run in the lab."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from cephbench.ceph import pools
 from cephbench.ceph.connection import Connection, resolve
+from cephbench.ceph.quiesce import undo_flag
 from cephbench.errors import TargetError
 from cephbench.store import ResourceLog
 from cephbench.targets import FioTarget, Target, TargetOptions
@@ -29,6 +30,9 @@ class CephOptions:
 
 
 class CephTarget(Target):
+    undo: ClassVar[tuple[Callable[..., None], ...]] = (
+        undo_flag,
+    )  # the run's OSD flags (ceph.session quiesces scrubbing)
     """A target on a Ceph cluster; ``configure`` gives it its connection."""
 
     application = "rbd"

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cephbench.errors import TargetError
+from cephbench.resources.undo import remove_file
 from cephbench.store import ResourceLog
 from cephbench.system.environment import storage_of
 from cephbench.system.units import format_size
@@ -21,6 +22,7 @@ from cephbench.targets import FioTarget, Target, fio_escape
 
 class FileTarget(Target):
     kind = "file"
+    undo = (remove_file,)
 
     @property
     def path(self) -> Path:

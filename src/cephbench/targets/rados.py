@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from cephbench.ceph.pools import NAME, check_usable
+from cephbench.ceph.pools import NAME, check_usable, undo_pool
 from cephbench.errors import TargetError
 from cephbench.store import ResourceLog
 from cephbench.targets import FioTarget
@@ -19,6 +19,7 @@ from cephbench.targets.cluster import FRESH, CephTarget
 
 class RadosTarget(CephTarget):
     kind = "rados"
+    undo = (*CephTarget.undo, undo_pool)
     application = "rados"
 
     def __init__(self, location, options):

@@ -29,9 +29,9 @@ from cephbench.ceph import pools
 from cephbench.ceph.commands import ceph
 from cephbench.ceph.connection import Connection
 from cephbench.errors import TargetError, ToolFailed
-from cephbench.execution.cleanup import ResourceLeft, undoes
-from cephbench.execution.shield import deferred_interrupts
 from cephbench.model import RawOutput, now
+from cephbench.resources.shield import deferred_interrupts
+from cephbench.resources.undo import ResourceLeft, undoes
 from cephbench.store import Resource, ResourceLog
 from cephbench.system.process import ProcessResult, run, which
 from cephbench.system.units import format_size
@@ -294,12 +294,15 @@ def _lift(conn: Connection, added: dict[str, int | None], resources: ResourceLog
 
 
 @undoes("rbd_image", with_log=True)
-def _undo_image(resource: Resource, resources: ResourceLog | None = None) -> None:
+def undo_image(resource: Resource, resources: ResourceLog | None = None) -> None:
     remove_image(Connection.from_json(resource.detail["conn"]), resource.name, resources)
 
 
 @undoes("ceph_blocklist")
-def _undo_blocklist(resource: Resource) -> None:
+def undo_blocklist(resource: Resource) -> None:
     conn = Connection.from_json(resource.detail["conn"])
     if resource.name in _blocklist(conn):
         _blocklist_rm(conn, resource.name)
+
+
+RbdTarget.undo = (*CephTarget.undo, pools.undo_pool, undo_image, undo_blocklist)

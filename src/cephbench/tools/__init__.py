@@ -1,15 +1,16 @@
 """Tools: the programs cephbench runs and reads (fio, rados bench, osd bench, iperf3).
 
 One package per tool, registered like targets and commands: a name mapped to
-``module:Class``, imported only when used; third-party packages add tools through the
-``cephbench.tools`` entry-point group. ``base.Tool`` is the interface.
+``module:Class``, imported only when used (``cephbench.registry``); third-party packages add
+tools through the ``cephbench.tools`` entry-point group. ``base.Tool`` is the interface.
 """
 
 from __future__ import annotations
 
-import importlib
 from functools import cache
 from typing import TYPE_CHECKING
+
+from cephbench.registry import Registry
 
 if TYPE_CHECKING:
     from cephbench.model import Run
@@ -23,25 +24,16 @@ BUILTIN_TOOLS: dict[str, str] = {
     "diagnose": "cephbench.diagnose.tool:Diagnose",
 }
 
-
-@cache
-def _registry() -> dict[str, str]:
-    from importlib.metadata import entry_points  # ~10 ms of imports: not for `cephbench --help`
-
-    found = dict(BUILTIN_TOOLS)
-    for ep in entry_points(group="cephbench.tools"):
-        found.setdefault(ep.name, ep.value)
-    return found
+REGISTRY = Registry(BUILTIN_TOOLS, group="cephbench.tools")
 
 
 def names() -> list[str]:
-    return list(_registry())
+    return REGISTRY.names()
 
 
 @cache
 def get(name: str) -> Tool:
-    module_name, attr = _registry()[name].split(":")
-    return getattr(importlib.import_module(module_name), attr)()
+    return REGISTRY.load(name)()
 
 
 def fixed_suites() -> dict[str, tuple[Tool, ToolSuite]]:
@@ -52,4 +44,4 @@ def fixed_suites() -> dict[str, tuple[Tool, ToolSuite]]:
 def of_run(run: Run) -> Tool:
     """The tool whose figures a stored run holds (run by cephbench, or imported)."""
     name = run.tool
-    return get(name if name in _registry() else "fio")
+    return get(name if name in REGISTRY else "fio")

@@ -21,14 +21,14 @@ from cephbench.model import RawOutput, WorkloadOutcome, now
 
 if TYPE_CHECKING:
     from cephbench.ceph.connection import Connection
-    from cephbench.execution.options import RunOptions
-    from cephbench.importing.found import Found
     from cephbench.model import Run, Series
-    from cephbench.planning.schedule import Schedule
-    from cephbench.report.table import Table
     from cephbench.store import ResourceLog
     from cephbench.system.process import ProcessResult
+    from cephbench.tables.table import Table
     from cephbench.targets import FioTarget, Target
+    from cephbench.tools.found import Found
+    from cephbench.tools.options import RunOptions
+    from cephbench.tools.schedule import Schedule
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,9 @@ class Tool(ABC):
     """The tool option ``--bs`` sets."""
     reads: ClassVar[bool] = False
     """Whether its suites read what they wrote."""
+    undo: ClassVar[tuple[Callable[..., None], ...]] = ()
+    """The undo functions (``resources.undo.undoes``) of what its steps create: loading the
+    tool registers them, so ``cephbench cleanup`` finds them through the tool registry."""
 
     def versions(self) -> dict[str, str]:
         """The tool's version as it prints it (kept in the run's environment)."""
@@ -156,7 +159,7 @@ class Tool(ABC):
 
     def table(self, run: Run) -> Table:
         """The table ``show`` prints for a run of this tool."""
-        from cephbench.report.run_table import run_table
+        from cephbench.tables.run_table import run_table
 
         return run_table(run)
 

@@ -23,15 +23,16 @@ restarts, :mod:`cephbench.tuning.restart`'s.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cephbench.ceph.commands import ceph
 from cephbench.ceph.connection import Connection
 from cephbench.errors import CephbenchError, UsageError
-from cephbench.execution.cleanup import undoes
-from cephbench.execution.shield import deferred_interrupts
+from cephbench.resources.shield import deferred_interrupts
+from cephbench.resources.undo import undoes
 from cephbench.store import Resource, ResourceLog
 from cephbench.tuning.changes import Change, Side, check_value, same_value
 from cephbench.tuning.owner import refuse_while_running
@@ -91,6 +92,9 @@ class Slot:
 
 class Settings:
     """The settings of both sides, switched between them and restored at the end."""
+
+    undo: ClassVar[tuple[Callable[..., None], ...]] = ()
+    """What ``cephbench cleanup`` restores of an experiment killed mid-way (set below)."""
 
     def __init__(
         self,
@@ -336,7 +340,7 @@ class Settings:
 
 
 @undoes(KIND)
-def _undo_setting(resource: Resource) -> None:
+def undo_setting(resource: Resource) -> None:
     """``cephbench cleanup``: put a setting a killed experiment changed back, verified."""
     d = resource.detail
     refuse_while_running(d)
@@ -345,3 +349,6 @@ def _undo_setting(resource: Resource) -> None:
     if d["family"] == "conf_set" and not d["key"].startswith(CLIENT_PREFIXES) and conn:
         restart_lab_osds(conn, d.get("lab_dir"))
     verify_restored(conn, d["family"], d["target"], d["key"], d["original"], d.get("type", "str"))
+
+
+Settings.undo = (undo_setting,)

@@ -15,13 +15,14 @@ positional arguments.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from cephbench.errors import CephbenchError, UsageError
-from cephbench.execution.cleanup import undoes
 from cephbench.hosts.inventory import Host, Inventory
 from cephbench.hosts.remote import reach, recorded_detail
 from cephbench.hosts.ssh import Ssh
+from cephbench.resources.undo import undoes
 from cephbench.store import Resource, ResourceLog
 from cephbench.tuning.owner import refuse_while_running
 
@@ -45,6 +46,9 @@ def _same(a: str, b: str) -> bool:
 
 class HostSysctls:
     """The inventory's hosts and the ssh connections to them, for one experiment."""
+
+    undo: ClassVar[tuple[Callable[..., None], ...]] = ()
+    """What ``cephbench cleanup`` restores of an experiment killed mid-way (set below)."""
 
     def __init__(self, inventory: Inventory, resources: ResourceLog):
         if not inventory.hosts:
@@ -121,7 +125,7 @@ def shown(values: dict[str, str]) -> str:
 
 
 @undoes(KIND)
-def _undo_host_sysctl(resource: Resource) -> None:
+def undo_host_sysctl(resource: Resource) -> None:
     """``cephbench cleanup``: write a killed experiment's host back its original value."""
     d = resource.detail
     refuse_while_running(d)
@@ -133,3 +137,6 @@ def _undo_host_sysctl(resource: Resource) -> None:
             f"sysctl {d['key']} on host {host.name} shows {got!r}, not {d['value']!r}",
             hint="set it back by hand there",
         )
+
+
+HostSysctls.undo = (undo_host_sysctl,)

@@ -58,7 +58,7 @@ def _num(x: float | None, scale: float) -> str:
 def tables(doc: dict[str, Any]) -> tuple[list, list[str]]:
     """Report tables (verdicts per metric, per-round points) and the lines after them."""
     from cephbench.analysis.compare import METRICS
-    from cephbench.report.table import Table
+    from cephbench.tables.table import Table
 
     a, b = (c["name"] for c in doc["columns"])
     by_metric: dict[str, list[dict]] = {}

@@ -56,7 +56,7 @@ def pool_get(conn: Connection, pool: str, key: str) -> str:
                 hint="set it to its current default first",
             )
         raise UsageError(f"{key} is not a pool setting ({err})", hint="ceph osd pool get POOL all")
-    from cephbench.lab.ceph import parse_json
+    from cephbench.ceph.output import parse_json
 
     value = parse_json(("osd", "pool", "get"), result.stdout).get(key)
     return str(value).lower() if isinstance(value, bool) else str(value)

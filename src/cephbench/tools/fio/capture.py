@@ -15,9 +15,9 @@ from pathlib import Path
 
 from cephbench.errors import ParseError
 from cephbench.model import Series
-from cephbench.planning.plan import time_based_runtime
 from cephbench.tools.fio.jobfile import JobFile
 from cephbench.tools.fio.logs import collect, job_options
+from cephbench.tools.fio.plan import time_based_runtime
 
 LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log", "write_hist_log")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from cephbench.importing.found import Found
 from cephbench.tools.fio.parse import extract_all, parse_document
 from cephbench.tools.fio.text import parse_text_all
+from cephbench.tools.found import Found
 
 _JSON_START = re.compile(r'\{\s*"fio version"\s*:')
 """How every fio JSON document begins (fio 2.1 to 3.42, json, json+ and client/server): an

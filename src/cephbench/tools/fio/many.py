@@ -27,13 +27,13 @@ from pathlib import Path
 
 from cephbench.errors import CephbenchError
 from cephbench.model import RawOutput, WorkloadOutcome, now
-from cephbench.planning.plan import Batch
-from cephbench.planning.schedule import MIN_REPEATS
 from cephbench.system.process import ProcessInterrupted, ProcessResult, run
 from cephbench.tools.base import RunContext, Step
 from cephbench.tools.fio import command as fio_command
 from cephbench.tools.fio.jobfile import JobFile
+from cephbench.tools.fio.plan import Batch
 from cephbench.tools.fio.steps import batch_outcomes
+from cephbench.tools.schedule import MIN_REPEATS
 
 START_LEAD = 3.0
 """Seconds from launching ``fio --client`` to the instant every job starts, at first: time for

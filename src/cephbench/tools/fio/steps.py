@@ -15,8 +15,6 @@ from pathlib import Path
 
 from cephbench.errors import ParseError
 from cephbench.model import RawOutput, WorkloadOutcome, now
-from cephbench.planning.plan import Batch, PlannedWorkload, time_based_runtime
-from cephbench.planning.schedule import MIN_REPEATS
 from cephbench.system.process import ProcessInterrupted, ProcessResult
 from cephbench.tools.base import RunContext, Step
 from cephbench.tools.fio import command as fio_command
@@ -24,6 +22,9 @@ from cephbench.tools.fio import parse as fio_parse
 from cephbench.tools.fio.capture import with_logs, workload_series
 from cephbench.tools.fio.chain import Chain
 from cephbench.tools.fio.jobfile import JobFile, phase_of
+from cephbench.tools.fio.plan import Batch, time_based_runtime
+from cephbench.tools.plan import PlannedWorkload
+from cephbench.tools.schedule import MIN_REPEATS
 
 
 def fio_steps(ctx: RunContext) -> Iterator[Step]:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from cephbench.errors import UsageError
+from cephbench.hosts.remote import undo_dir, undo_process
 from cephbench.tools.base import Importer, RunContext, Step, Tool
 
 
@@ -13,6 +14,7 @@ class Fio(Tool):
     name = "fio"
     target_kinds = ("file", "device", "rbd")
     resumable = True
+    undo = (undo_process, undo_dir)  # fio servers on --clients, and their directories
 
     def versions(self) -> dict[str, str]:
         from cephbench.tools.fio import command as fio_command

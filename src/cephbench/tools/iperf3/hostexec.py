@@ -21,7 +21,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from cephbench.execution.cleanup import undoes
 from cephbench.hosts.inventory import Inventory
 from cephbench.hosts.remote import (
     RemoteProcess,
@@ -31,6 +30,7 @@ from cephbench.hosts.remote import (
     stop_daemon,
 )
 from cephbench.hosts.ssh import DEFAULT_FANOUT, Ssh
+from cephbench.resources.undo import undoes
 from cephbench.store import Resource, ResourceLog, Store
 from cephbench.system.process import ProcessResult, run
 
@@ -167,7 +167,7 @@ def stop_local(pidfile: str) -> None:
 
 
 @undoes(SERVER_KIND)
-def _undo_server(resource: Resource) -> None:
+def undo_server(resource: Resource) -> None:
     stop_local(resource.detail["pidfile"])
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from cephbench.importing.found import Found, runs
 from cephbench.model import Result, WorkloadOutcome
+from cephbench.tools.found import Found, runs
 from cephbench.tools.iperf3 import driver as iperf3
 from cephbench.tools.iperf3 import paste as iperf3_text
 

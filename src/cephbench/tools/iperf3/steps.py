@@ -33,7 +33,6 @@ from cephbench.hosts.ssh import DEFAULT_FANOUT
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import LabState, load
 from cephbench.model import RawOutput, Result, WorkloadOutcome, now
-from cephbench.planning.request import NetworkOptions
 from cephbench.system.process import ProcessResult
 from cephbench.tools.base import RunContext, Step, Stopped, raw_output
 from cephbench.tools.iperf3 import driver as iperf3
@@ -46,6 +45,7 @@ from cephbench.tools.iperf3.hostexec import (
     SshExec,
     thread_log,
 )
+from cephbench.tools.iperf3.options import NetworkOptions
 
 T = TypeVar("T")
 LISTEN_SECONDS = 10.0
@@ -323,8 +323,7 @@ class ServerSet:
 
 
 def network_options(ctx: RunContext) -> NetworkOptions:
-    request = ctx.options.request
-    return request.network if request is not None else NetworkOptions()
+    return ctx.options.network
 
 
 def network_steps(ctx: RunContext, repeat: int) -> Iterator[Step]:

@@ -5,7 +5,7 @@ far below the others named."""
 from __future__ import annotations
 
 from cephbench.model import Run
-from cephbench.report.table import MISSING, Table, fmt_number
+from cephbench.tables.table import MISSING, Table, fmt_number
 from cephbench.tools.iperf3.matrix import Matrix, Outlier, matrix, outliers
 
 DIAGONAL = "—"

@@ -6,16 +6,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from cephbench.hosts.remote import undo_dir, undo_process
 from cephbench.tools.base import Importer, RunContext, Step, Tool, ToolSuite
+from cephbench.tools.iperf3.hostexec import undo_server
 
 if TYPE_CHECKING:
     from cephbench.model import Run
-    from cephbench.report.table import Table
+    from cephbench.tables.table import Table
 
 
 class Iperf3(Tool):
     name = "iperf3"
     version_argv = ("iperf3", "--version")
+    undo = (undo_server, undo_process, undo_dir)  # iperf3 servers, in a namespace or over ssh
     suites = (
         ToolSuite(
             "network",

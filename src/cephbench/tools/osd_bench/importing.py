@@ -3,8 +3,8 @@ did not answer kept as a failure."""
 
 from __future__ import annotations
 
-from cephbench.importing.found import Found, ceph_version, runs
 from cephbench.model import WorkloadOutcome
+from cephbench.tools.found import Found, ceph_version, runs
 from cephbench.tools.osd_bench import paste as osd_bench_text
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from statistics import median
 
 from cephbench.model import Run
-from cephbench.report.table import MISSING, Table, fmt_number
+from cephbench.tables.table import MISSING, Table, fmt_number
 
 SLOW = 0.8
 """An OSD below this share of the median is marked slow."""

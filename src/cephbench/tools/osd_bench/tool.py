@@ -10,7 +10,7 @@ from cephbench.tools.base import Importer, RunContext, Step, Tool, ToolSuite
 
 if TYPE_CHECKING:
     from cephbench.model import Run
-    from cephbench.report.table import Table
+    from cephbench.tables.table import Table
     from cephbench.targets import Target
 
 

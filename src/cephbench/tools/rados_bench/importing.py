@@ -3,8 +3,8 @@ write, seq and rand together are one run, like ``cephbench run rados``."""
 
 from __future__ import annotations
 
-from cephbench.importing.found import Found, ceph_version, runs
 from cephbench.model import WorkloadOutcome
+from cephbench.tools.found import Found, ceph_version, runs
 from cephbench.tools.rados_bench import paste as rados_bench_paste
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from cephbench.ceph.objects import undo_objects
 from cephbench.tools.base import Importer, RunContext, Step, Tool, ToolSuite
 
 
@@ -12,6 +13,7 @@ class RadosBench(Tool):
     version_argv = ("rados", "--version")
     target_kinds = ("rados",)
     reads = True
+    undo = (undo_objects,)  # the objects a write bench leaves for the read benches
     suites = (
         ToolSuite(
             "rados",

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cephbench.model import Result, Run
-from cephbench.report.table import MISSING, Table, fmt_ms, fmt_number
+from cephbench.tables.table import MISSING, Table, fmt_ms, fmt_number
 
 if TYPE_CHECKING:
     from cephbench.analysis.clients import ClientSpread

@@ -1,12 +1,14 @@
-"""Run-wide choices beyond the plan: health rules on Ceph, page cache dropping, adaptive
-repeats, time-series capture, and the request the run was started with."""
+"""Run-wide choices beyond the plan, as the tools' steps see them: health rules on Ceph, page
+cache dropping, adaptive repeats, time-series capture, the network suite's options, and the
+request the run was started with (its stored JSON)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from cephbench.ceph.session import HealthOptions
-from cephbench.planning.request import RunRequest
+from cephbench.tools.iperf3.options import NetworkOptions
 
 
 @dataclass(frozen=True)
@@ -28,5 +30,8 @@ class RunOptions:
     """``--clients``: the hosts fio runs on at once (an inventory spec), None for this one."""
     shared_image: bool = False
     """With ``clients``: every client on the run's RBD image, not one image each."""
-    request: RunRequest | None = None
-    """The run request, stored as its versioned JSON so ``--resume`` can run the rest."""
+    network: NetworkOptions = field(default_factory=NetworkOptions)
+    """The network suite's options (iperf3 between the ``--hosts``)."""
+    request: dict[str, Any] | None = None
+    """The run request's versioned JSON (``RunRequest.to_json``), stored with the run so
+    ``--resume`` can run the rest."""

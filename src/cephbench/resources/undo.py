@@ -1,11 +1,14 @@
 """Undo what interrupted runs created: each kind of resource has one undo function.
 
+A foundation the layers above register with (``@undoes("ceph_pool")``): pools and OSD flags
+in ``ceph/``, images in ``targets/``, remote processes in ``hosts/``, servers in ``tools/``,
+settings in ``tuning/``. ``cephbench cleanup`` imports them through the tool, target and
+setting registries (``cli/cleanup.py``), then calls :func:`cleanup`.
 Only resources recorded in the store are touched: cephbench removes nothing it did not create.
 """
 
 from __future__ import annotations
 
-import importlib
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,27 +46,17 @@ def undoes(kind: str, *, with_log: bool = False):
 
 
 @undoes("file")
-def _remove_file(resource: Resource) -> None:
+def remove_file(resource: Resource) -> None:
     Path(resource.name).unlink(missing_ok=True)
 
 
 @undoes("dir")
-def _remove_dir(resource: Resource) -> None:
+def remove_dir(resource: Resource) -> None:
     """A run's private work directory (only ever one named like the runner names them)."""
     path = Path(resource.name)
     if not path.name.startswith("cephbench-run-"):
         raise CephbenchError(f"{path} is not a cephbench work directory; not removing it")
     shutil.rmtree(path, ignore_errors=True)
-
-
-def load_all() -> None:
-    from cephbench.ceph import load_undo
-    from cephbench.targets import kinds, load
-
-    for kind in kinds():
-        load(kind)
-    load_undo()  # pools, OSD flags, bench objects, iperf3 servers
-    importlib.import_module("cephbench.hosts.remote")  # remote_process, remote_dir (over ssh)
 
 
 @dataclass(frozen=True)
@@ -73,9 +66,10 @@ class CleanupReport:
 
 
 def cleanup(store: Store, active_runs: set[int] | None = None) -> CleanupReport:
-    """Undo every open resource whose run is not running now (an image before its pool)."""
+    """Undo every open resource whose run is not running now (an image before its pool).
+
+    The undo functions of every kind recorded must be registered (imported) before."""
     running = active_runs if active_runs is not None else {r.id for r in store.runs("running")}
-    load_all()  # every target module registers the undo functions of what it creates
     removed, failed = [], []
     for resource in reversed(store.open_resources()):  # newest first, as a run undoes them
         if resource.run_id in running:

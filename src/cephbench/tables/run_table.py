@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 
 from cephbench.model import Run, flag_text
-from cephbench.report.clients import client_notes
-from cephbench.report.table import Table, fmt_ms, fmt_number
+from cephbench.tables.clients import client_notes
+from cephbench.tables.table import Table, fmt_ms, fmt_number
 
 KINDS_DIFFER = "p99_clat"
 """Not a stored flag: marks a row whose average and percentile are of different kinds."""

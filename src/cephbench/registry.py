@@ -1,0 +1,63 @@
+"""The one lazy registry: a name mapped to ``module:attribute``, imported only when used.
+
+Commands, tools, targets, diagnose probes, report sections and tuning setting kinds are all
+registered this way: built-ins in one literal dict where the kind is defined (one line each),
+third-party packages through an entry-point group. Nothing is imported until it is looked up,
+so ``cephbench --help`` stays fast and a layer can name a plugin above it without importing
+it. Standard library only: the CLI's start-up imports this module.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+
+class Registry:
+    """Built-ins first, in the order given, then entry points of ``group`` not shadowing them."""
+
+    def __init__(
+        self,
+        builtins: Mapping[str, str],
+        group: str | None = None,
+        may_have_plugins: Callable[[], bool] | None = None,
+    ):
+        self.builtins = dict(builtins)
+        self.group = group
+        self._may_have_plugins = may_have_plugins
+        self._specs: dict[str, str] | None = None
+        self._loaded: dict[str, Any] = {}
+
+    def specs(self) -> dict[str, str]:
+        """Every name and its ``module:attribute``, built-ins first (entry points read once)."""
+        if self._specs is None:
+            found = dict(self.builtins)
+            if self.group and (self._may_have_plugins is None or self._may_have_plugins()):
+                from importlib.metadata import entry_points  # ~10 ms: only when looked up
+
+                for ep in entry_points(group=self.group):
+                    found.setdefault(ep.name, ep.value)
+            self._specs = found
+        return self._specs
+
+    def names(self) -> list[str]:
+        return list(self.specs())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.builtins or name in self.specs()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def load(self, name: str) -> Any:
+        """The registered attribute (a class, a function, a command), imported on first use;
+        KeyError for a name nobody registered."""
+        if name not in self._loaded:
+            module_name, _, attr = self.specs()[name].partition(":")
+            self._loaded[name] = getattr(importlib.import_module(module_name), attr)
+        return self._loaded[name]
+
+    def load_all(self) -> dict[str, Any]:
+        """Every registered attribute, in registry order (imports every module)."""
+        return {name: self.load(name) for name in self.names()}
