@@ -50,6 +50,7 @@ test-fast: venv
 lint: venv
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
+	$(BIN)/lint-imports
 
 typecheck: venv
 	$(BIN)/mypy

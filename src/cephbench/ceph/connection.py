@@ -1,12 +1,11 @@
 """The connection options Ceph users already know: ``--conf``, ``--id``, ``--keyring``,
-``--cluster``; resolved to the running lab, else ``/etc/ceph/ceph.conf`` and ``client.admin``.
+``--cluster`` (``lab/connect.py`` resolves them to the running lab, else
+``/etc/ceph/ceph.conf`` and ``client.admin``).
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from cephbench.errors import UsageError
@@ -75,44 +74,7 @@ class Connection:
         )
 
 
-def resolve(
-    conf: str | None = None,
-    user: str | None = None,
-    keyring: str | None = None,
-    cluster: str | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-) -> Connection:
-    """The connection the options ask for; the lab fills what they leave out, when one runs."""
-    from cephbench import lab as labapi  # the lab API (pydantic): not for `run --help`
-
-    client = _client_id(user) if user else None
-    lab = labapi.find_running() if conf is None and cluster is None else None
-    if lab is not None:
-        return Connection(
-            conf=str(lab.conf_path),
-            id=client or lab.client_name,
-            keyring=keyring or (str(lab.keyring_path) if lab.keyring_path and not client else None),
-            timeout=timeout,
-            lab_dir=str(lab.dir),
-            lab_hosts=lab.hosts,
-        )
-    if conf is None and cluster is None:
-        conf = DEFAULT_CONF
-    if conf is not None and not Path(conf).is_file():
-        raise UsageError(
-            f"no Ceph configuration at {conf}",
-            hint="give --conf PATH, or start a lab: cephbench lab up",
-        )
-    if keyring is not None and not os.access(keyring, os.R_OK):
-        raise UsageError(
-            f"cannot read keyring {keyring}", hint="check --keyring and its permissions"
-        )
-    return Connection(
-        conf=conf, id=client or DEFAULT_ID, keyring=keyring, cluster=cluster, timeout=timeout
-    )
-
-
-def _client_id(user: str) -> str:
+def client_id(user: str) -> str:
     """``bench`` or ``client.bench`` -> ``bench``."""
     name = user.removeprefix("client.")
     if not name or any(c.isspace() for c in name):

@@ -186,7 +186,7 @@ def _percent(text: str) -> float:
 
 def _connection(plan):
     """The Ceph connection (the lab's when one runs) when any change or the target needs it."""
-    from cephbench.ceph.connection import resolve
+    from cephbench.lab.connect import resolve
 
     kinds = {c.kind for side in (plan.a, plan.b) for c in side.changes}
     target = plan.request.target or "rbd:lab"

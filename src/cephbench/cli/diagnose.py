@@ -55,10 +55,10 @@ def diagnose(
       cephbench diagnose --format json            # cephbench.diagnosis/1
       cephbench report last -o diag.html          # the evidence drawn
     """
-    from cephbench.ceph.connection import resolve
     from cephbench.ceph.session import HealthOptions
     from cephbench.diagnose.target import IMAGE, QUICK_IMAGE, DiagnoseTarget
     from cephbench.execution.runner import execute
+    from cephbench.lab.connect import resolve
     from cephbench.targets.cluster import CephOptions
     from cephbench.tools.options import RunOptions
     from cephbench.tools.plan import ToolPlan

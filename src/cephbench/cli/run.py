@@ -131,8 +131,8 @@ def prepare(request: RunRequest, resume: int | None = None):
     # The planner, runner, targets and Ceph session (numpy, pydantic, YAML...): not for --help
     from rich.markup import escape
 
-    from cephbench.ceph.connection import resolve
     from cephbench.ceph.session import HealthOptions
+    from cephbench.lab.connect import resolve
     from cephbench.planning.plan import make_plan
     from cephbench.targets.cluster import CephOptions, CephTarget
     from cephbench.tools.fio.plan import Plan

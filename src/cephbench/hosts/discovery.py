@@ -17,10 +17,10 @@ from cephbench.hosts.inventory import Inventory, make_host, make_inventory
 
 def discover_ceph(conn: Connection | None) -> Inventory:
     """The cluster's hosts from its own metadata; cephadm's ``orch host ls`` when it answers."""
-    from cephbench.ceph import connection
     from cephbench.ceph.commands import ceph, ceph_json
+    from cephbench.lab.connect import resolve
 
-    conn = conn or connection.resolve()
+    conn = conn or resolve()
     osds = ceph_json(conn, "osd", "metadata")
     mons = ceph_json(conn, "mon", "metadata")
     orch_hosts: list[dict[str, Any]] | None = None

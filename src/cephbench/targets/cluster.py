@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from cephbench.ceph import pools
-from cephbench.ceph.connection import Connection, resolve
+from cephbench.ceph.connection import Connection
 from cephbench.ceph.quiesce import undo_flag
 from cephbench.errors import TargetError
+from cephbench.lab.connect import resolve
 from cephbench.store import ResourceLog
 from cephbench.targets import FioTarget, Target, TargetOptions
 
