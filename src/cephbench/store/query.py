@@ -23,7 +23,6 @@ from cephbench.errors import UsageError
 from cephbench.model import StoredRun
 from cephbench.store.rows import run_from_row
 
-STATUSES = ("running", "complete", "failed", "aborted")
 AGE_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 

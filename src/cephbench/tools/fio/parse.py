@@ -30,7 +30,6 @@ HEADLINE_PERCENTILES = {
 }
 _ERR_LINE = re.compile(r"^fio: pid=\d+, err=(\d+)/.*$", re.MULTILINE)
 _DOC_START = re.compile(r'(?:^|(?<=\n))[ \t]*\{|\{(?=\s*"fio version")')
-NS_PER_US = {"ns": 1000.0, "us": 1.0}
 _LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 """What ``str.splitlines`` splits lines on besides "\\n"."""
 
