@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -78,3 +81,84 @@ def test_blank_device_is_used(invoke, invoke_json, loop_device):
     _run(invoke, loop_device, expect=0)
     run = invoke_json("show", "last")
     assert run["target"] == f"device:{loop_device}" and len(run["results"]) == 4
+
+
+# A device in use is refused before anything starts, --destroy-data or not: fio never runs,
+# no run is stored, and the message names the use.
+
+
+def _refused_in_use(invoke, invoke_json, device, *words):
+    result = _run(invoke, device, "--destroy-data", device, expect=1)
+    assert f"{device} is in use" in result.output, result.output
+    for word in words:
+        assert word in result.output, result.output
+    assert "--destroy-data or not" in result.output
+    assert invoke_json("runs")["runs"] == []
+
+
+def test_a_mounted_device_is_refused_even_with_destroy_data(
+    invoke, invoke_json, loop_device, tmp_path
+):
+    subprocess.run(["mkfs.ext4", "-q", "-F", loop_device], check=True)
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    subprocess.run(["mount", loop_device, str(mnt)], check=True)
+    try:
+        _refused_in_use(invoke, invoke_json, loop_device, f"mounted on {mnt}")
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+
+
+def test_the_root_filesystems_device_is_refused(invoke, invoke_json):
+    """By device number: /proc/mounts may call it /dev/root, or a device with no partition."""
+    number = os.stat("/").st_dev
+    name = Path(f"/sys/dev/block/{os.major(number)}:{os.minor(number)}").resolve().name
+    device = f"/dev/{name}"
+    if not Path(device).exists():
+        pytest.skip(f"/ is not on a block device here ({name})")
+    _refused_in_use(invoke, invoke_json, device, "mounted on /")
+
+
+def test_a_swap_device_is_refused(invoke, invoke_json, loop_device):
+    subprocess.run(["mkswap", "-q", loop_device], check=True)
+    on = subprocess.run(["swapon", loop_device], capture_output=True, text=True)
+    if on.returncode != 0:
+        pytest.skip(f"swapon is not allowed here: {on.stderr.strip()}")
+    try:
+        _refused_in_use(invoke, invoke_json, loop_device, f"swap on {loop_device}")
+    finally:
+        subprocess.run(["swapoff", loop_device], check=True)
+
+
+def test_a_device_mapper_member_is_refused(invoke, invoke_json, loop_device):
+    name = f"cb-test-{os.getpid()}"
+    table = f"0 {64 * 2**20 // 512} linear {loop_device} 0"
+    made = subprocess.run(["dmsetup", "create", name, "--table", table], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"device-mapper is not usable here: {made.stderr.decode().strip()}")
+    try:
+        _refused_in_use(invoke, invoke_json, loop_device, "a member of device-mapper", name)
+    finally:
+        subprocess.run(["dmsetup", "remove", name], check=True)
+
+
+def test_a_device_a_process_has_locked_is_refused(invoke, invoke_json, loop_device):
+    """As a running OSD's BlueStore flocks its block device."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
+            "fcntl.flock(fd, fcntl.LOCK_EX); print('locked', flush=True); sys.stdin.read()",
+            loop_device,
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        _refused_in_use(invoke, invoke_json, loop_device, f"(pid {holder.pid})")
+    finally:
+        holder.kill()
+        holder.wait()

@@ -201,3 +201,12 @@ def test_mean_is_total_latency_and_percentiles_keep_their_kind():
     assert r.clat_mean_us == doc["clat_ns"]["mean"] / 1000
     assert r.slat_mean_us == doc["slat_ns"]["mean"] / 1000
     assert r.lat_kind == "clat" and r.lat_p99_us == doc["clat_ns"]["percentile"]["99.000000"] / 1000
+
+
+def test_a_job_without_io_says_fios_own_reason():
+    """fio refused a mounted device: no error number, no I/O, and its reason on stderr."""
+    (job,) = _parse(FIO_DATA / "mounted_abort.json")
+    assert job.error == 0 and not job.results
+    assert job.failure == (
+        "fio: /dev/loop0 appears mounted, and 'allow_mounted_write' isn't set. Aborting."
+    )

@@ -1,12 +1,16 @@
 """``device:/dev/X``: a whole block device, written directly.
 
-Refused when the device holds anything (partition table, filesystem, LVM, RAID, Ceph
-BlueStore label, a mount, a holder such as device-mapper) unless ``--destroy-data`` names
-exactly this device.
+Refused, always, while the device is in use: mounted (itself, a partition, or a device stacked
+on it; by device number, so ``/dev/root`` and loop devices count), swap, a member of a
+device-mapper, LVM or RAID device, or locked by a running process (a Ceph OSD's BlueStore
+locks its device). Refused when it holds anything (partition table, filesystem, LVM, RAID,
+Ceph BlueStore label) unless ``--destroy-data`` names exactly this device.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
 import stat
 from collections.abc import Iterator
@@ -40,6 +44,12 @@ class DeviceTarget(Target):
                 )
         except FileNotFoundError:
             raise TargetError(f"{self.location} does not exist") from None
+        busy = in_use(dev)
+        if busy:
+            raise TargetError(
+                f"{self.location} is in use ({'; '.join(busy)}); refusing to write to it",
+                hint="cephbench never writes to a device in use, --destroy-data or not",
+            )
         found = signatures(dev)
         allowed = self.options.destroy_data and os.path.realpath(self.options.destroy_data) == dev
         if found and not allowed:
@@ -83,17 +93,117 @@ def signatures(dev: str) -> list[str]:
     )
     if partitions:
         found.append("partitions " + ", ".join(sorted(partitions)))
-    holders = (
-        sorted(p.name for p in (sysdir / "holders").iterdir())
-        if (sysdir / "holders").is_dir()
-        else []
-    )
-    if holders:
-        found.append("used by " + ", ".join(holders))
-    mounts = _mounted(dev, partitions)
+    return found
+
+
+def in_use(dev: str) -> list[str]:
+    """What uses ``dev`` now, in words (empty when nothing does): mounts of it, of its
+    partitions or of devices stacked on them; swap; the stacked devices themselves; a lock a
+    running process holds on it."""
+    name = Path(dev).name
+    family = _family(name)
+    found = []
+    numbers = {n for b in family if (n := _devno(b))}
+    mounts = [point for number, point in _mounts() if number in numbers]
     if mounts:
         found.append("mounted on " + ", ".join(mounts))
+    swaps = [s for s in _swaps() if Path(os.path.realpath(s)).name in family]
+    if swaps:
+        found.append("swap on " + ", ".join(swaps))
+    stacked = [_stacked_name(b) for b in family if b != name and not _is_partition(b)]
+    if stacked:
+        found.append("a member of " + ", ".join(stacked))
+    holder = _locked_by(dev)
+    if holder:
+        found.append(f"locked by {holder}")
     return found
+
+
+def _family(name: str) -> list[str]:
+    """The device, its partitions, and every device stacked on any of them, by name."""
+    out, todo = [], [name]
+    while todo:
+        current = todo.pop(0)
+        if current in out:
+            continue
+        out.append(current)
+        sysdir = Path("/sys/class/block") / current
+        if sysdir.is_dir():
+            todo += sorted(p.name for p in sysdir.iterdir() if (p / "partition").exists())
+            if (sysdir / "holders").is_dir():
+                todo += sorted(p.name for p in (sysdir / "holders").iterdir())
+    return out
+
+
+def _is_partition(name: str) -> bool:
+    return (Path("/sys/class/block") / name / "partition").exists()
+
+
+def _devno(name: str) -> str | None:
+    try:
+        return (Path("/sys/class/block") / name / "dev").read_text().strip()
+    except OSError:
+        return None
+
+
+def _stacked_name(name: str) -> str:
+    """``dm-0`` -> "device-mapper dm-0 (vg-lv)", ``md0`` -> "RAID md0"."""
+    if name.startswith("md"):
+        return f"RAID {name}"
+    try:
+        mapped = (Path("/sys/class/block") / name / "dm" / "name").read_text().strip()
+    except OSError:
+        return name
+    return f"device-mapper {name} ({mapped})"
+
+
+def _mounts() -> list[tuple[str, str]]:
+    """(major:minor, mount point) of every mount this process sees (/proc/self/mountinfo:
+    the device number, where /proc/mounts may say ``/dev/root``)."""
+    out = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split()
+        out.append((fields[2], fields[4].replace("\\040", " ")))
+    return out
+
+
+def _swaps() -> list[str]:
+    lines = Path("/proc/swaps").read_text().splitlines()[1:]
+    return [ln.split()[0] for ln in lines if ln.split()]
+
+
+def _locked_by(dev: str) -> str | None:
+    """Who holds a lock on ``dev`` (BlueStore flocks its block device while the OSD runs);
+    None when nobody does. The lock is tried, never kept."""
+    try:
+        fd = os.open(dev, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as e:
+        if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+            return None
+        return _openers(dev) or "another process"
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def _openers(dev: str) -> str | None:
+    """``ceph-osd (pid 1234)``: the processes with ``dev`` open, from /proc (those we may see)."""
+    target, found = os.path.realpath(dev), []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            if any(os.path.realpath(fd) == target for fd in (proc / "fd").iterdir()):
+                found.append(f"{(proc / 'comm').read_text().strip()} (pid {proc.name})")
+        except OSError:
+            continue
+    return ", ".join(found) or None
 
 
 def _head(dev: str) -> bytes:
@@ -102,16 +212,6 @@ def _head(dev: str) -> bytes:
             return f.read(len(BLUESTORE_MAGIC))
     except OSError:
         return b""
-
-
-def _mounted(dev: str, partitions: list[str]) -> list[str]:
-    names = {dev, *(f"/dev/{p}" for p in partitions)}
-    points = []
-    for line in Path("/proc/mounts").read_text().splitlines():
-        source, target, *_ = line.split()
-        if source.startswith("/dev/") and os.path.realpath(source) in names:
-            points.append(target)
-    return points
 
 
 def _size_bytes(dev: str) -> int | None:

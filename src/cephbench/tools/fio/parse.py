@@ -57,7 +57,8 @@ class JobOutcome:
         if self.error:
             return f"fio error: {self.message}"
         if not self.results:  # fio reports no error (a failed exec_prerun, say), yet did no I/O
-            return "fio did no I/O for this workload; see its raw output"
+            # its own reason when it printed one ("fio: /dev/x appears mounted, ...")
+            return self.message or "fio did no I/O for this workload; see its raw output"
         return None
 
     def outcome(self) -> WorkloadOutcome:
@@ -202,7 +203,10 @@ def job_outcome(
     results = tuple(
         r for op in OPS if (r := _direction(name, clones, op, options, repeat, error)) is not None
     )
-    message = _error_message(error, error_lines) if error else None
+    if error:
+        message: str | None = _error_message(error, error_lines)
+    else:  # no error, yet no I/O: fio's own line says why (a mounted device, say)
+        message = None if results else next(iter(error_lines), None)
     return JobOutcome(name, clones[0].get("groupid", 0), results, error, message)
 
 
