@@ -23,9 +23,6 @@ from cephbench.diagnose.budget import budget
 from cephbench.diagnose.finding import SEVERITIES, Diagnosis, host_of
 from cephbench.diagnose.rules import rules
 
-MEASURED_SLOW = (codes.NETWORK_SLOW_LINK, codes.NETWORK_SLOW_LINKS)
-"""Links iperf3 measured slow: what an OSD short of CPU may only be waiting for."""
-
 
 def diagnose(e: dict[str, Any]) -> Diagnosis:
     d = Diagnosis()
@@ -41,12 +38,11 @@ def diagnose(e: dict[str, Any]) -> Diagnosis:
 def _behind_network(e: dict[str, Any], d: Diagnosis) -> None:
     """An OSD that keeps ops queued behind a link measured slow (iperf3) may only be waiting
     for the network: its "short of CPU" finding becomes info, the network's stands first."""
-    slow = {f.component for f in d.findings if f.code in MEASURED_SLOW and f.severity != "info"}
-    if not slow:
-        return
+    slow = [f for f in d.findings if f.code.layer == "network" and f.severity != "info"]
+    every = any(f.code == codes.NETWORK_SLOW_LINKS for f in slow)
+    hosts = {f.component for f in slow}
     for i, f in enumerate(d.findings):
-        host = host_of(e, f.component)
-        if f.code == codes.OSD_CPU_STARVED and ("all links" in slow or host in slow):
+        if f.code == codes.OSD_CPU_STARVED and (every or host_of(e, f.component) in hosts):
             d.findings[i] = replace(
                 f,
                 severity="info",
