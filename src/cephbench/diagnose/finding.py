@@ -27,7 +27,8 @@ MAD_Z = 3.5
 
 @dataclass(frozen=True)
 class Evidence:
-    """What a finding rests on: the figures and the peers they were compared with."""
+    """What a finding rests on: the figures and the peers they were compared with. Its JSON
+    is its fields, in order; a kind stored otherwise says so in its own ``to_json``."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -4,7 +4,8 @@ through the ``cephbench.diagnose_rules`` entry-point group (run after the built-
 
 A rule reads the evidence and adds its findings (and what it checked) to the diagnosis; it
 is a function decorated with :func:`rule`, which names the codes of the findings it may
-add. A rule may read earlier rules' findings by their codes, never by their words."""
+add. A rule may read earlier rules' findings by their codes, never by their words (the
+network rule skips hosts whose OSDs osd-peers named: the order here matters)."""
 
 from __future__ import annotations
 

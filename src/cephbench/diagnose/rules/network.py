@@ -131,7 +131,8 @@ def network_findings(e: dict[str, Any], d: Diagnosis) -> None:
 
 def _heartbeats(e: dict[str, Any], d: Diagnosis, slow_hosts: set[str], measured: bool) -> None:
     """The OSDs' heartbeat round trips, by host: a finding only where no iperf3 could be run
-    (an OSD short of CPU answers heartbeats late too, so they point at hosts less surely)."""
+    (an OSD short of CPU answers heartbeats late too, so they point at hosts less surely),
+    and not on a host whose OSD an earlier rule named (read from its findings' codes)."""
     beats = e.get("network", {}).get("heartbeat_ms", {})
     if not beats:
         return
