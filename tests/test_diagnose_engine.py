@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from cephbench.diagnose import counters, finding, findings, stored
+from cephbench.diagnose import codes, counters, finding, findings, stored, unchecked
+from cephbench.diagnose.rules import REGISTRY, Rule, rules
+from cephbench.diagnose.rules import rule as registry_rule
 from cephbench.diagnose.session import per_osd
 from tests.contract import validate
 
@@ -75,6 +77,9 @@ def test_the_slow_disk_is_the_device_and_its_queue_is_no_cpu_finding(name):
         p["device_ms"] for p in top["evidence"]["peers"].values()
     )
     assert not any("CPU" in f["summary"] for f in doc(name)["findings"])
+    d = findings.diagnose(evidence(name))
+    assert d.findings[0].code == codes.DEVICE_SLOW_COMMIT
+    assert codes.OSD_CPU_STARVED not in {f.code for f in d.findings}
 
 
 @pytest.mark.parametrize(
@@ -83,6 +88,7 @@ def test_the_slow_disk_is_the_device_and_its_queue_is_no_cpu_finding(name):
 def test_a_starved_osd_is_short_of_cpu_not_a_slow_device(name):
     top = doc(name)["findings"][0]
     assert top["layer"] == "osd" and "CPU" in top["summary"], top
+    assert findings.diagnose(evidence(name)).findings[0].code == codes.OSD_CPU_STARVED
 
 
 def test_historic_writes_of_an_earlier_load_are_left_out():
@@ -186,5 +192,170 @@ def test_few_pgs_off_by_chance_are_no_placement_finding():
 
 def test_a_real_imbalance_over_30_percent_is_a_placement_warning():
     d = findings.diagnose(_placement({"0": (100, 33), "1": (120, 40), "2": (60, 20)}))
-    [pgs] = [f for f in d.findings if f.layer == "placement" and "PGs" in f.summary]
+    [pgs] = [f for f in d.findings if f.code == codes.PLACEMENT_PG_SKEW]
     assert (pgs.component, pgs.severity) == ("osd.2", "warning")
+    assert pgs.layer == "placement" and "PGs" in pgs.summary
+    assert pgs.to_json()["evidence"] == {
+        "pgs": {"osd.0": 100, "osd.1": 120, "osd.2": 60},
+        "mean": 93.33,
+    }
+
+
+TOP_CODES = {
+    "slow-disk-osd1": codes.DEVICE_SLOW_COMMIT,
+    "slow-disk-osd1-b": codes.DEVICE_SLOW_COMMIT,
+    "cpu-osd2": codes.OSD_CPU_STARVED,
+    "cpu-osd2-b": codes.OSD_CPU_STARVED,
+    "cpu-osd2-c": codes.OSD_CPU_STARVED,
+    "cpu-osd2-e": codes.OSD_CPU_STARVED,
+    "cpu-osd2-f": codes.OSD_CPU_STARVED,
+    "all-links": codes.NETWORK_SLOW_LINKS,
+    "slow-link-host2": codes.NETWORK_SLOW_LINK,
+}
+
+
+def test_every_case_has_its_top_code():
+    assert set(TOP_CODES) == set(CASES)
+    for name, code in TOP_CODES.items():
+        assert findings.diagnose(evidence(name)).findings[0].code == code, name
+
+
+def _variants(e: dict) -> list[dict]:
+    """The recorded evidence, and it changed so that every rule finds something."""
+    bench = json.loads(json.dumps(e))
+    for osd, info in bench["osds"].items():
+        info["bench_4k"] = {"iops": 50.0 if osd == "0" else 900.0, "bytes_per_sec": 1.0}
+    pools = json.loads(json.dumps(e))
+    pools["pools"] = [
+        {"name": "a", "type": "replicated", "size": 1, "min_size": 1, "ours": False},
+        {"name": "b", "type": "replicated", "size": 3, "failure_domain": "osd", "ours": False},
+    ]
+    per_osd = {"0": (100, 33), "1": (120, 60), "2": (60, 5)}
+    pools["placement"] = {
+        "own_pool_only": False,
+        "per_osd": {o: {"pgs": pgs, "primaries": prim} for o, (pgs, prim) in per_osd.items()},
+    }
+    pools["health"] = {"samples": [{"status": "HEALTH_WARN", "flags": ["scrub"]}]}
+    busy = json.loads(json.dumps(e))
+    busy["health"] = {"samples": [{"status": "HEALTH_ERR", "flags": ["recovery"]}]}
+    beats = json.loads(json.dumps(e))  # no iperf3; host3's OSD answers heartbeats late
+    beats["osds"]["3"] = {"host": "host3"}
+    beats["network"] = {
+        "heartbeat_ms": {
+            f"osd.{a}->osd.{b}": 50.0 if 3 in (a, b) else 1.0
+            for a in range(4)
+            for b in range(4)
+            if a != b
+        }
+    }
+    return [e, bench, pools, busy, beats]
+
+
+def test_each_rule_s_findings_carry_its_codes_and_their_layer_is_the_code_s():
+    seen = set()
+    for name in ["healthy", *CASES]:
+        for e in _variants(evidence(name)):
+            d = finding.Diagnosis()
+            for rule in rules().values():
+                before = len(d.findings)
+                rule(e, d)
+                for f in d.findings[before:]:
+                    assert f.code in rule.codes, (f.code, rule.codes)
+                    assert f.to_json()["layer"] == f.layer == f.code.name.split(".")[0]
+                    seen.add(f.code)
+    declared = [c for r in rules().values() for c in r.codes]
+    assert len(declared) == len(set(declared))  # no two rules share a code
+    assert seen == set(declared)  # every rule's every code, found on recorded evidence
+
+
+def test_codes_are_dotted_layer_what_and_distinct():
+    defined = [v for v in vars(codes).values() if isinstance(v, codes.Code)]
+    assert len({c.name for c in defined}) == len(defined)
+    assert all(c.layer in codes.LAYERS and c.meaning for c in defined)
+    for bad in ("cpu.starved", "osd", "osd.", "osd.Slow Commit"):
+        with pytest.raises(ValueError):
+            codes.Code(bad, "a layer the schema does not know, or no what")
+
+
+def test_the_stored_findings_keep_the_schema_s_properties_and_no_code():
+    d = doc("slow-disk-osd1")
+    assert [list(f) for f in d["findings"]] == [
+        ["layer", "component", "severity", "summary", "evidence", "next_step", "impact"]
+    ] * len(d["findings"])
+    d["findings"][0]["code"] = codes.DEVICE_SLOW_COMMIT.name
+    with pytest.raises(AssertionError, match="code"):
+        validate(d)  # the schema admits no other property: codes stay internal
+
+
+def test_a_cpu_finding_behind_a_slow_link_is_found_by_its_code_not_its_words():
+    from dataclasses import replace
+
+    e = evidence("cpu-osd2")
+    host = finding.host_of(e, "osd.2")
+    starved = next(f for f in findings.diagnose(e).findings if f.code == codes.OSD_CPU_STARVED)
+    reworded = replace(starved, summary="osd.2 is slow")
+    lookalike = replace(starved, code=codes.OSD_SLOW_BENCH, component="osd.2")
+    link = finding.Finding(codes.NETWORK_SLOW_LINK, host, "warning", "x", starved.evidence, "y", 3)
+    d = finding.Diagnosis([reworded, lookalike, link])
+    findings._behind_network(e, d)
+    assert d.findings[0].severity == "info" and "measured slow" in d.findings[0].summary
+    assert d.findings[1] == lookalike  # "CPU" in its words, another code: left as it is
+
+
+def test_heartbeats_skip_hosts_an_osd_finding_names_by_its_code():
+    from cephbench.diagnose.rules.network import network_findings
+
+    e = _variants(evidence("healthy"))[-1]
+    d = finding.Diagnosis()
+    network_findings(e, d)
+    [beats] = [f for f in d.findings if f.code == codes.NETWORK_SLOW_HEARTBEATS]
+    osd = next(o for o, i in e["osds"].items() if i["host"] == beats.component)
+    d = finding.Diagnosis()
+    d.findings.append(
+        finding.Finding(codes.OSD_SLOW_BENCH, f"osd.{osd}", "warning", "", beats.evidence, "", 2)
+    )
+    network_findings(e, d)
+    assert not [f for f in d.findings if f.code == codes.NETWORK_SLOW_HEARTBEATS]
+
+
+def test_not_checked_texts_are_filed_under_their_code_s_layer():
+    texts = {t for p in DATA.glob("diagnose-*.evidence.json") for t in evidence_of(p)}
+    assert texts <= set(unchecked.BY_TEXT)
+    layers = {u.text: u.checked()["layer"] for u in unchecked.BY_TEXT.values()}
+    assert layers == {
+        unchecked.IPERF3_OUT_OF_REACH.text: "network",
+        unchecked.PING_OUT_OF_REACH.text: "network",
+        unchecked.SYNC_WRITE_OUT_OF_REACH.text: "device",
+        unchecked.SYNC_WRITE_HOLDS_DATA.text: "device",
+        unchecked.OSD_BENCH_SKIPPED.text: "osd",
+    }
+    held = {"layer": "device", "check": unchecked.SYNC_WRITE_HOLDS_DATA.text}
+    assert {**held, "status": "not possible"} in findings.diagnose(evidence("healthy")).checked
+
+
+def evidence_of(path: Path) -> list[str]:
+    return json.loads(path.read_text()).get("not_checked", [])
+
+
+def test_a_rule_is_one_module_and_one_registry_line(monkeypatch):
+    from cephbench.diagnose import rules as registry
+    from cephbench.registry import Registry
+
+    assert REGISTRY.group == "cephbench.diagnose_rules"
+    order = ["osd-peers", "network", "sync-writes", "placement", "health", "client"]
+    assert list(rules()) == order
+    assert all(isinstance(r, Rule) for r in rules().values())
+    extra = Registry({**REGISTRY.builtins, "extra": f"{__name__}:extra_rule"})
+    monkeypatch.setattr(registry, "REGISTRY", extra)
+    d = findings.diagnose(evidence("healthy"))
+    assert [f.code for f in d.findings if f.component == "extra"] == [EXTRA]
+
+
+EXTRA = codes.Code("client.extra", "a test's rule")
+
+
+@registry_rule(EXTRA)
+def extra_rule(e: dict, d: finding.Diagnosis) -> None:
+    d.findings.append(
+        finding.Finding(EXTRA, "extra", "info", "extra", finding.Evidence(), "none", 1.0)
+    )

@@ -1,4 +1,8 @@
-"""A finding, and the peer comparison most of them rest on. Pure.
+"""A finding, the evidence it rests on, and the peer comparison most of them rest on. Pure.
+
+A finding carries its code (:mod:`cephbench.diagnose.codes`: its layer, and what later
+rules and tests read instead of its words) and typed evidence: one frozen dataclass per
+kind, declared next to the rule that fills it, whose JSON is its fields in order.
 
 An OSD, a host or a link is an outlier when its figure is far from its peers' median,
 measured in MADs (median absolute deviations) and as a ratio: one slow OSD among three is
@@ -12,6 +16,8 @@ import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from cephbench.diagnose.codes import Code
+
 SEVERITIES = ("info", "warning", "critical")
 
 
@@ -20,21 +26,41 @@ MAD_Z = 3.5
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """What a finding rests on: the figures and the peers they were compared with. Its JSON
+    is its fields, in order; a kind stored otherwise says so in its own ``to_json``."""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class Finding:
-    layer: str
+    code: Code
     component: str
     severity: str
     summary: str
-    evidence: dict[str, Any]
+    evidence: Evidence
     next_step: str
     impact: float
     """How far from normal (a ratio to the peers' median or to the nominal figure); orders
     findings of one severity."""
 
+    @property
+    def layer(self) -> str:
+        return self.code.layer
+
     def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["impact"] = round(self.impact, 3)
-        return d
+        """The stored finding (``cephbench.diagnosis/1``): no code, the schema admits none."""
+        return {
+            "layer": self.layer,
+            "component": self.component,
+            "severity": self.severity,
+            "summary": self.summary,
+            "evidence": self.evidence.to_json(),
+            "next_step": self.next_step,
+            "impact": round(self.impact, 3),
+        }
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,10 @@ with a documented meaning: a sync-write rate that says "no power-loss protection
 spread over 30 % from the mean, recovery or an unhealthy cluster during the measurement.
 Every finding carries the figures it rests on and the peers they were compared with.
 
-The finding and the outlier test are :mod:`cephbench.diagnose.finding`'s; the rules, one
-module per layer, :mod:`cephbench.diagnose.rules`'s.
+The finding and the outlier test are :mod:`cephbench.diagnose.finding`'s; the rules,
+registered like plugins, :mod:`cephbench.diagnose.rules`'s; their codes,
+:mod:`cephbench.diagnose.codes`'s. Here: the rules run in order, the checks the probes could
+not make are listed, and findings are adjusted and sorted by what their codes say.
 """
 
 from __future__ import annotations
@@ -16,17 +18,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from cephbench.diagnose import codes, unchecked
 from cephbench.diagnose.budget import budget
 from cephbench.diagnose.finding import SEVERITIES, Diagnosis, host_of
-from cephbench.diagnose.rules import RULES
+from cephbench.diagnose.rules import rules
 
 
 def diagnose(e: dict[str, Any]) -> Diagnosis:
     d = Diagnosis()
-    for rule in RULES:
+    for rule in rules().values():
         rule(e, d)
-    for item in e.get("not_checked", []):
-        d.checked.append({"layer": _layer_of(item), "check": item, "status": "not possible"})
+    d.checked.extend(unchecked.checked(text) for text in e.get("not_checked", []))
     _behind_network(e, d)
     d.findings.sort(key=lambda f: (-SEVERITIES.index(f.severity), -f.impact))
     d.budget = budget(e)
@@ -36,23 +38,14 @@ def diagnose(e: dict[str, Any]) -> Diagnosis:
 def _behind_network(e: dict[str, Any], d: Diagnosis) -> None:
     """An OSD that keeps ops queued behind a link measured slow (iperf3) may only be waiting
     for the network: its "short of CPU" finding becomes info, the network's stands first."""
-    slow = {f.component for f in d.findings if f.layer == "network" and f.severity != "info"}
-    if not slow:
-        return
+    slow = [f for f in d.findings if f.code.layer == "network" and f.severity != "info"]
+    every = any(f.code == codes.NETWORK_SLOW_LINKS for f in slow)
+    hosts = {f.component for f in slow}
     for i, f in enumerate(d.findings):
-        host = host_of(e, f.component)
-        if f.layer == "osd" and "CPU" in f.summary and ("all links" in slow or host in slow):
+        if f.code == codes.OSD_CPU_STARVED and (every or host_of(e, f.component) in hosts):
             d.findings[i] = replace(
                 f,
                 severity="info",
                 summary=f"{f.summary}; its host's links were measured slow, which may be "
                 "all it waits for",
             )
-
-
-def _layer_of(text: str) -> str:
-    if "iperf3" in text or "ping" in text:
-        return "network"
-    if "device" in text:
-        return "device"
-    return "osd"

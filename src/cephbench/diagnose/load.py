@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from cephbench.diagnose import counters, evidence
+from cephbench.diagnose import counters, evidence, unchecked
 from cephbench.diagnose.facts import after_load
 from cephbench.diagnose.probes import Probe
 from cephbench.diagnose.session import Session
@@ -140,9 +140,7 @@ class OsdBenchProbe(Probe):
 
     def run(self, session: Session) -> Iterator[Step]:
         if not session.options.osd_bench:
-            session.evidence.setdefault("not_checked", []).append(
-                "osd bench: skipped (--no-osd-bench)"
-            )
+            session.evidence.setdefault("not_checked", []).append(unchecked.OSD_BENCH_SKIPPED.text)
             return
         for label, total, bs in (
             ("4m", session.options.bench_large_bytes, 4 << 20),

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from cephbench.diagnose import unchecked
 from cephbench.diagnose.probes import Probe
 from cephbench.diagnose.session import Session
 from cephbench.model import now
@@ -42,19 +43,15 @@ class LabNetwork(Probe):
                 )
         if hosts is None:
             session.evidence.setdefault("not_checked", []).extend(
-                [
-                    "iperf3 between hosts: not possible without access to the hosts",
-                    "ping round trips and MTU between hosts: not possible without access to "
-                    "the hosts (the OSDs' heartbeat times were read instead)",
-                    "sync-write QD1 on each OSD's device: not possible without access to the "
-                    "hosts (BlueStore's counters and osd bench were read instead)",
-                ]
+                u.text
+                for u in (
+                    unchecked.IPERF3_OUT_OF_REACH,
+                    unchecked.PING_OUT_OF_REACH,
+                    unchecked.SYNC_WRITE_OUT_OF_REACH,
+                )
             )
             return
-        session.evidence.setdefault("not_checked", []).append(
-            "sync-write QD1 on each OSD's raw device: not done (the lab's devices hold data; "
-            "BlueStore's counters and osd bench were read instead)"
-        )
+        session.evidence.setdefault("not_checked", []).append(unchecked.SYNC_WRITE_HOLDS_DATA.text)
         pairs = _pairs(hosts, ring=session.options.quick)
         inventory = Path(conn.lab_dir or "") / "inventory.yaml"
         if inventory.is_file():  # the lab's hosts answer ssh: measure from the hosts

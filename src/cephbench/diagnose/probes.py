@@ -1,6 +1,8 @@
 """The probes of a diagnosis, registered like tools: a name mapped to ``module:Class``,
-imported only when used, run in registry order. Each probe runs commands (recording every
-raw output as a step of the run) and adds what it read to the session's evidence.
+imported only when used, run in registry order (third-party packages add probes through the
+``cephbench.diagnose_probes`` entry-point group, run after the built-ins). Each probe runs
+commands (recording every raw output as a step of the run) and adds what it read to the
+session's evidence.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ PROBES: dict[str, str] = {
     "osd-bench": "cephbench.diagnose.load:OsdBenchProbe",
     "network": "cephbench.diagnose.netprobe:LabNetwork",
 }
-REGISTRY = Registry(PROBES)
+REGISTRY = Registry(PROBES, group="cephbench.diagnose_probes")
 
 
 class Probe(ABC):

@@ -14,10 +14,6 @@ if TYPE_CHECKING:
 from cephbench.contracts import DIAGNOSIS as SCHEMA
 
 
-def is_diagnosis(run) -> bool:
-    return run.tool == "diagnose"
-
-
 def _output(store: Store, run_id: int, tool: str) -> dict[str, Any] | None:
     for o in reversed(store.outputs(run_id)):
         if o["tool"] == tool:

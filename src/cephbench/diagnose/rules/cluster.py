@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import math
 import statistics
+from dataclasses import dataclass
 from typing import Any
 
+from cephbench.diagnose import codes
 from cephbench.diagnose.finding import (
     Diagnosis,
+    Evidence,
     Finding,
     rounded,
 )
+from cephbench.diagnose.rules import rule
 
 PG_SPREAD = 0.30
 """PGs per OSD more than 30 % from the mean: what Ceph's monitoring rules flag."""
@@ -26,6 +30,50 @@ nothing. The rule was written for clusters with about 100 PGs per OSD, where 30 
 standard deviations; below that a deviation must also exceed 3 of them."""
 
 
+SKEW = {"pgs": codes.PLACEMENT_PG_SKEW, "primaries": codes.PLACEMENT_PRIMARY_SKEW}
+
+
+@dataclass(frozen=True)
+class Spread(Evidence):
+    """Each OSD's count of PGs (``what`` "pgs") or primaries ("primaries"), and the mean."""
+
+    what: str
+    counts: dict[str, int]
+    mean: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {self.what: self.counts, "mean": self.mean}
+
+
+@dataclass(frozen=True)
+class Copies(Evidence):
+    size: int
+    min_size: int | None
+
+
+@dataclass(frozen=True)
+class FailureDomain(Evidence):
+    failure_domain: str
+    hosts: int
+
+
+@dataclass(frozen=True)
+class Health(Evidence):
+    health: list[str]
+
+
+@dataclass(frozen=True)
+class Flags(Evidence):
+    flags: list[str]
+
+
+@dataclass(frozen=True)
+class FlagsAndHealth(Evidence):
+    flags: list[str]
+    health: list[str]
+
+
+@rule(*SKEW.values(), codes.PLACEMENT_SINGLE_COPY, codes.PLACEMENT_OSD_FAILURE_DOMAIN)
 def placement_findings(e: dict[str, Any], d: Diagnosis) -> None:
     pl = e.get("placement", {})
     per = pl.get("per_osd", {})
@@ -60,12 +108,12 @@ def placement_findings(e: dict[str, Any], d: Diagnosis) -> None:
             elif spread > PG_SPREAD:
                 d.findings.append(
                     Finding(
-                        "placement",
+                        SKEW[what],
                         worst,
                         "warning",
                         f"{worst} holds {counts[worst]} {what.replace('pgs', 'PGs')}, "
                         f"{spread:.0%} from the mean {mean:.1f} (over 30 %)",
-                        {what: counts, "mean": rounded(mean, 2)},
+                        Spread(what, counts, rounded(mean, 2)),
                         "enable the balancer (ceph balancer mode upmap) or adjust pg_num "
                         "and CRUSH weights",
                         1 + spread,
@@ -88,11 +136,11 @@ def placement_findings(e: dict[str, Any], d: Diagnosis) -> None:
         if p.get("type") == "replicated" and p.get("size") == 1:
             d.findings.append(
                 Finding(
-                    "placement",
+                    codes.PLACEMENT_SINGLE_COPY,
                     name,
                     "warning",
                     f"{name} keeps one copy of its data (size 1): one lost OSD loses data",
-                    {"size": p["size"], "min_size": p.get("min_size")},
+                    Copies(p["size"], p.get("min_size")),
                     f"ceph osd pool set {p['name']} size 3",
                     1.0,
                 )
@@ -100,11 +148,11 @@ def placement_findings(e: dict[str, Any], d: Diagnosis) -> None:
         elif p.get("failure_domain") == "osd" and hosts > 1:
             d.findings.append(
                 Finding(
-                    "placement",
+                    codes.PLACEMENT_OSD_FAILURE_DOMAIN,
                     name,
                     "info",
                     f"{name} places copies across OSDs, not hosts: copies may share a host",
-                    {"failure_domain": "osd", "hosts": hosts},
+                    FailureDomain("osd", hosts),
                     "use a CRUSH rule with failure domain host",
                     1.0,
                 )
@@ -123,6 +171,7 @@ def placement_findings(e: dict[str, Any], d: Diagnosis) -> None:
     )
 
 
+@rule(codes.CLUSTER_NOT_QUIET, codes.CLUSTER_SCRUBBING, codes.CLUSTER_UNHEALTHY)
 def cluster_findings(e: dict[str, Any], d: Diagnosis) -> None:
     samples = e.get("health", {}).get("samples", [])
     flags = sorted({f for s in samples for f in s.get("flags", [])})
@@ -131,12 +180,12 @@ def cluster_findings(e: dict[str, Any], d: Diagnosis) -> None:
     if busy:
         d.findings.append(
             Finding(
-                "cluster",
+                codes.CLUSTER_NOT_QUIET,
                 "cluster",
                 "critical",
                 f"the cluster was not quiet during the measurement ({', '.join(busy)}): "
                 "the figures say little about its configuration",
-                {"flags": flags, "health": statuses},
+                FlagsAndHealth(flags, statuses),
                 "wait for HEALTH_OK and active+clean PGs, then diagnose again",
                 10.0,
             )
@@ -144,11 +193,11 @@ def cluster_findings(e: dict[str, Any], d: Diagnosis) -> None:
     elif "scrub" in flags:
         d.findings.append(
             Finding(
-                "cluster",
+                codes.CLUSTER_SCRUBBING,
                 "cluster",
                 "info",
                 "PGs were scrubbing during the measurement",
-                {"flags": flags},
+                Flags(flags),
                 "diagnose again with noscrub and nodeep-scrub set",
                 1.0,
             )
@@ -161,11 +210,11 @@ def cluster_findings(e: dict[str, Any], d: Diagnosis) -> None:
     if worst and not busy:
         d.findings.append(
             Finding(
-                "cluster",
+                codes.CLUSTER_UNHEALTHY,
                 "cluster",
                 "warning" if worst == "HEALTH_ERR" else "info",
                 f"the cluster reported {worst} during the measurement",
-                {"health": statuses},
+                Health(statuses),
                 "ceph health detail",
                 1.0,
             )
@@ -181,6 +230,7 @@ def cluster_findings(e: dict[str, Any], d: Diagnosis) -> None:
         )
 
 
+@rule()
 def client_facts(e: dict[str, Any], d: Diagnosis) -> None:
     client = e.get("client", {})
     cache = client.get("rbd_cache") or {}

@@ -4,21 +4,47 @@
 from __future__ import annotations
 
 import statistics
+from dataclasses import dataclass
 from typing import Any
 
+from cephbench.diagnose import codes
 from cephbench.diagnose.finding import (
     Diagnosis,
+    Evidence,
     Finding,
     host_of,
     outliers,
     rounded,
     severity,
 )
+from cephbench.diagnose.rules import rule
 
 LINK_SHORT = 0.6
 """Measured throughput below 60 % of the links' nominal rate."""
 
 
+@dataclass(frozen=True)
+class HostLinks(Evidence):
+    """A host's pairs beside the other pairs, each host's median, the nominal rate."""
+
+    mbit_per_s: dict[str, float | None]
+    peers_mbit_per_s: dict[str, float | None]
+    host_median_mbit_per_s: dict[str, float | None]
+    nominal_mbit_per_s: float | None
+
+
+@dataclass(frozen=True)
+class Links(Evidence):
+    mbit_per_s: dict[str, float | None]
+    nominal_mbit_per_s: float | None
+
+
+@dataclass(frozen=True)
+class Heartbeats(Evidence):
+    heartbeat_ms: dict[str, float | None]
+
+
+@rule(codes.NETWORK_SLOW_LINK, codes.NETWORK_SLOW_LINKS, codes.NETWORK_SLOW_HEARTBEATS)
 def network_findings(e: dict[str, Any], d: Diagnosis) -> None:
     net = e.get("network", {})
     pairs = {k: v.get("bits_per_second") for k, v in net.get("pairs", {}).items()}
@@ -39,24 +65,22 @@ def network_findings(e: dict[str, Any], d: Diagnosis) -> None:
                 ratio = max(ratio, nominal / o.value)
             d.findings.append(
                 Finding(
-                    "network",
+                    codes.NETWORK_SLOW_LINK,
                     o.name,
                     severity(ratio),
                     f"links to and from {o.name} carry {o.value / 1e6:.0f} Mbit/s, "
                     f"{o.ratio:.1f}x less than the other hosts' median "
                     f"{o.median / 1e6:.0f} Mbit/s",
-                    {
-                        "mbit_per_s": own,
-                        "peers_mbit_per_s": {
+                    HostLinks(
+                        own,
+                        {
                             p: rounded(v / 1e6, 1)
                             for p, v in pairs.items()
                             if o.name not in p.split("->")
                         },
-                        "host_median_mbit_per_s": {
-                            h: rounded(v / 1e6, 1) for h, v in host_med.items()
-                        },
-                        "nominal_mbit_per_s": rounded(nominal / 1e6, 1) if nominal else None,
-                    },
+                        {h: rounded(v / 1e6, 1) for h, v in host_med.items()},
+                        rounded(nominal / 1e6, 1) if nominal else None,
+                    ),
                     f"check {o.name}'s NIC, cable and switch port (ethtool: speed, duplex, "
                     "errors), and any traffic shaping or bonding on it",
                     ratio,
@@ -67,15 +91,15 @@ def network_findings(e: dict[str, Any], d: Diagnosis) -> None:
             med = statistics.median(rest)
             d.findings.append(
                 Finding(
-                    "network",
+                    codes.NETWORK_SLOW_LINKS,
                     "all links",
                     severity(nominal / med),
                     f"links between hosts carry {med / 1e6:.0f} Mbit/s, "
                     f"{nominal / med:.1f}x less than their nominal {nominal / 1e6:.0f} Mbit/s",
-                    {
-                        "mbit_per_s": {p: rounded(v / 1e6, 1) for p, v in pairs.items()},
-                        "nominal_mbit_per_s": rounded(nominal / 1e6, 1),
-                    },
+                    Links(
+                        {p: rounded(v / 1e6, 1) for p, v in pairs.items()},
+                        rounded(nominal / 1e6, 1),
+                    ),
                     "check the switch and every host's NIC settings (speed, duplex, MTU, "
                     "shaping); run iperf3 between two hosts by hand",
                     nominal / med,
@@ -107,7 +131,8 @@ def network_findings(e: dict[str, Any], d: Diagnosis) -> None:
 
 def _heartbeats(e: dict[str, Any], d: Diagnosis, slow_hosts: set[str], measured: bool) -> None:
     """The OSDs' heartbeat round trips, by host: a finding only where no iperf3 could be run
-    (an OSD short of CPU answers heartbeats late too, so they point at hosts less surely)."""
+    (an OSD short of CPU answers heartbeats late too, so they point at hosts less surely),
+    and not on a host whose OSD an earlier rule named (read from its findings' codes)."""
     beats = e.get("network", {}).get("heartbeat_ms", {})
     if not beats:
         return
@@ -120,19 +145,19 @@ def _heartbeats(e: dict[str, Any], d: Diagnosis, slow_hosts: set[str], measured:
             per_host.setdefault(hb, []).append(ms)
     host_med = {h: statistics.median(v) for h, v in per_host.items()}
     found = outliers(host_med, high=True, min_ratio=3.0, min_excess=1.0)
-    osd_named = {f.component for f in d.findings if f.layer in ("osd", "device")}
+    osd_named = {f.component for f in d.findings if f.code.layer in ("osd", "device")}
     osd_hosts = {host_of(e, o) for o in osd_named}
     for o in found:
         if measured or o.name in slow_hosts or o.name in osd_hosts:
             continue
         d.findings.append(
             Finding(
-                "network",
+                codes.NETWORK_SLOW_HEARTBEATS,
                 o.name,
                 "warning" if o.ratio >= 3 else "info",
                 f"heartbeats to and from {o.name}'s OSDs take {o.value:.2f} ms, "
                 f"{o.ratio:.1f}x the other hosts' median {o.median:.2f} ms",
-                {"heartbeat_ms": {k: rounded(v) for k, v in beats.items()}},
+                Heartbeats({k: rounded(v) for k, v in beats.items()}),
                 f"measure the network to {o.name} (iperf3, ping) and check its NIC",
                 o.ratio,
             )

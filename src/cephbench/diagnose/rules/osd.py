@@ -4,17 +4,20 @@ against its peers, and the devices' durable-write rate. Pure."""
 from __future__ import annotations
 
 import statistics
+from dataclasses import dataclass
 from typing import Any
 
-from cephbench.diagnose import counters
+from cephbench.diagnose import codes, counters
 from cephbench.diagnose.finding import (
     Diagnosis,
+    Evidence,
     Finding,
     Outlier,
     outliers,
     rounded,
     severity,
 )
+from cephbench.diagnose.rules import rule
 
 DEVICE_CLEAR = 4.0
 """A device wait this many times its peers' median is the device's, whatever else is slow."""
@@ -23,6 +26,22 @@ DEVICE_CLEAR = 4.0
 SYNC_WRITES_INFO = 1000.0
 """Durable 4k writes per second of one device at QD1: drives with power-loss protection do
 thousands; consumer drives a few hundred (see the reference figures)."""
+
+
+@dataclass(frozen=True)
+class PeerFigures(Evidence):
+    """An OSD's figures beside each peer's, and which of them the finding compared."""
+
+    figures: dict[str, float | None]
+    peers: dict[str, dict[str, float | None]]
+    compared: str | dict[str, str]
+    """The figure compared, in words; or the CPU signals compared (figure -> words)."""
+
+
+@dataclass(frozen=True)
+class SyncWrites(Evidence):
+    sync_writes_per_s: dict[str, float | None]
+    kv_sync_ms_median: float | None
 
 
 def osd_figures(e: dict[str, Any]) -> dict[str, dict[str, float | None]]:
@@ -92,6 +111,7 @@ def _column(figs: dict[str, dict[str, float | None]], key: str) -> dict[str, flo
     return {k: v[key] for k, v in figs.items() if v.get(key) is not None}  # type: ignore[misc]
 
 
+@rule(codes.OSD_CPU_STARVED, codes.DEVICE_SLOW_COMMIT, codes.OSD_SLOW_BENCH)
 def osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
     figs = osd_figures(e)
     if len(figs) < 3:
@@ -133,12 +153,8 @@ def osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
         candidates = [o for o in (queued.get(name), subops.get(name)) if o is not None]
         candidates += [o for _, o in signals.get(name, [])]
         que = max(candidates, key=lambda o: o.ratio) if candidates else None
-        evidence = {
-            "figures": {k: rounded(v) for k, v in figs[name].items()},
-            "peers": {
-                p: {k: rounded(v) for k, v in f.items()} for p, f in figs.items() if p != name
-            },
-        }
+        figures = {k: rounded(v) for k, v in figs[name].items()}
+        peers = {p: {k: rounded(v) for k, v in f.items()} for p, f in figs.items() if p != name}
         # a slow device backs ops up in the queue and slows the replica writes too: the OSD
         # is short of CPU only when its device wait stayed near its peers' (a starved OSD's
         # kv sync thread runs late too, ~2x; a slow device's grows tenfold)
@@ -148,7 +164,7 @@ def osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
                 for f, o in (("queued_ms", queued.get(name)), ("subop_w_ms", subops.get(name)))
                 if o is not None
             ]
-            evidence["compared"] = {f: CPU_SIGNALS[f][0] + " (ms)" for f, _ in shown}
+            compared = {f: CPU_SIGNALS[f][0] + " (ms)" for f, _ in shown}
             said = "; ".join(
                 f"{CPU_SIGNALS[f][0]} {o.value:.2f} ms, {o.ratio:.1f}x its peers' median "
                 f"{o.median:.2f} ms"
@@ -156,43 +172,43 @@ def osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
             )
             d.findings.append(
                 Finding(
-                    "osd",
+                    codes.OSD_CPU_STARVED,
                     name,
                     severity(que.ratio),
                     f"{name} is slow where CPU shows ({said}), while its device wait is near "
                     "its peers': the OSD is short of CPU (or its op shards are busy)",
-                    evidence,
+                    PeerFigures(figures, peers, compared),
                     f"check {name}'s CPU (top -p its pid; cgroup or container limits, CPU "
                     "frequency, noisy neighbours) and its osd_op_num_shards/threads",
                     que.ratio,
                 )
             )
         elif dev is not None:
-            evidence["compared"] = "ms BlueStore waited on the device (kv sync + aio wait)"
             d.findings.append(
                 Finding(
-                    "device",
+                    codes.DEVICE_SLOW_COMMIT,
                     name,
                     severity(dev.ratio),
                     f"{name}'s device takes {dev.value:.2f} ms to make a write durable "
                     f"(BlueStore kv sync + aio wait), {dev.ratio:.1f}x its peers' median "
                     f"{dev.median:.2f} ms",
-                    evidence,
+                    PeerFigures(
+                        figures, peers, "ms BlueStore waited on the device (kv sync + aio wait)"
+                    ),
                     f"look at {name}'s device (smartctl, its model against its peers', "
                     "iostat -x for await and utilisation); replace it or move its data off",
                     dev.ratio,
                 )
             )
         elif ben is not None:
-            evidence["compared"] = "osd bench 4 KiB writes per second"
             d.findings.append(
                 Finding(
-                    "osd",
+                    codes.OSD_SLOW_BENCH,
                     name,
                     severity(ben.ratio),
                     f"{name} writes {ben.value:.0f} 4 KiB blocks/s in osd bench, "
                     f"{ben.ratio:.1f}x fewer than its peers' median {ben.median:.0f}",
-                    evidence,
+                    PeerFigures(figures, peers, "osd bench 4 KiB writes per second"),
                     f"compare {name}'s device and CPU with its peers'; run "
                     f"`ceph tell {name} bench` again to rule out noise",
                     ben.ratio,
@@ -210,6 +226,7 @@ def osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
         )
 
 
+@rule(codes.DEVICE_SLOW_SYNC_WRITES)
 def device_facts(e: dict[str, Any], d: Diagnosis) -> None:
     """Sync-write QD1 through BlueStore: each OSD's kv sync time during the QD1 writes."""
     syncs = {
@@ -227,13 +244,13 @@ def device_facts(e: dict[str, Any], d: Diagnosis) -> None:
         # too: an indication, never more than info (a raw device's fio figure would be more)
         d.findings.append(
             Finding(
-                "device",
+                codes.DEVICE_SLOW_SYNC_WRITES,
                 "all OSDs",
                 "info",
                 f"the OSDs' devices make about {rate:.0f} sync writes/s durable at QD1 "
                 f"(BlueStore kv sync {med:.2f} ms): the rate of drives without power-loss "
                 "protection (consumer SSDs, HDDs), which caps small sync writes",
-                {"sync_writes_per_s": detail, "kv_sync_ms_median": rounded(med)},
+                SyncWrites(detail, rounded(med)),
                 "check the drive models for power-loss protection; put the BlueStore "
                 "DB/WAL on a device that has it",
                 SYNC_WRITES_INFO / rate,
