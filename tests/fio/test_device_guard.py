@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import needs_fio, needs_root
+from tests.helpers import needs_fio, needs_root
 
 pytestmark = [needs_root, needs_fio, pytest.mark.root]
 

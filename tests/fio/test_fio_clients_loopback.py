@@ -19,7 +19,6 @@ from cephbench.tools.fio.many import SKEW_METRIC, Clients, FioServer, read_start
 from cephbench.tools.fio.plan import Batch
 from tests.helpers import alive, wait_for
 
-pytestmark = pytest.mark.fio
 JOB = """[global]
 filename={data}
 size=8m

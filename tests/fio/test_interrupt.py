@@ -10,21 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from cephbench.planning.plan import make_plan
-from cephbench.tools.fio.parse import parse
-from cephbench.tools.fio.steps import _finished
-from cephbench.tools.plan import Overrides
-from tests.conftest import FIO_DATA, needs_fio
 from tests.contract import validate
-from tests.helpers import CEPHBENCH, alive, chain_events, children, descendants, wait_for
+from tests.helpers import (
+    CEPHBENCH,
+    alive,
+    chain_events,
+    children,
+    descendants,
+    needs_fio,
+    wait_for,
+)
 from tests.helpers import cephbench_cli as _show
-
-
-def test_only_groups_that_ran_to_their_end_are_kept():
-    """fio's own report of a run stopped by SIGINT 3 s into four 1 s groups."""
-    jobs = parse((FIO_DATA / "groups4_interrupted.json").read_text())
-    plan = make_plan(str(FIO_DATA / "groups4.fio"), Overrides())
-    assert [j.name for j in _finished(jobs, plan.jobfile)] == ["seq_wr", "seq_rd"]
 
 
 def _start(db: Path, bench_dir: Path) -> subprocess.Popen:

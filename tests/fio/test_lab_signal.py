@@ -6,11 +6,7 @@ import signal
 import subprocess
 import sys
 
-import pytest
-
 from cephbench.lab.daemons import signal_until_gone
-
-pytestmark = pytest.mark.fio  # starts programs
 
 _STUBBORN = (
     "import signal,sys,time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"

@@ -10,8 +10,7 @@ import subprocess
 import pytest
 
 from cephbench.store import Store
-from tests.conftest import needs_fio
-from tests.helpers import CEPHBENCH, chain_events, children, wait_for
+from tests.helpers import CEPHBENCH, chain_events, children, needs_fio, wait_for
 from tests.helpers import cephbench_cli as _show
 
 pytestmark = needs_fio

@@ -6,12 +6,8 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from cephbench.system.pids import exists, running
 from tests.helpers import wait_for
-
-pytestmark = pytest.mark.fio  # starts a program
 
 
 def test_a_zombie_exists_but_no_longer_runs_and_a_reaped_pid_is_gone():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cephbench.store import Store
-from tests.conftest import FIO_DATA, needs_fio
+from tests.helpers import FIO_DATA, needs_fio
 
 pytestmark = needs_fio
 QUICK = ("--runtime", "1", "--size", "16m")

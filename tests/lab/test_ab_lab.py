@@ -23,9 +23,7 @@ from cephbench.lab import ceph_json, ensure_pool
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import load
 from tests.contract import validate
-from tests.helpers import CEPHBENCH, cb, wait_for
-
-pytestmark = pytest.mark.lab
+from tests.helpers import CEPHBENCH, invoke, wait_for
 
 CHANGE = "ceph config set client rbd_cache false"
 SYSCTL, VALUE = "net.core.somaxconn", "2048"
@@ -98,8 +96,7 @@ def test_ab_applies_b_alternates_in_the_stored_order_and_restores(lab3, db, tiny
     pool = f"ceph osd pool set {POOL} noscrub true"
     doc = validate(
         json.loads(
-            cb(
-                db,
+            invoke(
                 "ab",
                 *tiny,
                 *B,
@@ -111,12 +108,13 @@ def test_ab_applies_b_alternates_in_the_stored_order_and_restores(lab3, db, tiny
                 "4",
                 "--format",
                 "json",
+                db=db,
             ).stdout
         )
     )
     assert doc["order"] == "ABBA" and [r["side"] for r in doc["rounds"]] == list("ABBA")
     labels = [
-        json.loads(cb(db, "show", str(r["run_id"]), "--format", "json").stdout)["label"]
+        json.loads(invoke("show", str(r["run_id"]), "--format", "json", db=db).stdout)["label"]
         for r in doc["rounds"]
     ]
     assert labels == ["A", "nocache", "nocache", "A"]
@@ -151,16 +149,16 @@ def test_an_invalid_change_fails_before_any_round(lab3, db, tiny, hosts):
         ("sysctl net.core.no_such=1", lab, "host host0 has no sysctl net.core.no_such"),
         (f"sysctl {SYSCTL}=many", lab, f"{SYSCTL} takes 1 integer(s)"),
     ):
-        out = cb(db, "ab", *tiny, "--b", change, *extra, expect=2)
+        out = invoke("ab", *tiny, "--b", change, *extra, db=db, expect=2)
         assert message in out.output and "Traceback" not in out.output
     # A value each host's kernel refuses: found when B is tried, before any round; the ceph
     # change B made first is put back, and the experiment is stored as failed.
-    out = cb(
-        db, "ab", *tiny, "--b", CHANGE, "--b", f"sysctl {SYSCTL}=-1", "--hosts", "lab", expect=1
+    out = invoke(
+        "ab", *tiny, "--b", CHANGE, "--b", f"sysctl {SYSCTL}=-1", "--hosts", "lab", db=db, expect=1
     )
     assert f"setting sysctl {SYSCTL} = -1 on host host" in out.output, out.output
     assert "Traceback" not in out.output
-    assert json.loads(cb(db, "runs", "--format", "json").stdout)["runs"] == []
+    assert json.loads(invoke("runs", "--format", "json", db=db).stdout)["runs"] == []
     assert experiment_status(db) == "failed" and open_resources(db) == 0
     assert client_cache(lab3) is None and somaxconn(lab3) == hosts
 
@@ -211,7 +209,7 @@ def test_cleanup_restores_the_settings_of_a_killed_experiment(lab3, db, tiny, ho
     proc.communicate(timeout=60)
     assert client_cache(lab3) == "false"  # nothing ran to put it back
     assert experiment_status(db) == "running"
-    out = cb(db, "cleanup")
+    out = invoke("cleanup", db=db)
     assert "A/B experiment 1 was interrupted; marked aborted" in out.output
     assert "removed ab_setting config client rbd_cache" in out.output
     for host in ("host0", "host1", "host2"):

@@ -17,8 +17,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from cephbench.errors import ToolFailed
 from cephbench.lab import ceph_json
 from cephbench.lab.ceph import ceph
@@ -26,9 +24,7 @@ from cephbench.lab.paths import Layout
 from cephbench.lab.state import load
 from cephbench.tuning.rounds import order
 from tests.contract import validate
-from tests.helpers import cb, wait_for
-
-pytestmark = pytest.mark.lab
+from tests.helpers import invoke, wait_for
 
 CHANGE = "ceph config set client rbd_cache false"
 SUITE = """name: paced
@@ -52,7 +48,7 @@ def suite(tmp_path: Path, bench_dir: Path, rate: int | None) -> list[str]:
 
 
 def ab(db: Path, *args: str) -> dict:
-    return validate(json.loads(cb(db, "ab", *args, "--format", "json").stdout))
+    return validate(json.loads(invoke("ab", *args, "--format", "json", db=db).stdout))
 
 
 def iops_row(doc: dict) -> dict:
@@ -150,6 +146,8 @@ def test_an_invalid_conf_set_value_fails_before_anything_changes(
     monkeypatch.setenv("CEPHBENCH_LAB_DIR", str(lab.dir))
     conf = Path(lab.dir) / "ceph.conf"
     before, pids = conf.read_bytes(), osd_pids(lab)
-    out = cb(db, "ab", *suite(tmp_path, bench_dir, None), "--b", f"conf-set {KEY}=three", expect=2)
+    out = invoke(
+        "ab", *suite(tmp_path, bench_dir, None), "--b", f"conf-set {KEY}=three", db=db, expect=2
+    )
     assert f"{KEY} is of type" in out.output and "Traceback" not in out.output
     assert conf.read_bytes() == before and osd_pids(lab) == pids

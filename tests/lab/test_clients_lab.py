@@ -18,7 +18,6 @@ from cephbench.store import Store
 from tests.helpers import wait_for
 from tests.interrupt_lab import query, start
 
-pytestmark = pytest.mark.lab
 ARGS = ("quick", "--clients", "lab", "--size", "16m", "--pg-num", "8")
 
 

@@ -8,8 +8,6 @@ import pytest
 from cephbench.lab import faults
 from cephbench.store import Store
 
-pytestmark = pytest.mark.lab
-
 
 @pytest.fixture
 def on_lab3(lab3, monkeypatch):

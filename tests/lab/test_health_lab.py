@@ -20,7 +20,6 @@ from cephbench.lab import ceph_json, restart_osd, stop_osd
 from cephbench.store import Store
 from tests.interrupt_lab import Run, blocklist, leftovers, start
 
-pytestmark = pytest.mark.lab
 CEPHBENCH = str(Path(sys.executable).with_name("cephbench"))
 
 

@@ -23,8 +23,6 @@ from cephbench.lab.state import load, locked
 from cephbench.store import Store
 from tests.helpers import alive, wait_for
 
-pytestmark = pytest.mark.lab
-
 
 @pytest.fixture
 def hosts_lab(lab3, monkeypatch):

@@ -13,8 +13,6 @@ from cephbench.lab.paths import Layout
 from cephbench.lab.state import load
 from cephbench.store import Store
 
-pytestmark = pytest.mark.lab
-
 
 @pytest.fixture(scope="module")
 def two_hosts(tmp_path_factory):

@@ -13,8 +13,6 @@ from cephbench.lab import ceph_json
 from cephbench.lab.lab_pools import wait_pool_clean
 from cephbench.store import Store
 
-pytestmark = pytest.mark.lab
-
 
 @pytest.fixture
 def in_lab(lab, monkeypatch):

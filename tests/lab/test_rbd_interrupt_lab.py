@@ -18,7 +18,6 @@ from cephbench.lab import ceph_json
 from cephbench.store import ResourceLog, Store
 from tests.interrupt_lab import Run, blocklist, leftovers, start
 
-pytestmark = pytest.mark.lab
 ARGS = ("quick", "--runtime", "1", "--size", "16m", "--pg-num", "8", "--quiesce")
 
 STAGES = {

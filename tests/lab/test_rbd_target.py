@@ -11,7 +11,6 @@ import pytest
 from cephbench.lab import ceph_json
 from cephbench.store import Store
 
-pytestmark = pytest.mark.lab
 SHORT = ("--runtime", "1", "--size", "64m")
 
 

@@ -22,7 +22,6 @@ import pytest
 from cephbench.lab import LabInfo, LabSpec, ceph_json, down, up
 from cephbench.store import Store
 
-pytestmark = pytest.mark.lab
 SHORT = ("--runtime", "1", "--size", "16m", "--pg-num", "8")
 
 

@@ -19,7 +19,7 @@ from cephbench.tuning.changes import (
     same_value,
 )
 from cephbench.tuning.setting import conf_get, conf_with
-from tests.helpers import CEPH, cb
+from tests.helpers import CEPH, invoke
 
 
 def help_of(key: str) -> dict:
@@ -169,9 +169,9 @@ def test_a_suite_that_cannot_run_fails_before_any_setting_is_read_or_changed(tmp
     )
     db = tmp_path / "results.db"
     change = ["--b", "sysctl net.core.somaxconn=1"]
-    out = cb(db, "ab", str(broken), "--target", f"file:{tmp_path}", *change, expect=2)
+    out = invoke("ab", str(broken), "--target", f"file:{tmp_path}", *change, db=db, expect=2)
     assert "workloads.0.rate_iops: unknown field" in out.output and "Traceback" not in out.output
-    out = cb(db, "ab", "quick", "--target", "nowhere:x", *change, expect=2)
+    out = invoke("ab", "quick", "--target", "nowhere:x", *change, db=db, expect=2)
     assert "nowhere" in out.output and "Traceback" not in out.output
     if db.exists():  # no experiment started: nothing was read, changed or stored
         with sqlite3.connect(db) as conn:

@@ -11,7 +11,7 @@ from cephbench.errors import CephbenchError
 from cephbench.store import Store, experiments
 from cephbench.tuning.host_sysctl import proc_path, shown
 from cephbench.tuning.setting import check_hosts, sysctl_value_error
-from tests.helpers import cb
+from tests.helpers import invoke
 
 
 def test_hosts_values_are_one_value_when_they_agree_else_each_hosts():
@@ -45,7 +45,7 @@ def test_an_experiment_whose_process_died_is_marked_aborted_by_the_next_command(
         store.add_resource(
             None, "ab_setting", "config client rbd_cache", {"owner": {"experiment": exp_id}}
         )
-    out = cb(db, "runs")
+    out = invoke("runs", db=db)
     assert (
         f"A/B experiment {exp_id} was interrupted; marked aborted; `cephbench cleanup` puts "
         in out.output
@@ -53,12 +53,12 @@ def test_an_experiment_whose_process_died_is_marked_aborted_by_the_next_command(
     with Store(db) as store:
         exp = experiments.get(store, exp_id)
     assert exp.status == "aborted" and exp.error == "the process running it stopped unexpectedly"
-    assert "A/B experiment" not in cb(db, "runs").output  # said once
+    assert "A/B experiment" not in invoke("runs", db=db).output  # said once
 
 
 def test_a_running_experiment_is_left_running(db: Path):
     with Store(db) as store:
         exp_id = experiments.start(store, "quick", {})  # this process: alive
-    cb(db, "runs")
+    invoke("runs", db=db)
     with Store(db) as store:
         assert experiments.get(store, exp_id).status == "running"

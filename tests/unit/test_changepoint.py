@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from cephbench.analysis.changepoint import change_points, noise_sigma, segments
-from tests.helpers import cb, store_run
+from tests.helpers import invoke, store_run
 
-DATA = Path(__file__).parent / "data" / "changepoint"
+DATA = Path(__file__).parents[1] / "data" / "changepoint"
 
 
 def test_nile_has_the_one_change_of_the_literature():
@@ -105,7 +105,7 @@ def test_report_marks_a_change_over_time(db, tmp_path):
             started_at=f"2024-05-{day:02d}T03:00:00+00:00",
         )
     out = tmp_path / "nightly.md"
-    cb(db, "report", "--label", "nightly", "--since", "2024-05-01", "-o", str(out))
+    invoke("report", "--label", "nightly", "--since", "2024-05-01", "-o", str(out), db=db)
     text = out.read_text()
     section = text[text.index("## Over time") : text.index("## Results")]
     assert "1 change points" not in section and "4 change points" in section  # one per metric

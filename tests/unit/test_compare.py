@@ -1,5 +1,5 @@
-"""`cephbench compare`: fixed stored runs against REFERENCE tables, JSON, the CI gate, and
-real fio runs end to end."""
+"""`cephbench compare`: fixed stored runs against REFERENCE tables, JSON, the CI gate (real fio
+runs end to end: tests/fio/test_compare.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ import pytest
 from cephbench.analysis.compare import compare, regressions
 from cephbench.report.markdown import comparison_markdown
 from cephbench.store import Store
-from tests.conftest import DATA, needs_fio
-from tests.helpers import ENV, store_run
+from tests.helpers import DATA, ENV, store_run
 
 REFERENCE = DATA / "compare"
 
@@ -154,20 +153,6 @@ def test_latency_none_is_never_zero(db):
     assert row.cells[str(a)].summary is None and row.diffs[str(b)].pct is None
     assert regressions(cmp, 0.0) == []
     assert "| seq_wr [1] | n/a |" in comparison_markdown(cmp)
-
-
-@needs_fio
-def test_real_fio_runs_compare_end_to_end(invoke, invoke_json, bench_dir):
-    quick = ("--target", f"file:{bench_dir}", "--runtime", "1", "--size", "16m")
-    invoke("run", "quick", *quick, "--label", "A", "--repeat", "2")
-    invoke("run", "quick", *quick, "--label", "B", "--bs", "64k")
-    data = invoke_json("compare", "1", "2")
-    assert {r["workload"] for r in data["rows"]} == {"seq_wr", "seq_rd", "rand_rd", "rand_wr"}
-    assert all(r["significant"] == {"2": None} for r in data["rows"])  # B has one sample
-    assert all(r["n"]["1"] == 2 for r in data["rows"])
-    assert any(d["path"] == "params.overrides.bs" for d in data["env_diff"])
-    out = invoke("compare", "1", "2").stdout
-    assert "Percent Difference" in out and "IOPS" in out
 
 
 def _compare(db: Path, *ids: int):

@@ -15,7 +15,7 @@ import pytest
 from cephbench.model import WorkloadOutcome
 from cephbench.store import Store
 from cephbench.tools.fio.parse import parse
-from tests.conftest import FIO_DATA
+from tests.helpers import FIO_DATA
 
 NAMES = ("node1", "node2")
 

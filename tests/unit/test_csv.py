@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from cephbench.report.spreadsheet import RESULT_COLUMNS
-from tests.conftest import FIO_DATA
-from tests.helpers import store_run
+from tests.helpers import FIO_DATA, store_run
 
 JSON_KEY = dict(RESULT_COLUMNS)
 

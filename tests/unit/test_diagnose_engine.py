@@ -12,7 +12,7 @@ from cephbench.diagnose import counters, finding, findings, stored
 from cephbench.diagnose.session import per_osd
 from tests.contract import validate
 
-DATA = Path(__file__).parent / "data" / "ceph" / "16.2.15"
+DATA = Path(__file__).parents[1] / "data" / "ceph" / "16.2.15"
 CASES = {
     "slow-disk-osd1": ({"device", "osd"}, "osd.1"),
     "slow-disk-osd1-b": ({"device", "osd"}, "osd.1"),

@@ -18,8 +18,7 @@ from cephbench.analysis.envdiff import config_options, env_diff, flatten
 from cephbench.cli.compare import load_clusters
 from cephbench.report.markdown import cluster_table, comparison_markdown
 from cephbench.store import Store
-from tests.conftest import DATA
-from tests.helpers import CEPH, ENV, store_run
+from tests.helpers import CEPH, DATA, ENV, store_run
 from tests.helpers import FILES as ALL_FILES
 
 FILES = {k: v for k, v in ALL_FILES.items() if k != "config"}  # the config dump varies here

@@ -13,7 +13,7 @@ from cephbench.lab.errors import LabError
 from cephbench.lab.paths import Layout
 from cephbench.lab.spec import LabSpec
 from cephbench.lab.state import Daemon, Fault, LabState, load
-from tests.lab.helpers import invoke
+from tests.helpers import invoke
 
 # /proc/self/mounts of the Debian 12 machine the lab runs on (cgroup v1, cpu and cpuacct apart)
 MOUNTS = """\

@@ -14,8 +14,8 @@ from cephbench.model import Result
 from cephbench.store import Store
 from cephbench.tools.fio.clients import host_names
 from cephbench.tools.fio.parse import extract, parse
-from tests.conftest import FIO_DATA
 from tests.corpus import FIO_FIELDS
+from tests.helpers import FIO_DATA
 
 RECORDED = ("clients2_randread", "clients2_randrw_numjobs2")
 

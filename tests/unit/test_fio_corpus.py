@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from cephbench.importing.importer import read
-from tests.conftest import DATA
 from tests.corpus import FIO_FIELDS
+from tests.helpers import DATA
 
 NOTES = sorted((DATA / "fio").glob("*/*.source.md"))
 

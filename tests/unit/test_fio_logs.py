@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from cephbench.errors import ParseError
 from cephbench.store import Store
 from cephbench.tools.fio import logs
-from tests.conftest import FIO_DATA
+from tests.helpers import FIO_DATA
 
 CASES = FIO_DATA / "logs"
 CASE_NAMES = sorted(p.parent.name for p in CASES.glob("*/expected.json"))

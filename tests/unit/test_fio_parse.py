@@ -9,7 +9,7 @@ import pytest
 
 from cephbench.errors import ParseError
 from cephbench.tools.fio.parse import extract, extract_all, parse
-from tests.conftest import FIO_DATA
+from tests.helpers import FIO_DATA
 
 OUTPUTS = sorted(
     p

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from cephbench.errors import ParseError
 from cephbench.tools.fio.parse import parse
 from cephbench.tools.fio.text import parse_text
-from tests.conftest import DATA, FIO_DATA
+from tests.helpers import DATA, FIO_DATA
 
 PAIRS = sorted(p for p in FIO_DATA.glob("*.txt"))
 SAMPLE_2X = DATA / "fio" / "2.1.11" / "psync-randrw.txt"

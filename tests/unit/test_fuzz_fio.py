@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from cephbench.errors import ParseError
 from cephbench.tools.fio.parse import parse
-from tests.conftest import FIO_DATA
 from tests.fuzzing import json_values, replace_somewhere
+from tests.helpers import FIO_DATA
 
 SAMPLES = [
     p.read_text() for p in sorted(FIO_DATA.glob("*.json")) if not p.name.endswith(".expected.json")

@@ -7,7 +7,7 @@ import json
 
 from cephbench.ceph import health
 from cephbench.ceph.health import Sample, Sampler
-from tests.conftest import DATA
+from tests.helpers import DATA
 
 CEPH = DATA / "ceph" / "16.2.15"
 

@@ -9,7 +9,7 @@ from cephbench.analysis.envdiff import env_diff
 from cephbench.hosts.session import fingerprint, parse_drop
 from cephbench.store import Store
 from tests.helpers import ENV, store_run
-from tests.test_hosts_facts import facts
+from tests.unit.test_hosts_facts import facts
 
 IOPS = [[1000, 2000, 30000, 12000]]
 

@@ -18,7 +18,7 @@ from cephbench.hosts.facts import (
 )
 from cephbench.hosts.inventory import Host
 
-DATA = Path(__file__).parent / "data" / "hosts-facts" / "debian12"
+DATA = Path(__file__).parents[1] / "data" / "hosts-facts" / "debian12"
 RECORDED = {"lab-host1": "10.254.252.12", "lab-host2-mtu1400": "10.254.252.13"}
 
 

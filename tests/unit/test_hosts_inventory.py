@@ -199,7 +199,7 @@ def test_ceph_discovery_prefers_orchestrator_addresses_and_labels():
 
 
 def test_ceph_discovery_on_recorded_lab_metadata():
-    ceph = Path(__file__).parent / "data" / "ceph" / "16.2.15"
+    ceph = Path(__file__).parents[1] / "data" / "ceph" / "16.2.15"
     osds = json.loads((ceph / "osd-metadata-3hosts.json").read_text())
     mons = json.loads((ceph / "mon-metadata-3hosts.json").read_text())
     inv = from_ceph_metadata(osds, mons, None)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from cephbench.hosts.inventory import Host, Inventory
 from cephbench.hosts.ssh import Ssh, remote_command, ssh_options, unreachable_cause
 
-SSH_DATA = Path(__file__).parent / "data" / "ssh" / "9.2p1"
+SSH_DATA = Path(__file__).parents[1] / "data" / "ssh" / "9.2p1"
 H = Host("n1", "10.0.0.1")
 
 

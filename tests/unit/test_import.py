@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cephbench.tools.fio.parse import extract
-from tests.conftest import DATA, FIO_DATA
+from tests.helpers import DATA, FIO_DATA
 
 SAMPLE_2X = DATA / "fio" / "2.1.11" / "psync-randrw.txt"
 
@@ -44,18 +44,8 @@ def test_markdown_blocks_each_become_a_run(invoke, invoke_json, tmp_path):
     assert [r["target"] for r in runs] == [f"{post}#1", f"{post}#2"]
 
 
-def test_stdin(db, invoke_json):
-    from click.testing import CliRunner
-
-    from cephbench.cli import cli
-
-    result = CliRunner().invoke(
-        cli,
-        ["import", "-"],
-        env={"CEPHBENCH_DB": str(db)},
-        input=(FIO_DATA / "randread_qd8.txt").read_text(),
-    )
-    assert result.exit_code == 0, result.output
+def test_stdin(invoke, invoke_json):
+    invoke("import", "-", input=(FIO_DATA / "randread_qd8.txt").read_text())
     assert invoke_json("show", "last")["target"] == "-"
 
 

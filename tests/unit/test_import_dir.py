@@ -13,7 +13,7 @@ import pytest
 from cephbench.importing import batch
 from cephbench.store import Store
 from cephbench.tools.fio.parse import extract
-from tests.conftest import FIO_DATA
+from tests.helpers import FIO_DATA
 
 
 def _results_tree(top: Path) -> dict[str, Path]:

@@ -13,8 +13,8 @@ from cephbench.errors import ParseError
 from cephbench.importing import importer
 from cephbench.tools.iperf3 import paste as iperf3_text
 from cephbench.tools.rados_bench import paste as rados_bench_paste
-from tests.conftest import DATA
 from tests.data.make_expected_tools import expected_import, fixtures, golden, goldens, is_corpus
+from tests.helpers import DATA
 
 FIXTURES = fixtures()
 GOLDENS = goldens()

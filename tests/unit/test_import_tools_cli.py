@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.conftest import DATA
+from tests.helpers import DATA
 
 RADOS = DATA / "rados-bench"
 SESSION = RADOS / "16.2.15" / "session-t16.txt"

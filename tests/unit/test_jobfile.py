@@ -8,7 +8,7 @@ from cephbench.errors import UsageError
 from cephbench.planning.plan import make_plan
 from cephbench.tools.fio.jobfile import load_jobfile, parse_jobfile
 from cephbench.tools.plan import Overrides
-from tests.conftest import FIO_DATA
+from tests.helpers import FIO_DATA
 
 
 def test_sections_flags_and_comments():

@@ -18,7 +18,7 @@ from cephbench.tools.iperf3.options import NetworkOptions
 from cephbench.tools.iperf3.steps import combine
 from cephbench.tools.iperf3.table import matrix_table, network_table
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 PING = DATA / "ping" / "20221126"
 IPROUTE = DATA / "iproute2" / "6.1.0"
 PING_CASES = sorted(p.name.removesuffix(".expected.json") for p in PING.glob("*.expected.json"))

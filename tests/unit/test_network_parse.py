@@ -10,7 +10,7 @@ from cephbench.errors import ParseError, ToolFailed
 from cephbench.model import Run
 from cephbench.tools.iperf3 import driver as iperf3
 from cephbench.tools.iperf3.table import network_table
-from tests.conftest import DATA
+from tests.helpers import DATA
 
 IPERF = DATA / "iperf3" / "3.12"
 

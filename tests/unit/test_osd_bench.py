@@ -11,7 +11,7 @@ from cephbench.errors import ParseError
 from cephbench.model import Result, Run
 from cephbench.tools.osd_bench import driver as osd_bench
 from cephbench.tools.osd_bench.table import osd_table
-from tests.conftest import DATA
+from tests.helpers import DATA
 
 CEPH = DATA / "ceph" / "16.2.15"
 

@@ -9,7 +9,7 @@ import pytest
 
 from cephbench.errors import ParseError
 from cephbench.tools.rados_bench import driver as rados_bench
-from tests.conftest import DATA
+from tests.helpers import DATA
 
 RADOS = DATA / "rados-bench" / "16.2.15"
 

@@ -1,5 +1,5 @@
-"""`cephbench report`: self-contained HTML and Markdown with charts, from fixed stored runs;
-the HTML rendered in a real headless Chromium."""
+"""`cephbench report`: self-contained HTML and Markdown with charts, from fixed stored runs
+(the HTML rendered in a real headless Chromium: tests/fio/test_report.py)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from matplotlib import image
 
 from cephbench.analysis.compare import compare
 from cephbench.report.render import summary
 from cephbench.store import Store
-from tests.helpers import chromium, console_messages, needs_chromium, store_run
+from tests.helpers import store_run
 
 EVIL = "<script>document.body.setAttribute('data-pwned','1')</script> & \"quoted\""
 BASE = [[1000, 2000, 30000, 12000], [1010, 1990, 30500, 12100], [990, 2010, 29500, 11900]]
@@ -103,38 +102,11 @@ def test_bad_output_name_is_a_usage_error(invoke, two_runs, tmp_path):
     assert "does not exist" in r.stderr
 
 
-@needs_chromium
-def test_console_detector_sees_errors(tmp_path):
-    """The check below can fail: a page with a script error shows up in the console log."""
-    bad = tmp_path / "bad.html"
-    bad.write_text("<html><body><script>undefinedFunction()</script></body></html>")
-    assert console_messages(chromium(tmp_path, "--dump-dom", bad.as_uri()).stderr)
-
-
-@needs_chromium
-def test_html_renders_in_chromium(invoke, two_runs, tmp_path):
-    out = tmp_path / "report.html"
-    invoke("report", *map(str, two_runs), "-o", str(out))
-    dom = chromium(tmp_path, "--dump-dom", out.as_uri())
-    assert console_messages(dom.stderr) == []
-    assert 'data-pwned="1"' not in dom.stdout  # the label's script did not run...
-    assert (
-        "&lt;script&gt;document.body.setAttribute('data-pwned','1')&lt;/script&gt;" in dom.stdout
-    )  # ...it is text
-    shot = tmp_path / "shot.png"
-    chromium(tmp_path, f"--screenshot={shot}", "--window-size=1200,2400", out.as_uri())
-    pixels = image.imread(shot)[..., :3]
-    ink = (pixels.mean(axis=2) < 0.9).mean()
-    colour = (np.ptp(pixels, axis=2) > 0.2).mean()  # the chart bars
-    assert ink > 0.02 and colour > 0.005, (ink, colour)
-
-
 @pytest.mark.parametrize("name", ["randread_qd8", "sync_fdatasync", "numjobs4"])
 def test_percentile_chart_labels_the_decades_only(invoke, db, name):
     """Real fio percentiles: within one decade (randread_qd8: 0.16-2.8 ms) and across two."""
     from cephbench.report import charts
-
-    from .conftest import FIO_DATA
+    from tests.helpers import FIO_DATA
 
     invoke("import", str(FIO_DATA / f"{name}.json"), "--label", name)
     with Store(db) as s:

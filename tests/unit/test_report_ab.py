@@ -17,7 +17,7 @@ from cephbench.tuning.changes import make_side
 from cephbench.tuning.experiment import AbPlan
 from cephbench.tuning.report import to_json
 from cephbench.tuning.rounds import order
-from tests.helpers import chromium, console_messages, needs_chromium, store_run
+from tests.helpers import store_run
 
 CHANGE = "ceph config set client rbd_cache false"
 BASE = (1000.0, 2000.0, 30000.0, 12000.0)
@@ -102,12 +102,3 @@ def test_an_unknown_or_one_sided_experiment_is_one_line(invoke, db, experiment, 
     out = invoke("report", "--experiment", str(lone), "-o", str(tmp_path / "x.html"), expect=2)
     assert "has no round of side A (aborted)" in out.output
     assert not (tmp_path / "x.html").exists()
-
-
-@needs_chromium
-def test_the_experiment_report_renders_in_chromium(invoke, experiment, tmp_path):
-    out = tmp_path / "ab.html"
-    invoke("report", "--experiment", str(experiment), "-o", str(out))
-    dom = chromium(tmp_path, "--dump-dom", out.as_uri())
-    assert console_messages(dom.stderr) == []
-    assert "nocache is worse on 1 of 4 workloads" in dom.stdout

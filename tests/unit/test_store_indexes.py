@@ -8,11 +8,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from cephbench.cli import cli
 from cephbench.store import Store
-from tests.conftest import FIO_DATA
+from tests.helpers import FIO_DATA, invoke
 
 
 @pytest.fixture
@@ -35,8 +33,7 @@ def _selects(db: Path, *args: str) -> list[str]:
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(sqlite3, "connect", traced)
-        result = CliRunner().invoke(cli, list(args), env={"CEPHBENCH_DB": str(db)})
-    assert result.exit_code == 0, result.output
+        invoke(*args, db=db)
     return [s for s in seen if s.lstrip().upper().startswith("SELECT")]
 
 

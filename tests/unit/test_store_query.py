@@ -4,19 +4,19 @@ completion of run ids, labels and suites."""
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from cephbench.cli import cli
 from cephbench.store import Store
 from cephbench.store.query import RunFilter, count, page, parse_since, run_ids
+from tests import helpers
 from tests.contract import validate
-from tests.helpers import cb, store_run
+from tests.helpers import store_run
 
 DAY = "2024-05-{:02d}T03:00:00+00:00"
 
@@ -43,11 +43,7 @@ def filled(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def invoke(filled: Path):
     """A command on the shared store."""
-
-    def _invoke(*args: str, expect: int | None = 0):
-        return cb(filled, *args, expect=expect)
-
-    return _invoke
+    return functools.partial(helpers.invoke, db=filled)
 
 
 def _listed(invoke, *args: str) -> tuple[list[int], str]:
@@ -183,8 +179,7 @@ def _complete(db: Path, words: str, shell: str = "bash") -> list[str]:
         "COMP_CWORD": str(len(parts) - 1),
         "CEPHBENCH_DB": str(db),
     }
-    result = CliRunner().invoke(cli, [], env=env, prog_name="cephbench")
-    assert result.exit_code == 0, result.output
+    result = helpers.invoke(env=env)
     return [ln.split(",", 1)[1] for ln in result.stdout.splitlines() if "," in ln]
 
 

@@ -23,7 +23,7 @@ from cephbench.errors import StoreError
 from cephbench.model import Series
 from cephbench.store import Store, schema
 
-DATA = Path(__file__).parent / "data" / "store"
+DATA = Path(__file__).parents[1] / "data" / "store"
 V1, V4 = DATA / "v1-938ed99.db", DATA / "v4-7c90a07.db"
 KEPT = ("runs", "outputs", "workloads", "results", "cluster_fingerprints", "resources")
 """Tables no migration after the store's version rewrites: their rows must stay as they are."""
