@@ -34,16 +34,17 @@ $(BIN)/cephbench: pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	@touch $@
 
-# Everything: lint, format, types, then every test tier: the lab tests (one at a time, sharing
-# the session's labs) alongside the fio and pure tiers, each in its own pytest; the lab's report
-# is printed when both have ended.
+# Everything: lint, format, types, then every test tier (a tier is a folder: tests/unit is
+# `pure`, tests/fio `fio`, tests/lab `lab`, marked so by tests/conftest.py): the lab tests (one
+# at a time, sharing the session's labs) alongside the fio and pure tiers, each in its own
+# pytest; the lab's report is printed when both have ended.
 test: install lint typecheck
 	@$(BIN)/pytest -m lab --durations=15 > .lab-tests.log 2>&1 & lab=$$!; \
 	$(BIN)/pytest -m "not lab" -q --durations=10; rest=$$?; \
 	wait $$lab; labrc=$$?; echo "== the lab tier"; cat .lab-tests.log; rm -f .lab-tests.log; \
 	[ $$rest = 0 ] && [ $$labrc = 0 ]
 
-# The pure tier alone (no fio, no lab, no root): a minute at most.
+# The pure tier alone (tests/unit: no fio, no lab, no root): a minute at most.
 test-fast: venv
 	$(BIN)/pytest -m pure -n 2 -q
 

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TEST = "tests/test_health_lab.py::test_ctrl_c_leaves_no_pool_image_or_noscrub"
+TEST = "tests/lab/test_health_lab.py::test_ctrl_c_leaves_no_pool_image_or_noscrub"
 
 
 def main() -> int:

@@ -1,22 +1,24 @@
-"""Shared fixtures: a private result store, a CLI runner, fio data directories, and one real
-Ceph lab for the whole test session (brought up on first use, always taken down)."""
+"""Every test's tier is its folder: tests/unit (``pure``: Python alone), tests/fio (``fio``:
+real fio, iperf3, Chromium, loop devices: anything the machine runs for it) and tests/lab
+(``lab``: a real Ceph lab). Moving a test to another tier is moving its file.
+
+Shared fixtures: a private result store, the CLI on it, fio data directories (the Ceph labs
+are tests/lab/conftest.py's). What tests share beyond fixtures is in tests/helpers.py."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import settings
 
-from cephbench.cli import cli
-from cephbench.lab import LabInfo, LabSpec, down, up
+from tests import helpers
 from tests.contract import validate
 
 # Fuzz tests are reproducible in `make test` (the same examples every run: a failure is a
@@ -25,13 +27,9 @@ settings.register_profile("ci", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-DATA = Path(__file__).parent / "data"
-FIO_DATA = DATA / "fio" / "3.33"
-
-needs_fio = pytest.mark.skipif(
-    shutil.which("fio") is None, reason="fio is not installed (make install)"
-)
-needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root")
+TESTS = Path(__file__).parent
+#: The tier of each folder under tests/, as its pytest marker (declared in pyproject.toml).
+TIERS = {"unit": "pure", "fio": "fio", "lab": "lab"}
 
 
 @pytest.fixture
@@ -49,16 +47,8 @@ def bench_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def invoke(db: Path):
-    """Run a cephbench command in-process against the test's own store."""
-    runner = CliRunner()
-
-    def _invoke(*args: str, expect: int | None = 0):
-        result = runner.invoke(cli, [*args], env={"CEPHBENCH_DB": str(db)}, catch_exceptions=False)
-        if expect is not None:
-            assert result.exit_code == expect, f"exit {result.exit_code}\n{result.output}"
-        return result
-
-    return _invoke
+    """``tests.helpers.invoke`` on the test's own store: ``invoke("runs", expect=0)``."""
+    return functools.partial(helpers.invoke, db=db)
 
 
 @pytest.fixture
@@ -86,31 +76,40 @@ def lab_skip_reason() -> str | None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Every test gets its tier: ``lab`` (a real Ceph lab), ``fio`` (real fio, iperf3, loop
-    devices: anything the machine runs for it), or ``pure`` (Python alone: `make test-fast`)."""
+    """Every test gets the marker of its folder's tier (``-m pure``, ``-m fio``, ``-m lab``);
+    a lab test is skipped where no lab can run. A test outside the three folders, or marked
+    for another tier than its folder's, stops the session, naming the file to move."""
     reason = lab_skip_reason()
+    misfiled = []
     for item in items:
-        if "lab" in item.keywords:
-            item.add_marker(pytest.mark.lab)  # tests/lab/* by their folder: `-m lab` too
-            if reason:
-                item.add_marker(pytest.mark.skip(reason=reason))
-        elif _runs_tools(item):
-            item.add_marker(pytest.mark.fio)
-        else:
-            item.add_marker(pytest.mark.pure)
-
-
-def _runs_tools(item: pytest.Item) -> bool:
-    tools = ("fio", "chromium", "iperf3")
-    return (
-        "fio" in item.keywords
-        or "root" in item.keywords
-        or any(
-            tool in str(m.kwargs.get("reason", ""))
-            for m in item.iter_markers("skipif")
-            for tool in tools
+        tier = _tier(item)
+        if why := _misfiled(item, tier):
+            misfiled.append(f"{item.nodeid}: {why}")
+            continue
+        item.add_marker(getattr(pytest.mark, tier))
+        if tier == "lab" and reason:
+            item.add_marker(pytest.mark.skip(reason=reason))
+    if misfiled:
+        raise pytest.UsageError(
+            "a test's tier is its folder: tests/unit (pure: Python alone), tests/fio (starts "
+            "programs, may need root) or tests/lab (a real Ceph lab); move these files:\n  "
+            + "\n  ".join(misfiled)
         )
-    )
+
+
+def _tier(item: pytest.Item) -> str | None:
+    """The tier of the folder under tests/ that the item's file is in (None: no tier's)."""
+    parts = item.path.relative_to(TESTS).parts if item.path.is_relative_to(TESTS) else ()
+    return TIERS.get(parts[0]) if len(parts) > 1 else None
+
+
+def _misfiled(item: pytest.Item, tier: str | None) -> str | None:
+    if tier is None:
+        return "outside tests/unit, tests/fio and tests/lab"
+    wrong = {m.name for m in item.iter_markers()} & (set(TIERS.values()) - {tier})
+    if tier == "pure" and item.get_closest_marker("root"):
+        wrong.add("root")
+    return f"marked {', '.join(sorted(wrong))} in the {tier} tier's folder" if wrong else None
 
 
 @pytest.fixture(autouse=True)
@@ -125,32 +124,9 @@ def _pure_tests_start_no_tool(
 
     def python_only(self, argv, *args, **kwargs):
         if list(argv)[:1] != [sys.executable]:
-            raise AssertionError(f"a pure test started {list(argv)[:3]}: mark it fio (or lab)")
+            raise AssertionError(
+                f"a pure test started {list(argv)[:3]}: move its file to tests/fio (or tests/lab)"
+            )
         popen(self, argv, *args, **kwargs)
 
     monkeypatch.setattr(subprocess.Popen, "__init__", python_only)
-
-
-@pytest.fixture(scope="session")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
-    """A 3-OSD BlueStore lab (the defaults) shared by the session's lab tests."""
-    lab_dir = tmp_path_factory.mktemp("lab") / "shared"
-    try:
-        result = up(LabSpec(dir=lab_dir), timeout=180)
-        yield result.info
-    finally:
-        down(lab_dir, purge=True)
-
-
-@pytest.fixture(scope="session")
-def lab3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
-    """A 3-host lab (one OSD per host, network namespaces on a bridge, every host link at
-    500 Mbit/s, an sshd on each host for ``--hosts lab``) shared by the session's tests of
-    hosts, diagnosis and A/B tuning. Tests that change it (a fault, a configuration change)
-    put it back before they finish."""
-    lab_dir = tmp_path_factory.mktemp("lab3") / "three"
-    try:
-        result = up(LabSpec(dir=lab_dir, hosts=3, osds=3, rate="500mbit", ssh=True), timeout=240)
-        yield result.info
-    finally:
-        down(lab_dir, purge=True)

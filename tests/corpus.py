@@ -1,5 +1,5 @@
 """The corpus of real outputs others published: discovery and exact comparison, shared by
-tests/test_corpus.py and bench/import_corpus.py.
+tests/unit/test_corpus.py and bench/import_corpus.py.
 
 An entry is ``tests/data/<tool>/<version>/<name>.<ext>`` with ``<name>.source.md`` (where it
 was published) and ``<name>.expected.json``: an object whose ``results`` lists, in import

@@ -1,6 +1,7 @@
-"""What tests share beyond fixtures: waiting on a condition (never on the clock), the
-processes a command started, the cephbench CLI (in-process and as a subprocess), runs stored
-with known figures, the recorded Ceph fingerprint, and Chromium to render reports."""
+"""What tests share beyond fixtures: the recorded data, the tools a test needs, waiting on a
+condition (never on the clock), the processes a command started, the cephbench CLI (in-process:
+`invoke`, the one way tests call it; and as a subprocess), runs stored with known figures, the
+recorded Ceph fingerprint, and Chromium to render reports. Fixtures are in the conftest.py files."""
 
 from __future__ import annotations
 
@@ -16,17 +17,49 @@ from typing import TypeVar
 
 import pytest
 from click.testing import CliRunner
+from click.testing import Result as CliResult
 
 from cephbench.ceph.fingerprint import COMMANDS
 from cephbench.cli import cli
 from cephbench.model import Result, WorkloadOutcome
 from cephbench.store import Store
 from cephbench.system.pids import running as alive  # noqa: F401 (tests import it from here)
-from tests.conftest import DATA
 from tests.contract import validate
 
 T = TypeVar("T")
 CEPHBENCH = [sys.executable, "-c", "from cephbench.cli import main; main()"]
+
+DATA = Path(__file__).parent / "data"
+FIO_DATA = DATA / "fio" / "3.33"
+
+needs_fio = pytest.mark.skipif(
+    shutil.which("fio") is None, reason="fio is not installed (make install)"
+)
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root")
+
+
+def invoke(
+    *args: str | Path,
+    db: Path | None = None,
+    expect: int | None = 0,
+    env: dict[str, str] | None = None,
+    input: str | bytes | None = None,
+) -> CliResult:
+    """``cephbench ARGS`` in-process (the ``invoke`` fixture binds ``db`` to the test's store):
+    on the store ``db`` when given, with ``env`` and ``input`` (standard input); asserts the exit
+    status unless ``expect`` is None. An exception cephbench does not turn into a message and an
+    exit status is raised, with its traceback."""
+    result = CliRunner().invoke(
+        cli,
+        [str(a) for a in args],
+        env={**({"CEPHBENCH_DB": str(db)} if db is not None else {}), **(env or {})},
+        input=input,
+        catch_exceptions=False,
+        prog_name="cephbench",
+    )
+    if expect is not None:
+        assert result.exit_code == expect, f"exit {result.exit_code}\n{result.output}"
+    return result
 
 
 def wait_for(predicate: Callable[[], T], what: str, timeout: float = 60.0, poll: float = 0.05) -> T:
@@ -105,7 +138,7 @@ def result(
     iops: float,
     lat_us: float | None,
     flags: tuple[str, ...] = (),
-) -> Result:
+) -> CliResult:
     return Result(
         workload=workload,
         repeat=repeat,
@@ -226,17 +259,8 @@ def lab_fingerprint() -> dict:
     return {k: json.loads((CEPH / f"{f}.json").read_text()) for k, f in FILES.items()}
 
 
-def cb(db: Path, *args: str, expect: int | None = 0):
-    result = CliRunner().invoke(
-        cli, list(args), env={"CEPHBENCH_DB": str(db)}, catch_exceptions=False
-    )
-    if expect is not None:
-        assert result.exit_code == expect, f"exit {result.exit_code}\n{result.output}"
-    return result
-
-
 def shown(db: Path, ref: str, *extra: str) -> dict:
-    return validate(json.loads(cb(db, "show", ref, "--format", "json", *extra).stdout))
+    return validate(json.loads(invoke("show", ref, "--format", "json", *extra, db=db).stdout))
 
 
 def without_bookkeeping(doc: dict) -> dict:

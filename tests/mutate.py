@@ -1,4 +1,4 @@
-"""Mutations of real outputs for fuzzing the importer: shared by tests/test_fuzz_corpus.py and
+"""Mutations of real outputs for fuzzing the importer: shared by tests/unit/test_fuzz_corpus.py and
 bench/fuzz_import.py. Each is what pasting, editing or a broken tool can do to an output."""
 
 from __future__ import annotations

@@ -8,7 +8,7 @@
   then put in the units the store uses: rados bench's and Ceph's MB/KB are MiB/KiB,
   iperf3's MBytes are MiB and its Mbits 10^6 bits, seconds of latency become µs.
 
-The corpus test (tests/test_corpus.py) imports every entry through ``cephbench import`` and
+The corpus test (tests/unit/test_corpus.py) imports every entry through ``cephbench import`` and
 compares each listed field: to 1e-6 relative for figures, exactly for the rest.
 """
 

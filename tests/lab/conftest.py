@@ -1,1 +1,36 @@
-"""The lab fixture and the skip rule for lab tests live in tests/conftest.py (shared)."""
+"""The real Ceph labs the lab tests share, one of each for the whole test session (brought up
+on first use, always taken down). Every test here is in the ``lab`` tier, skipped where no lab
+can run (not root, Ceph not installed): see the root conftest.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from cephbench.lab import LabInfo, LabSpec, down, up
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
+    """A 3-OSD BlueStore lab (the defaults) shared by the session's lab tests."""
+    lab_dir = tmp_path_factory.mktemp("lab") / "shared"
+    try:
+        result = up(LabSpec(dir=lab_dir), timeout=180)
+        yield result.info
+    finally:
+        down(lab_dir, purge=True)
+
+
+@pytest.fixture(scope="session")
+def lab3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
+    """A 3-host lab (one OSD per host, network namespaces on a bridge, every host link at
+    500 Mbit/s, an sshd on each host for ``--hosts lab``) shared by the session's tests of
+    hosts, diagnosis and A/B tuning. Tests that change it (a fault, a configuration change)
+    put it back before they finish."""
+    lab_dir = tmp_path_factory.mktemp("lab3") / "three"
+    try:
+        result = up(LabSpec(dir=lab_dir, hosts=3, osds=3, rate="500mbit", ssh=True), timeout=240)
+        yield result.info
+    finally:
+        down(lab_dir, purge=True)

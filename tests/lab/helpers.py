@@ -1,23 +1,13 @@
-"""What the lab tests share: the CLI, and what is on the machine (processes, netns, links)."""
+"""What the lab tests share: what is on the machine (processes, netns, links)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from click.testing import CliRunner, Result
-
-from cephbench.cli import cli
 from cephbench.lab.daemons import ours
 from cephbench.system.process import run
-
-
-def invoke(*args: str | Path, expect: int | None = 0) -> Result:
-    """``cephbench ARGS`` in-process; asserts the exit status unless ``expect`` is None."""
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    if expect is not None:
-        assert result.exit_code == expect, f"exit {result.exit_code}\n{result.output}"
-    return result
+from tests.helpers import invoke
 
 
 def status_json(lab_dir: Path) -> dict:

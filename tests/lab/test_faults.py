@@ -11,8 +11,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import pytest
-
 from cephbench.lab import ceph_json, faults
 from cephbench.lab.ceph import not_ready
 from cephbench.lab.paths import Layout
@@ -21,9 +19,9 @@ from cephbench.system.process import run
 from cephbench.tools.iperf3 import driver
 from cephbench.tools.iperf3.hostexec import stop_local
 from tests import helpers
-from tests.lab.helpers import invoke, status_json
+from tests.helpers import invoke
+from tests.lab.helpers import status_json
 
-pytestmark = pytest.mark.lab
 BLKIO = Path("/sys/fs/cgroup/blkio")
 CPU = Path("/sys/fs/cgroup/cpu")
 PORT = 5201  # inside host2's own network namespace

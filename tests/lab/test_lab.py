@@ -15,9 +15,9 @@ from cephbench.lab import LabError, ceph_json, ensure_pool, remove_pool
 from cephbench.lab.ceph import not_ready
 from cephbench.system.process import run
 from tests import helpers
-from tests.lab.helpers import invoke, status_json
+from tests.helpers import invoke
+from tests.lab.helpers import status_json
 
-pytestmark = pytest.mark.lab
 CEPHBENCH = Path(sys.executable).parent / "cephbench"
 
 

@@ -6,13 +6,10 @@ import json
 import os
 from pathlib import Path
 
-import pytest
-
 from cephbench.lab import ceph_json, down, faults, find_running
 from cephbench.system.process import run
-from tests.lab.helpers import assert_nothing_left, invoke, link_names, netns_names, status_json
-
-pytestmark = pytest.mark.lab
+from tests.helpers import invoke
+from tests.lab.helpers import assert_nothing_left, link_names, netns_names, status_json
 
 
 def test_failed_up_cleans_up_after_itself(tmp_path):

@@ -7,7 +7,7 @@ scipy, matplotlib, the lab...). Third-party packages add commands through the
 ``cephbench.commands`` entry-point group; listing those imports them for their help.
 
 Start-up time matters here: keep this module's imports to click and the standard library
-(``bench/startup.py`` measures it, ``tests/test_cli_startup.py`` guards it).
+(``bench/startup.py`` measures it, ``tests/unit/test_cli_startup.py`` guards it).
 """
 
 from __future__ import annotations
