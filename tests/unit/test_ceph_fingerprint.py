@@ -7,6 +7,7 @@ import pytest
 from cephbench.ceph import connection as connmod
 from cephbench.ceph.fingerprint import summarize
 from cephbench.errors import UsageError
+from cephbench.lab.connect import resolve
 from cephbench.report.cluster import cluster_rows
 from tests.helpers import lab_fingerprint
 
@@ -37,14 +38,14 @@ def test_summary_without_the_pool_or_with_failed_commands():
 
 
 def test_connection_defaults_off_the_lab(monkeypatch, tmp_path):
-    monkeypatch.setattr("cephbench.lab.find_running", lambda *a: None)
+    monkeypatch.setattr("cephbench.lab.info.find_running", lambda *a: None)
     conf = tmp_path / "ceph.conf"
     conf.write_text("[global]\n")
-    c = connmod.resolve(conf=str(conf), user="client.bench", keyring=None)
+    c = resolve(conf=str(conf), user="client.bench", keyring=None)
     assert c.id == "bench" and c.args() == ["--id", "bench", "--conf", str(conf)]
     assert c.env == {"CEPH_CONF": str(conf)} and c.fio_options() == {"clientname": "bench"}
     with pytest.raises(UsageError, match="no Ceph configuration at /nonexistent"):
-        connmod.resolve(conf="/nonexistent")
+        resolve(conf="/nonexistent")
     with pytest.raises(UsageError, match="keyring"):
-        connmod.resolve(conf=str(conf), keyring=str(tmp_path / "missing"))
+        resolve(conf=str(conf), keyring=str(tmp_path / "missing"))
     assert connmod.Connection.from_json(c.to_json()) == c
