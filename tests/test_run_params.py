@@ -114,6 +114,6 @@ def test_a_tool_suites_params_are_as_before(suite, tool_options, expected):
     from cephbench.tools.plan import Overrides
 
     plan = make_plan(suite, Overrides(runtime="5", bs="4k"), tool_options)
-    options = RunOptions(drop_caches=True, hosts="lab", request={"x": 1})
-    got = runner._params(plan, tools.get(plan.tool), _CephTarget(), 3, options)
+    options = RunOptions(drop_caches=True, hosts="lab")
+    got = runner._params(plan, tools.get(plan.tool), _CephTarget(), 3, options, {"x": 1})
     assert json.dumps(got) == expected
