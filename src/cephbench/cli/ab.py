@@ -96,7 +96,6 @@ def ab(
     from cephbench.cli.live import RichProgress, print_note
     from cephbench.execution.runner import run_request
     from cephbench.planning.request import RunRequest
-    from cephbench.planning.resolve import resolve
     from cephbench.system.units import parse_seconds
     from cephbench.tools.plan import Overrides
     from cephbench.tuning.changes import make_side
@@ -135,7 +134,7 @@ def ab(
         c.kind == "sysctl" for side in (side_a, side_b) for c in side.changes
     ):
         raise UsageError("--hosts is for sysctl changes, and no side makes one")
-    resolve(request, note=print_note)  # an unrunnable suite or target fails before any change
+    request.resolve(note=print_note)  # an unrunnable suite or target fails before any change
     conn, lab_dir = _connection(plan)
     inventory = None
     if hosts_spec is not None:

@@ -62,9 +62,7 @@ def run_request(
     resume: int | None = None,
 ) -> RunOutcome:
     """Resolve ``request`` and run it (``progress``: made for the number of repeats)."""
-    from cephbench.planning.resolve import resolve
-
-    run = resolve(request, resume, note)
+    run = request.resolve(resume, note)
     return execute(
         store,
         run.plan,

@@ -18,8 +18,9 @@ request from a newer cephbench (a later version) is refused with a clear message
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cephbench.ceph.connection import DEFAULT_TIMEOUT
 from cephbench.ceph.health import DEFAULT_INTERVAL
@@ -31,6 +32,9 @@ from cephbench.tools.fio.sweep import AXES, Axes
 from cephbench.tools.iperf3.options import NetworkOptions
 from cephbench.tools.plan import OWN, Overrides
 from cephbench.tools.rados_bench.options import RadosBenchOptions
+
+if TYPE_CHECKING:
+    from cephbench.planning.resolve import ResolvedRun
 
 SCHEMA_NAME = "cephbench.run-request"
 VERSION = 1
@@ -155,6 +159,22 @@ class RunRequest:
     def repeats(self) -> int:
         """How often each workload runs at most: ``--max-repeats`` with ``--target-ci``."""
         return self.adaptive.max_repeats if self.adaptive.target_ci is not None else self.repeat
+
+    def resolve(
+        self, resume: int | None = None, note: Callable[[str], None] = lambda _: None
+    ) -> ResolvedRun:
+        """The plan, target and run options of this request, every part checked; nothing
+        runs and nothing is created (``resume``: a run of it to finish; ``note``: told what
+        the user should know, e.g. that a job file runs as written)."""
+        from cephbench.planning import resolve as r
+
+        plan = r.plan(self.suite, self.overrides, self.axes, self.steady, self.rados_bench, note)
+        r.check(plan, self.network, resume)
+        target = r.target(self.target, plan, self.device, self.ceph, self.pool)
+        options = r.run_options(
+            self.health, self.adaptive, self.capture, self.device, self.clients, self.network
+        )
+        return r.ResolvedRun(plan, target, options, self.label, self.repeats, self.to_json())
 
     def to_json(self) -> dict[str, Any]:
         """The stored form: ``{"schema": "cephbench.run-request/1", ...}``."""

@@ -1,26 +1,40 @@
-"""A run request resolved to what runs: the plan, the target (configured for the cluster it
-is on) and the run options, every part checked. Nothing runs and nothing is created, so a
-command checks a request this way before it changes anything (``ab``, before a setting).
+"""What a run request resolves to (``RunRequest.resolve``): the plan, the target (configured
+for the cluster it is on) and the run options, every part checked. Nothing runs and nothing
+is created, so a command checks a request this way before it changes anything (``ab``,
+before a setting).
 
-This is the one place the command line's option groups meet the layers below: each group
-goes on as the type its layer owns (the overrides, health rules, the network suite's and
-rados bench's options), and the request itself goes no lower than the runner's stored
-params (its JSON, ``params["request"]``, for ``--resume``)."""
+Each function takes only the request's groups it needs, each as the type its layer owns
+(the overrides, health rules, the network suite's and rados bench's options): the request
+itself goes no lower than the runner's stored params (its JSON, ``params["request"]``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cephbench.errors import UsageError
 from cephbench.planning.plan import make_plan
-from cephbench.planning.request import CephConnectionOptions, PoolOptions, RunRequest
 from cephbench.targets import Target
 from cephbench.tools.base import RunPlan
 from cephbench.tools.fio.plan import Plan
 from cephbench.tools.fio.sweep import Axes
 from cephbench.tools.options import RunOptions
+
+if TYPE_CHECKING:
+    from cephbench.ceph.session import HealthOptions
+    from cephbench.planning.request import (
+        AdaptiveOptions,
+        CaptureOptions,
+        CephConnectionOptions,
+        ClientsOptions,
+        DeviceOptions,
+        PoolOptions,
+    )
+    from cephbench.tools.fio.steady_criterion import SteadyState
+    from cephbench.tools.iperf3.options import NetworkOptions
+    from cephbench.tools.plan import Overrides
+    from cephbench.tools.rados_bench.options import RadosBenchOptions
 
 
 @dataclass(frozen=True)
@@ -36,16 +50,29 @@ class ResolvedRun:
     """The request's stored JSON (``cephbench.run-request/N``)."""
 
 
-def resolve(
-    request: RunRequest, resume: int | None = None, note: Callable[[str], None] = lambda _: None
-) -> ResolvedRun:
-    """The plan, target and options of ``request`` (``resume``: a run of it to finish);
-    ``note`` is told what the user should know (a job file run as written)."""
-    r = request
-    plan = _plan(r)
-    if isinstance(plan, Plan) and plan.as_written:
-        note(f"{r.suite} runs as written, with fio's pause between its groups: {plan.as_written}")
-    if r.network.given and plan.tool != "iperf3":
+def plan(
+    suite: str,
+    overrides: Overrides,
+    axes: Axes,
+    steady: SteadyState | None,
+    rados_bench: RadosBenchOptions,
+    note: Callable[[str], None],
+) -> RunPlan:
+    """The suite's plan: the axes with one value override every workload, rados bench's
+    ``--object-size`` is its ``--bs`` when that is not given."""
+    if not axes.bs and rados_bench.object_size:
+        axes = replace(axes, bs=Axes.parse(bs=rados_bench.object_size).bs)
+    made = make_plan(
+        suite, overrides.with_single(axes.single), rados_bench.tool_options(), axes, steady
+    )
+    if isinstance(made, Plan) and made.as_written:
+        note(f"{suite} runs as written, with fio's pause between its groups: {made.as_written}")
+    return made
+
+
+def check(plan: RunPlan, network: NetworkOptions, resume: int | None) -> None:
+    """Options the plan's tool does not take."""
+    if network.given and plan.tool != "iperf3":
         raise UsageError(
             "--all-pairs-at-once and --streams-procs are for the network suite",
             hint="cephbench run network --hosts ...",
@@ -54,31 +81,46 @@ def resolve(
         raise UsageError(
             "--resume is for fio suites and job files", hint="run the tool suite again"
         )
-    target = _target(r.target or _default_target(plan), r.device.destroy_data)
-    _configure(target, plan, r.ceph, r.pool)
-    options = RunOptions(
-        r.health,
-        r.device.drop_caches,
-        target_ci=r.adaptive.target_ci,
-        max_time=r.adaptive.max_time,
-        logs=r.capture.logs,
-        per_io_logs=r.capture.per_io_log,
-        clients=r.clients.spec,
-        shared_image=r.clients.shared_image,
-        network=r.network,
-        hosts=r.device.hosts,
+
+
+def target(
+    spec: str | None,
+    plan: RunPlan,
+    device: DeviceOptions,
+    ceph: CephConnectionOptions,
+    pool: PoolOptions,
+) -> Target:
+    """The target (``spec``, else the suite's or the running lab's), configured for its
+    cluster when it is on one."""
+    from cephbench.targets import TargetOptions, parse_target
+
+    found = parse_target(
+        spec or _default_target(plan), TargetOptions(destroy_data=device.destroy_data)
     )
-    return ResolvedRun(plan, target, options, r.label, r.repeats, r.to_json())
+    _configure(found, plan, ceph, pool)
+    return found
 
 
-def _plan(r: RunRequest) -> Plan | RunPlan:
-    """The suite's plan: the axes with one value override every workload, rados bench's
-    ``--object-size`` is its ``--bs`` when that is not given."""
-    axes = r.axes
-    if not axes.bs and r.rados_bench.object_size:
-        axes = replace(axes, bs=Axes.parse(bs=r.rados_bench.object_size).bs)
-    overrides = r.overrides.with_single(axes.single)
-    return make_plan(r.suite, overrides, r.rados_bench.tool_options(), axes=axes, steady=r.steady)
+def run_options(
+    health: HealthOptions,
+    adaptive: AdaptiveOptions,
+    capture: CaptureOptions,
+    device: DeviceOptions,
+    clients: ClientsOptions,
+    network: NetworkOptions,
+) -> RunOptions:
+    return RunOptions(
+        health,
+        device.drop_caches,
+        target_ci=adaptive.target_ci,
+        max_time=adaptive.max_time,
+        logs=capture.logs,
+        per_io_logs=capture.per_io_log,
+        clients=clients.spec,
+        shared_image=clients.shared_image,
+        network=network,
+        hosts=device.hosts,
+    )
 
 
 def _default_target(plan: RunPlan) -> str:
@@ -92,12 +134,6 @@ def _default_target(plan: RunPlan) -> str:
             hint="e.g. --target file:/mnt/bench, or start a lab: cephbench lab up",
         )
     return "rbd:lab"
-
-
-def _target(spec: str, destroy_data: str | None) -> Target:
-    from cephbench.targets import TargetOptions, parse_target
-
-    return parse_target(spec, TargetOptions(destroy_data=destroy_data))
 
 
 def _configure(
