@@ -6,11 +6,11 @@ from __future__ import annotations
 from cephbench.planning.request import (
     SCHEMA,
     CaptureOptions,
-    OverrideOptions,
     RunRequest,
 )
 from cephbench.store import Store
 from cephbench.tools.fio.sweep import Axes
+from cephbench.tools.plan import Overrides
 from tests.helpers import needs_fio
 from tests.unit.test_run_request import LEGACY
 
@@ -79,7 +79,7 @@ def test_a_new_run_stores_the_versioned_request(invoke, invoke_json, bench_dir):
         suite="matrix",
         target=f"file:{bench_dir}",
         label="new",
-        overrides=OverrideOptions(runtime="1", size="16m"),
+        overrides=Overrides(runtime="1", size="16m"),
         axes=Axes(iodepth=(1, 2)),
         capture=CaptureOptions(logs=False),
     )

@@ -9,6 +9,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from cephbench.ceph.session import HealthOptions
 from cephbench.cli import run_options as bundles
 from cephbench.cli.options import SectionedCommand
 from cephbench.cli.run_options import run_request_options
@@ -19,16 +20,15 @@ from cephbench.planning.request import (
     CaptureOptions,
     CephConnectionOptions,
     DeviceOptions,
-    HealthRequest,
-    OverrideOptions,
     PoolOptions,
-    RadosBenchOptions,
     RunRequest,
 )
 from cephbench.store import Store
 from cephbench.tools.fio.steady_criterion import SteadyState
 from cephbench.tools.fio.sweep import Axes
 from cephbench.tools.iperf3.options import NetworkOptions
+from cephbench.tools.plan import Overrides
+from cephbench.tools.rados_bench.options import RadosBenchOptions
 
 # What `cephbench run matrix --target file:/tmp/h11legacy/bench --iodepth 1,2 --runtime 1
 # --size 16m --no-logs --label old` stored as params["request"] before the versioned request
@@ -77,7 +77,7 @@ FULL = RunRequest(
     target="rbd:rbd/img",
     label="tuned",
     repeat=2,
-    overrides=OverrideOptions(runtime="2m", size="4G", ramp_time="5"),
+    overrides=Overrides(runtime="2m", size="4G", ramp_time="5"),
     axes=Axes(
         rw=("randread", "randrw"),
         rwmixread=(70,),
@@ -90,7 +90,7 @@ FULL = RunRequest(
     capture=CaptureOptions(logs=False, per_io_log=True),
     ceph=CephConnectionOptions("/etc/ceph/x.conf", "bench", "/etc/ceph/k", "x", 12.5),
     pool=PoolOptions(size=2, pg_num=64, prefill=False),
-    health=HealthRequest(allow_unhealthy=True, quiesce=True, interval=1.5),
+    health=HealthOptions(allow_unhealthy=True, quiesce=True, interval=1.5),
     device=DeviceOptions(destroy_data="/dev/sdz", drop_caches=True),
     rados_bench=RadosBenchOptions(concurrent_ios=32, object_size="1M", run_name="cb"),
     network=NetworkOptions(all_pairs_at_once=True, procs=4),
@@ -149,7 +149,7 @@ def test_a_legacy_request_is_migrated():
         suite="matrix",
         target="file:/tmp/h11legacy/bench",
         label="old",
-        overrides=OverrideOptions(runtime="1", size="16m"),
+        overrides=Overrides(runtime="1", size="16m"),
         axes=Axes(iodepth=(1, 2)),
         capture=CaptureOptions(logs=False),
     )
@@ -202,14 +202,14 @@ def test_every_legacy_option_lands_in_its_part():
         target=None,
         label="old",
         repeat=1,
-        overrides=OverrideOptions(runtime="1", size="16m", ramp_time="3"),
+        overrides=Overrides(runtime="1", size="16m", ramp_time="3"),
         axes=Axes(rw=("randrw",), rwmixread=(70,), bs=("4k", "64k"), numjobs=(2,), iodepth=(8,)),
         steady=SteadyState("bw_slope:0.1%", 6.0, 1.0, 30.0),
         adaptive=AdaptiveOptions(0.025, 5, 600.0),
         capture=CaptureOptions(True, True),
         ceph=CephConnectionOptions("/c", "bench", "/k", "x", 9.0),
         pool=PoolOptions(2, 8, False),
-        health=HealthRequest(True, True, 2.0),
+        health=HealthOptions(True, True, 2.0),
         device=DeviceOptions("/dev/sdz", True),
         rados_bench=RadosBenchOptions(4, "1M", "n"),
     )

@@ -93,9 +93,11 @@ def ab(
           --target-ci 3% --max-time 30m
       cephbench ab quick --a ab/a.yaml --b ab/b.yaml
     """
-    from cephbench.cli.run import prepare, start
-    from cephbench.planning.request import OverrideOptions, RunRequest
+    from cephbench.cli.live import RichProgress, print_note
+    from cephbench.execution.runner import run_request
+    from cephbench.planning.request import RunRequest
     from cephbench.system.units import parse_seconds
+    from cephbench.tools.plan import Overrides
     from cephbench.tuning.changes import make_side
     from cephbench.tuning.experiment import AbPlan, run_ab
     from cephbench.tuning.report import tables, to_json
@@ -116,7 +118,7 @@ def ab(
         raise UsageError(f"both sides are labelled {a_label}", hint="give --a-label or --b-label")
     side_a, side_b = make_side(a_label, a_specs), make_side(b_label, b_specs)
     request = RunRequest(
-        suite=suite, target=target, overrides=OverrideOptions(runtime=runtime, size=size)
+        suite=suite, target=target, overrides=Overrides(runtime=runtime, size=size)
     )
     plan = AbPlan(
         suite,
@@ -132,7 +134,7 @@ def ab(
         c.kind == "sysctl" for side in (side_a, side_b) for c in side.changes
     ):
         raise UsageError("--hosts is for sysctl changes, and no side makes one")
-    prepare(request)  # a suite or target that cannot run fails before any setting changes
+    request.resolve(note=print_note)  # an unrunnable suite or target fails before any change
     conn, lab_dir = _connection(plan)
     inventory = None
     if hosts_spec is not None:
@@ -141,7 +143,7 @@ def ab(
         inventory = load_inventory(hosts_spec, conn)
 
     def run_round(store: Store, req: RunRequest) -> int:
-        outcome = start(store, req)
+        outcome = run_request(store, req, progress=RichProgress, note=print_note)
         if outcome.failed_workloads:
             console_err.print(
                 f"[yellow]note:[/] run {outcome.run_id}: {outcome.failed_workloads} "

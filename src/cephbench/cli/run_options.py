@@ -11,10 +11,13 @@ import click
 
 from cephbench.ceph.connection import DEFAULT_TIMEOUT
 from cephbench.ceph.health import DEFAULT_INTERVAL
+from cephbench.ceph.session import HealthOptions
 from cephbench.cli.complete import complete_column, complete_run_ref
 from cephbench.cli.options import Bundle, opt
 from cephbench.planning import request as rq
 from cephbench.tools.iperf3.options import NetworkOptions
+from cephbench.tools.plan import Overrides
+from cephbench.tools.rados_bench.options import RadosBenchOptions
 
 run_basics = Bundle(
     "Run",
@@ -66,7 +69,7 @@ overrides = Bundle(
         ),
     ],
     "overrides",
-    rq.OverrideOptions,
+    Overrides,
 )
 
 axes = Bundle(
@@ -259,7 +262,7 @@ health = Bundle(
         ),
     ],
     "health",
-    lambda allow_unhealthy, quiesce, health_interval: rq.HealthRequest(
+    lambda allow_unhealthy, quiesce, health_interval: HealthOptions(
         allow_unhealthy, quiesce, health_interval
     ),
 )
@@ -276,7 +279,7 @@ rados_bench = Bundle(
         opt("--run-name", help="rados bench --run-name: the name of its benchmark objects."),
     ],
     "rados_bench",
-    rq.RadosBenchOptions,
+    RadosBenchOptions,
 )
 
 clients = Bundle(

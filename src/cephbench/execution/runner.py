@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cephbench import tools
 from cephbench.ceph import caches
@@ -31,9 +31,12 @@ from cephbench.resources.undo import ResourceLeft
 from cephbench.store import ResourceLog, Store
 from cephbench.system import environment
 from cephbench.targets import Target
-from cephbench.tools.base import Progress, RunContext, Step, Stopped, Tool
+from cephbench.tools.base import Progress, RunContext, RunPlan, Step, Stopped, Tool
 from cephbench.tools.options import RunOptions
 from cephbench.tools.schedule import Schedule
+
+if TYPE_CHECKING:
+    from cephbench.planning.request import RunRequest
 
 WORKDIR_PREFIX = "cephbench-run-"
 
@@ -50,21 +53,46 @@ class RunOutcome:
     failed_workloads: int
 
 
+def run_request(
+    store: Store,
+    request: RunRequest,
+    *,
+    progress: Callable[[int], Progress] | None = None,
+    note: Callable[[str], None] = lambda _: None,
+    resume: int | None = None,
+) -> RunOutcome:
+    """Resolve ``request`` and run it (``progress``: made for the number of repeats)."""
+    run = request.resolve(resume, note)
+    return execute(
+        store,
+        run.plan,
+        run.target,
+        label=run.label,
+        repeats=run.repeats,
+        progress=progress(run.repeats) if progress else None,
+        options=run.options,
+        request=run.request,
+        resume=resume,
+    )
+
+
 def execute(
     store: Store,
-    plan,
+    plan: RunPlan,
     target: Target,
     *,
     label: str | None = None,
     repeats: int = 1,
     progress: Progress | None = None,
     options: RunOptions | None = None,
+    request: dict[str, Any] | None = None,
     resume: int | None = None,
 ) -> RunOutcome:
     """Run ``plan`` ``repeats`` times on ``target``; returns the stored run's id.
 
-    ``resume``: a stored run of the same plan; only its workloads without figures run, and
-    their results join that run.
+    ``request``: the run request's stored JSON (``params["request"]``: what ``--resume``
+    starts again from). ``resume``: a stored run of the same plan; only its workloads
+    without figures run, and their results join that run.
     """
     progress, options = progress or _NoProgress(), options or RunOptions()
     tool = tools.get(plan.tool)
@@ -89,7 +117,7 @@ def execute(
     env.update(tool.environment(plan, target))
     if options.hosts:  # every host's fingerprint; each may drop its cache (--drop-caches)
         env["hosts"] = host_fingerprints(options.hosts, check_drop=options.drop_caches)
-    params = _params(plan, tool, target, repeats, options)
+    params = _params(plan, tool, target, repeats, options, request)
     if inventory is not None:
         from cephbench.execution.clients import client_hosts
 
@@ -153,7 +181,7 @@ def execute(
                 else None
             )
             remote = stack.enter_context(RunHosts.open(options.hosts)) if options.hosts else None
-            ctx = RunContext(
+            ctx: RunContext[RunPlan] = RunContext(
                 run_id,
                 plan,
                 target,
@@ -237,26 +265,45 @@ def _store(store: Store, run_id: int, step: Step, outcomes: list) -> None:
         store.add_series(run_id, [*step.series, *points])
 
 
-def _params(plan, tool: Tool, target: Target, repeats: int, options: RunOptions) -> dict:
+PARAMS_ORDER = (
+    "tool",
+    "repeat",
+    "overrides",
+    "sweep",
+    "steady_state",
+    "target_ci",
+    "max_time",
+    "request",
+    "health",
+    "connection",
+    "tool_options",
+    "drop_caches",
+    "hosts",
+)
+"""The order of a run's stored params (its JSON is compared byte for byte, e.g. between runs)."""
+
+
+def _params(
+    plan: RunPlan,
+    tool: Tool,
+    target: Target,
+    repeats: int,
+    options: RunOptions,
+    request: dict[str, Any] | None,
+) -> dict[str, Any]:
     """What the run was asked to do, stored with it (and what ``--resume`` starts again from)."""
-    params: dict = {"tool": tool.name, "repeat": repeats, "overrides": plan.overrides}
-    if getattr(plan, "axes", None) is not None and plan.axes.swept:
-        params["sweep"] = plan.axes.to_json()
-    if plan.steady:
-        params["steady_state"] = vars(plan.steady)
+    params: dict[str, Any] = {"tool": tool.name, "repeat": repeats, **plan.params()}
     if options.target_ci is not None and tool.resumable:
         params.update(target_ci=options.target_ci, max_time=options.max_time)
-    if options.request is not None:
-        params["request"] = options.request
+    if request is not None:
+        params["request"] = request
     if target.cluster is not None:
         params.update(health=vars(options.health), connection=target.cluster.to_json())
-    if getattr(plan, "options", None) is not None:
-        params["tool_options"] = plan.options
     if options.drop_caches:
         params["drop_caches"] = True
     if options.hosts:
         params["hosts"] = options.hosts
-    return params
+    return {k: params[k] for k in sorted(params, key=PARAMS_ORDER.index)}
 
 
 def _dropper(store: Store, run_id: int, remote: RunHosts | None = None) -> Callable[[], None]:

@@ -3,7 +3,10 @@ stored as (``params["request"]``) so ``--resume`` can run the rest of a run late
 
 The request is the command line's options grouped as they are shown in ``run --help``
 (overrides, sweep axes, steady state, adaptive repeats, capture, Ceph connection, pools,
-health, devices, rados bench), each validated once when it is built. It records what the
+health, devices, rados bench), each validated once when it is built. A group that a lower
+layer takes as it is (the overrides, health rules, steady state, sweep axes, rados bench's
+and the network suite's options) is that layer's own type; ``planning/resolve.py`` turns a
+request into what runs. It records what the
 user asked, not what it resolved to: fio values keep the user's spelling (``2m``, ``4k``),
 and a missing ``--target`` stays missing (resolved again when the run starts).
 
@@ -15,31 +18,29 @@ request from a newer cephbench (a later version) is refused with a clear message
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cephbench.ceph.connection import DEFAULT_TIMEOUT
 from cephbench.ceph.health import DEFAULT_INTERVAL
+from cephbench.ceph.session import HealthOptions
 from cephbench.errors import UsageError
 from cephbench.system.units import parse_seconds
 from cephbench.tools.fio.steady_criterion import SteadyState
 from cephbench.tools.fio.sweep import AXES, Axes
 from cephbench.tools.iperf3.options import NetworkOptions
+from cephbench.tools.plan import OWN, Overrides
+from cephbench.tools.rados_bench.options import RadosBenchOptions
+
+if TYPE_CHECKING:
+    from cephbench.planning.resolve import ResolvedRun
 
 SCHEMA_NAME = "cephbench.run-request"
 VERSION = 1
 SCHEMA = f"{SCHEMA_NAME}/{VERSION}"
 DEFAULT_MAX_REPEATS = 10
 DEFAULT_PG_NUM = 32
-
-
-@dataclass(frozen=True)
-class OverrideOptions:
-    """Values that replace every workload's own (fio's spelling, validated by the plan)."""
-
-    runtime: str | None = None
-    size: str | None = None
-    ramp_time: str | None = None
 
 
 @dataclass(frozen=True)
@@ -108,15 +109,6 @@ class PoolOptions:
 
 
 @dataclass(frozen=True)
-class HealthRequest:
-    """The health rules on a Ceph cluster during the run."""
-
-    allow_unhealthy: bool = False
-    quiesce: bool = False
-    interval: float = DEFAULT_INTERVAL
-
-
-@dataclass(frozen=True)
 class DeviceOptions:
     """What may be overwritten, and the page cache before each workload."""
 
@@ -124,15 +116,6 @@ class DeviceOptions:
     drop_caches: bool = False
     hosts: str | None = None
     """``--hosts``: an inventory (lab, ceph, a file, h1,h2) to drop caches on and fingerprint."""
-
-
-@dataclass(frozen=True)
-class RadosBenchOptions:
-    """rados bench's own options (``object_size`` is a block size when ``--bs`` is not given)."""
-
-    concurrent_ios: int | None = None
-    object_size: str | None = None
-    run_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -153,23 +136,45 @@ class RunRequest:
     """``KIND:LOCATION`` as given; None: the suite's default or the running lab."""
     label: str | None = None
     repeat: int = 1
-    overrides: OverrideOptions = field(default_factory=OverrideOptions)
+    overrides: Overrides = field(default_factory=Overrides)
+    """``--runtime``, ``--size``, ``--ramp-time`` (fio's spelling); one-value axes join them
+    when the request is resolved."""
     axes: Axes = field(default_factory=Axes)
     steady: SteadyState | None = None
     adaptive: AdaptiveOptions = field(default_factory=AdaptiveOptions)
     capture: CaptureOptions = field(default_factory=CaptureOptions)
     ceph: CephConnectionOptions = field(default_factory=CephConnectionOptions)
     pool: PoolOptions = field(default_factory=PoolOptions)
-    health: HealthRequest = field(default_factory=HealthRequest)
+    health: HealthOptions = field(default_factory=HealthOptions)
     device: DeviceOptions = field(default_factory=DeviceOptions)
     rados_bench: RadosBenchOptions = field(default_factory=RadosBenchOptions)
     clients: ClientsOptions = field(default_factory=ClientsOptions)
     network: NetworkOptions = field(default_factory=NetworkOptions)
 
+    def __post_init__(self) -> None:
+        if self.overrides != Overrides(**self.overrides.own()):
+            raise ValueError("a run request's --iodepth, --bs... are its axes, not overrides")
+
     @property
     def repeats(self) -> int:
         """How often each workload runs at most: ``--max-repeats`` with ``--target-ci``."""
         return self.adaptive.max_repeats if self.adaptive.target_ci is not None else self.repeat
+
+    def resolve(
+        self, resume: int | None = None, note: Callable[[str], None] = lambda _: None
+    ) -> ResolvedRun:
+        """The plan, target and run options of this request, every part checked; nothing
+        runs and nothing is created (``resume``: a run of it to finish; ``note``: told what
+        the user should know, e.g. that a job file runs as written)."""
+        from cephbench.planning import resolve as r
+
+        plan = r.plan(self.suite, self.overrides, self.axes, self.steady, self.rados_bench, note)
+        r.check(plan, self.network, resume)
+        target = r.target(self.target, plan, self.device, self.ceph, self.pool)
+        options = r.run_options(
+            self.health, self.adaptive, self.capture, self.device, self.clients, self.network
+        )
+        return r.ResolvedRun(plan, target, options, self.label, self.repeats, self.to_json())
 
     def to_json(self) -> dict[str, Any]:
         """The stored form: ``{"schema": "cephbench.run-request/1", ...}``."""
@@ -179,7 +184,7 @@ class RunRequest:
             "target": self.target,
             "label": self.label,
             "repeat": self.repeat,
-            "overrides": _plain(self.overrides),
+            "overrides": self.overrides.own(),
             "axes": {a: list(getattr(self.axes, a)) for a in AXES},
             "steady_state": _plain(self.steady) if self.steady is not None else None,
             "adaptive": _plain(self.adaptive),
@@ -236,11 +241,12 @@ def _version(schema: Any) -> int:
     return int(number)
 
 
-def _part(cls: type, data: dict[str, Any], key: str) -> Any:
-    """A part of the request; keys it does not know are ignored, missing ones default."""
+def _part(cls: type, data: dict[str, Any], key: str, names: tuple[str, ...] = ()) -> Any:
+    """A part of the request (of its fields ``names`` only, when given); keys it does not
+    know are ignored, missing ones default."""
     values = data.get(key) or {}
-    names = {f.name for f in fields(cls)}
-    return cls(**{k: v for k, v in values.items() if k in names})
+    known = set(names or (f.name for f in fields(cls)))
+    return cls(**{k: v for k, v in values.items() if k in known})
 
 
 def _from_v1(data: dict[str, Any]) -> RunRequest:
@@ -251,14 +257,14 @@ def _from_v1(data: dict[str, Any]) -> RunRequest:
         target=data.get("target"),
         label=data.get("label"),
         repeat=int(data.get("repeat", 1)),
-        overrides=_part(OverrideOptions, data, "overrides"),
+        overrides=_part(Overrides, data, "overrides", OWN),
         axes=Axes(**{a: tuple(axes[a]) for a in AXES if axes.get(a)}),
         steady=SteadyState(**steady) if steady else None,
         adaptive=_part(AdaptiveOptions, data, "adaptive"),
         capture=_part(CaptureOptions, data, "capture"),
         ceph=_part(CephConnectionOptions, data, "ceph"),
         pool=_part(PoolOptions, data, "pool"),
-        health=_part(HealthRequest, data, "health"),
+        health=_part(HealthOptions, data, "health"),
         device=_part(DeviceOptions, data, "device"),
         rados_bench=_part(RadosBenchOptions, data, "rados_bench"),
         clients=_part(ClientsOptions, data, "clients"),
@@ -361,7 +367,7 @@ def from_legacy(old: dict[str, Any], suite: str) -> RunRequest:
         target=get("target_spec"),
         label=get("label"),
         repeat=get("repeat", 1),
-        overrides=OverrideOptions(get("runtime"), get("size"), get("ramp_time")),
+        overrides=Overrides(runtime=get("runtime"), size=get("size"), ramp_time=get("ramp_time")),
         axes=axes(get("rw"), get("rwmixread"), get("bs"), get("iodepth"), get("numjobs")),
         steady=steady_state(
             get("steady_state"), get("steady_window"), get("steady_ramp"), get("max_runtime")
@@ -380,7 +386,7 @@ def from_legacy(old: dict[str, Any], suite: str) -> RunRequest:
         pool=PoolOptions(
             get("pool_size"), get("pg_num", DEFAULT_PG_NUM), not get("no_prefill", False)
         ),
-        health=HealthRequest(
+        health=HealthOptions(
             get("allow_unhealthy", False),
             get("quiesce", False),
             get("health_interval", DEFAULT_INTERVAL),

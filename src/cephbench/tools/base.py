@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from cephbench.errors import UsageError
 from cephbench.model import RawOutput, WorkloadOutcome, now
@@ -26,8 +26,11 @@ if TYPE_CHECKING:
     from cephbench.system.process import ProcessResult
     from cephbench.tables.table import Table
     from cephbench.targets import FioTarget, Target
+    from cephbench.tools.fio.many import Clients
+    from cephbench.tools.fio.steady_criterion import SteadyState
     from cephbench.tools.found import Found
     from cephbench.tools.options import RunOptions
+    from cephbench.tools.plan import PlannedWorkload
     from cephbench.tools.schedule import Schedule
 
 
@@ -75,6 +78,43 @@ class Importer:
     """(block, the text above it) -> the runs found; ParseError when the block is not one."""
 
 
+class RunPlan(Protocol):
+    """What the runner, a run's context and every tool need of a plan: fio's (a job file,
+    ``tools/fio/plan.py``) or a fixed suite's (``tools/plan.py``). Read-only."""
+
+    @property
+    def suite(self) -> str: ...
+    @property
+    def tool(self) -> str: ...
+    @property
+    def default_target(self) -> str | None:
+        """The target when ``--target`` is not given; None: the running lab's RBD image."""
+
+    @property
+    def reads(self) -> bool:
+        """Whether a workload reads (an RBD image is prefilled only then)."""
+
+    @property
+    def size(self) -> int | None:
+        """The most data a workload asks for, bytes (the target is checked for room)."""
+
+    @property
+    def overrides(self) -> dict[str, str]: ...
+    @property
+    def steady(self) -> SteadyState | None: ...
+    @property
+    def workloads(self) -> list[PlannedWorkload]: ...
+    def expected_seconds(self, repeats: int) -> float | None:
+        """The whole run's duration; None when a workload's is not known."""
+
+    def params(self) -> dict[str, Any]:
+        """What the plan adds to the run's stored params (its overrides, sweep, steady
+        state or tool options)."""
+
+
+PlanT = TypeVar("PlanT", bound=RunPlan)
+
+
 class Progress(Protocol):
     """Where a run reports progress; the CLI draws it, tests may ignore it."""
 
@@ -84,11 +124,12 @@ class Progress(Protocol):
 
 
 @dataclass
-class RunContext:
-    """Everything a tool's steps may use: the run, its plan, its prepared target."""
+class RunContext(Generic[PlanT]):
+    """Everything a tool's steps may use: the run, its plan (``RunContext[Plan]``: a tool's
+    own kind of plan), its prepared target."""
 
     run_id: int
-    plan: Any
+    plan: PlanT
     target: Target
     fio_target: FioTarget
     resources: ResourceLog
@@ -99,9 +140,9 @@ class RunContext:
     options: RunOptions
     before_each: Callable[[], None] = lambda: None
     """Called before each workload (``--drop-caches``)."""
-    clients: Any = None
-    """``--clients``: the fio servers on the client hosts and each one's target options
-    (``tools.fio.many.Clients``); None when fio runs on this machine."""
+    clients: Clients | None = None
+    """``--clients``: the fio servers on the client hosts and each one's target options;
+    None when fio runs on this machine."""
 
     @property
     def conn(self) -> Connection:
@@ -137,7 +178,8 @@ class Tool(ABC):
         line = (result.stdout or result.stderr).strip().splitlines()
         return {self.name: line[0] if line else "unknown"}
 
-    def check_target(self, plan: Any, target: Target) -> None:
+    def check_target(self, plan: RunPlan, target: Target) -> None:
+        """Refuse a target this tool's suites do not run on."""
         if target.kind not in self.target_kinds:
             kinds = " or ".join(f"{k}:" for k in self.target_kinds)
             raise UsageError(
@@ -145,12 +187,12 @@ class Tool(ABC):
                 hint=f"--target {plan.default_target}",
             )
 
-    def environment(self, plan: Any, target: Target) -> dict[str, Any]:
+    def environment(self, plan: RunPlan, target: Target) -> dict[str, Any]:
         """What this tool adds to the run's environment record."""
         return {}
 
     @abstractmethod
-    def steps(self, ctx: RunContext) -> Iterator[Step]:
+    def steps(self, ctx: RunContext[Any]) -> Iterator[Step]:
         """Run the plan, repeat by repeat; yield each invocation's step as it finishes."""
 
     def importers(self) -> list[Importer]:

@@ -1,11 +1,10 @@
 """Run-wide choices beyond the plan, as the tools' steps see them: health rules on Ceph, page
-cache dropping, adaptive repeats, time-series capture, the network suite's options, and the
-request the run was started with (its stored JSON)."""
+cache dropping, adaptive repeats, time-series capture and the network suite's options. A run
+request resolves to them (``planning/resolve.py``); the request itself stays above the tools."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from cephbench.ceph.session import HealthOptions
 from cephbench.tools.iperf3.options import NetworkOptions
@@ -32,6 +31,3 @@ class RunOptions:
     """With ``clients``: every client on the run's RBD image, not one image each."""
     network: NetworkOptions = field(default_factory=NetworkOptions)
     """The network suite's options (iperf3 between the ``--hosts``)."""
-    request: dict[str, Any] | None = None
-    """The run request's versioned JSON (``RunRequest.to_json``), stored with the run so
-    ``--resume`` can run the rest."""

@@ -5,14 +5,18 @@ fio's own plan (a job file, its batches, sweeps and steady state) is ``tools/fio
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from cephbench.errors import UsageError
 from cephbench.system.units import parse_seconds, parse_size
 
 if TYPE_CHECKING:
     from cephbench.tools.base import Tool, ToolSuite
+
+
+OWN = ("runtime", "size", "ramp_time")
+_COUNTS = ("iodepth", "numjobs", "rwmixread")
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,16 @@ class Overrides:
     ramp_time: str | None = None
     """fio's ramp_time: run this long before measuring (excluded from every figure)."""
 
+    def own(self) -> dict[str, Any]:
+        """``--runtime``, ``--size`` and ``--ramp-time`` as given: the values that are not a
+        sweep axis (a run request stores its axes apart)."""
+        return {k: getattr(self, k) for k in OWN}
+
+    def with_single(self, values: dict[str, str]) -> Overrides:
+        """With the sweep axes given one value each (``--iodepth 4``: every workload at 4)."""
+        typed: dict[str, Any] = {k: int(v) if k in _COUNTS else v for k, v in values.items()}
+        return replace(self, **typed)
+
     def options(self) -> dict[str, str]:
         opts = {k: str(v) for k, v in vars(self).items() if v is not None}
         if "size" in opts:
@@ -44,6 +58,12 @@ class PlannedWorkload:
     name: str
     seconds: float | None
     """Expected duration (time_based runtime plus ramp); None when fio decides (size-based)."""
+
+
+def expected_seconds(workloads: list[PlannedWorkload], repeats: int) -> float | None:
+    """How long ``repeats`` of the workloads run; None when any one's duration is not known."""
+    known = [w.seconds for w in workloads if w.seconds is not None]
+    return sum(known) * repeats if known and len(known) == len(workloads) else None
 
 
 @dataclass(frozen=True)
@@ -64,8 +84,10 @@ class ToolPlan:
     steady: None = None
 
     def expected_seconds(self, repeats: int) -> float | None:
-        known = [w.seconds for w in self.workloads if w.seconds is not None]
-        return sum(known) * repeats if known and len(known) == len(self.workloads) else None
+        return expected_seconds(self.workloads, repeats)
+
+    def params(self) -> dict[str, Any]:
+        return {"overrides": self.overrides, "tool_options": self.options}
 
 
 def make_tool_plan(

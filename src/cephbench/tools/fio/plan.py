@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from cephbench.errors import UsageError
 from cephbench.system.units import parse_seconds, parse_size
@@ -13,7 +14,7 @@ from cephbench.tools.fio.chain import Link, links_of, refusal
 from cephbench.tools.fio.jobfile import Job, JobFile, load_jobfile, phases
 from cephbench.tools.fio.steady_criterion import SteadyState
 from cephbench.tools.fio.sweep import Axes, expand
-from cephbench.tools.plan import Overrides, PlannedWorkload
+from cephbench.tools.plan import Overrides, PlannedWorkload, expected_seconds
 
 MAX_BATCH_BUFFER = 1 << 30
 MAX_BATCH_PROCESSES = 64
@@ -106,6 +107,17 @@ class Plan:
     @property
     def workloads(self) -> list[PlannedWorkload]:
         return planned_workloads(self.jobfile)
+
+    def expected_seconds(self, repeats: int) -> float | None:
+        return expected_seconds(self.workloads, repeats)
+
+    def params(self) -> dict[str, Any]:
+        params: dict[str, Any] = {"overrides": self.overrides}
+        if self.axes.swept:
+            params["sweep"] = self.axes.to_json()
+        if self.steady:
+            params["steady_state"] = vars(self.steady)
+        return params
 
     @property
     def size(self) -> int | None:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cephbench.errors import UsageError
 from cephbench.hosts.remote import undo_dir, undo_process
-from cephbench.tools.base import Importer, RunContext, Step, Tool
+from cephbench.tools.base import Importer, RunContext, RunPlan, Step, Tool
+
+if TYPE_CHECKING:
+    from cephbench.targets import Target
+    from cephbench.tools.fio.plan import Plan
 
 
 class Fio(Tool):
@@ -21,18 +25,19 @@ class Fio(Tool):
 
         return {"fio": fio_command.version()}
 
-    def check_target(self, plan: Any, target: Any) -> None:
+    def check_target(self, plan: RunPlan, target: Target) -> None:
         if plan.size is None and target.kind == "file":
             raise UsageError(
                 "the job file sets no size for its data file", hint="add --size, e.g. --size 1G"
             )
-        if target.kind in ("rados", "ceph"):
+        if target.kind not in self.target_kinds:
+            *others, last = (f"{k}:" for k in self.target_kinds)
             raise UsageError(
-                f"fio runs on file:, device: and rbd: targets, not on {target.spec}",
+                f"fio runs on {', '.join(others)} and {last} targets, not on {target.spec}",
                 hint="the rados suite runs on rados:POOL; osd and network on ceph:cluster",
             )
 
-    def steps(self, ctx: RunContext) -> Iterator[Step]:
+    def steps(self, ctx: RunContext[Plan]) -> Iterator[Step]:
         from cephbench.tools.fio.steps import fio_steps
 
         return fio_steps(ctx)

@@ -13,6 +13,7 @@ from cephbench.tools.iperf3.hostexec import undo_server
 if TYPE_CHECKING:
     from cephbench.model import Run
     from cephbench.tables.table import Table
+    from cephbench.tools.plan import ToolPlan
 
 
 class Iperf3(Tool):
@@ -34,7 +35,7 @@ class Iperf3(Tool):
 
         return [Importer("iperf3", importing.looks_like, importing.from_text)]
 
-    def steps(self, ctx: RunContext) -> Iterator[Step]:
+    def steps(self, ctx: RunContext[ToolPlan]) -> Iterator[Step]:
         from cephbench.tools.iperf3.steps import network_steps
 
         ctx.progress.start(None)

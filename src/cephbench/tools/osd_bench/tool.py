@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from cephbench.tools.base import Importer, RunContext, Step, Tool, ToolSuite
+from cephbench.tools.base import Importer, RunContext, RunPlan, Step, Tool, ToolSuite
 
 if TYPE_CHECKING:
     from cephbench.model import Run
     from cephbench.tables.table import Table
     from cephbench.targets import Target
+    from cephbench.tools.plan import ToolPlan
 
 
 class OsdBench(Tool):
@@ -27,7 +28,7 @@ class OsdBench(Tool):
         ),
     )
 
-    def environment(self, plan: Any, target: Target) -> dict[str, Any]:
+    def environment(self, plan: RunPlan, target: Target) -> dict[str, Any]:
         from cephbench.tools.osd_bench.steps import osd_details
 
         conn = target.cluster
@@ -39,7 +40,7 @@ class OsdBench(Tool):
 
         return [Importer("osd-bench", importing.looks_like, importing.from_text)]
 
-    def steps(self, ctx: RunContext) -> Iterator[Step]:
+    def steps(self, ctx: RunContext[ToolPlan]) -> Iterator[Step]:
         from cephbench.tools.osd_bench.steps import osd_steps
 
         ctx.progress.start(None)

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from cephbench.ceph.objects import undo_objects
 from cephbench.tools.base import Importer, RunContext, Step, Tool, ToolSuite
+
+if TYPE_CHECKING:
+    from cephbench.tools.plan import ToolPlan
 
 
 class RadosBench(Tool):
@@ -30,7 +34,7 @@ class RadosBench(Tool):
 
         return [Importer("rados-bench", importing.looks_like, importing.from_text)]
 
-    def steps(self, ctx: RunContext) -> Iterator[Step]:
+    def steps(self, ctx: RunContext[ToolPlan]) -> Iterator[Step]:
         from cephbench.tools.rados_bench.steps import rados_steps
 
         ctx.progress.start(ctx.plan.expected_seconds(ctx.schedule.repeats))

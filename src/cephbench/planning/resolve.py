@@ -1,0 +1,155 @@
+"""What a run request resolves to (``RunRequest.resolve``): the plan, the target (configured
+for the cluster it is on) and the run options, every part checked. Nothing runs and nothing
+is created, so a command checks a request this way before it changes anything (``ab``,
+before a setting).
+
+Each function takes only the request's groups it needs, each as the type its layer owns
+(the overrides, health rules, the network suite's and rados bench's options): the request
+itself goes no lower than the runner's stored params (its JSON, ``params["request"]``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from cephbench.errors import UsageError
+from cephbench.planning.plan import make_plan
+from cephbench.targets import Target
+from cephbench.tools.base import RunPlan
+from cephbench.tools.fio.plan import Plan
+from cephbench.tools.fio.sweep import Axes
+from cephbench.tools.options import RunOptions
+
+if TYPE_CHECKING:
+    from cephbench.ceph.session import HealthOptions
+    from cephbench.planning.request import (
+        AdaptiveOptions,
+        CaptureOptions,
+        CephConnectionOptions,
+        ClientsOptions,
+        DeviceOptions,
+        PoolOptions,
+    )
+    from cephbench.tools.fio.steady_criterion import SteadyState
+    from cephbench.tools.iperf3.options import NetworkOptions
+    from cephbench.tools.plan import Overrides
+    from cephbench.tools.rados_bench.options import RadosBenchOptions
+
+
+@dataclass(frozen=True)
+class ResolvedRun:
+    """What ``execute`` takes to run a request."""
+
+    plan: RunPlan
+    target: Target
+    options: RunOptions
+    label: str | None
+    repeats: int
+    request: dict[str, Any]
+    """The request's stored JSON (``cephbench.run-request/N``)."""
+
+
+def plan(
+    suite: str,
+    overrides: Overrides,
+    axes: Axes,
+    steady: SteadyState | None,
+    rados_bench: RadosBenchOptions,
+    note: Callable[[str], None],
+) -> RunPlan:
+    """The suite's plan: the axes with one value override every workload, rados bench's
+    ``--object-size`` is its ``--bs`` when that is not given."""
+    if not axes.bs and rados_bench.object_size:
+        axes = replace(axes, bs=Axes.parse(bs=rados_bench.object_size).bs)
+    made = make_plan(
+        suite, overrides.with_single(axes.single), rados_bench.tool_options(), axes, steady
+    )
+    if isinstance(made, Plan) and made.as_written:
+        note(f"{suite} runs as written, with fio's pause between its groups: {made.as_written}")
+    return made
+
+
+def check(plan: RunPlan, network: NetworkOptions, resume: int | None) -> None:
+    """Options the plan's tool does not take."""
+    if network.given and plan.tool != "iperf3":
+        raise UsageError(
+            "--all-pairs-at-once and --streams-procs are for the network suite",
+            hint="cephbench run network --hosts ...",
+        )
+    if resume is not None and plan.tool != "fio":
+        raise UsageError(
+            "--resume is for fio suites and job files", hint="run the tool suite again"
+        )
+
+
+def target(
+    spec: str | None,
+    plan: RunPlan,
+    device: DeviceOptions,
+    ceph: CephConnectionOptions,
+    pool: PoolOptions,
+) -> Target:
+    """The target (``spec``, else the suite's or the running lab's), configured for its
+    cluster when it is on one."""
+    from cephbench.targets import TargetOptions, parse_target
+
+    found = parse_target(
+        spec or _default_target(plan), TargetOptions(destroy_data=device.destroy_data)
+    )
+    _configure(found, plan, ceph, pool)
+    return found
+
+
+def run_options(
+    health: HealthOptions,
+    adaptive: AdaptiveOptions,
+    capture: CaptureOptions,
+    device: DeviceOptions,
+    clients: ClientsOptions,
+    network: NetworkOptions,
+) -> RunOptions:
+    return RunOptions(
+        health,
+        device.drop_caches,
+        target_ci=adaptive.target_ci,
+        max_time=adaptive.max_time,
+        logs=capture.logs,
+        per_io_logs=capture.per_io_log,
+        clients=clients.spec,
+        shared_image=clients.shared_image,
+        network=network,
+        hosts=device.hosts,
+    )
+
+
+def _default_target(plan: RunPlan) -> str:
+    from cephbench.lab import find_running
+
+    if plan.default_target is not None:
+        return plan.default_target
+    if find_running() is None:
+        raise UsageError(
+            "--target is required when no lab is running",
+            hint="e.g. --target file:/mnt/bench, or start a lab: cephbench lab up",
+        )
+    return "rbd:lab"
+
+
+def _configure(
+    target: Target, plan: RunPlan, ceph: CephConnectionOptions, pool: PoolOptions
+) -> None:
+    """A Ceph target's connection and pools; connection options refused for other targets."""
+    from cephbench.lab.connect import resolve as connect
+    from cephbench.targets.cluster import CephOptions, CephTarget
+
+    if isinstance(target, CephTarget):
+        c = ceph
+        conn = connect(c.conf, c.client_id, c.keyring, c.cluster, c.connect_timeout)
+        target.configure(
+            CephOptions(conn, pool.size, pool.pg_num, prefill=pool.prefill and plan.reads)
+        )
+    elif ceph.given:
+        raise UsageError(
+            f"--conf, --id, --keyring and --cluster are for Ceph targets, not {target.kind}:"
+        )
