@@ -18,7 +18,7 @@ from cephbench.tuning.changes import (
     parse_size,
     same_value,
 )
-from cephbench.tuning.setting import conf_get, conf_with
+from cephbench.tuning.kinds.conf_set import conf_get, conf_with
 from tests.helpers import CEPH, invoke
 
 

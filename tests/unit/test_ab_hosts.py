@@ -10,7 +10,7 @@ import pytest
 from cephbench.errors import CephbenchError
 from cephbench.store import Store, experiments
 from cephbench.tuning.host_sysctl import proc_path, shown
-from cephbench.tuning.setting import check_hosts, sysctl_value_error
+from cephbench.tuning.kinds.sysctl import check_hosts, sysctl_value_error
 from tests.helpers import invoke
 
 

@@ -7,7 +7,7 @@ touches (its *slot*) decides what a side leaves at its original value, and the o
 metadata Ceph prints (``ceph config help KEY -f json``) is enough to refuse an unknown key or a
 malformed value before anything is changed (:func:`check_value`).
 
-Forms understood::
+Forms understood (each kind's, :mod:`cephbench.tuning.kinds`)::
 
     ceph config set WHO KEY VALUE      # the monitors' config database
     ceph config rm WHO KEY
@@ -23,25 +23,20 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from cephbench.errors import UsageError
 
-Kind = Literal["config", "config_rm", "pool", "sysctl", "conf_set"]
+if TYPE_CHECKING:
+    from cephbench.tuning.setting import Setting
 
-FORMS = (
-    "ceph config set WHO KEY VALUE | ceph config rm WHO KEY | ceph osd pool set POOL KEY VALUE"
-    " | sysctl KEY=VALUE | conf-set KEY=VALUE"
-)
-WHO = re.compile(r"^(global|mon|mgr|osd|mds|client)(\.[A-Za-z0-9_.-]+)?$")
 KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_/.-]*$")
-POOL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-SYSCTL = re.compile(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$")
 
 
 @dataclass(frozen=True)
 class Change:
-    kind: Kind
+    kind: str
+    """The setting kind's name in :mod:`cephbench.tuning.settings`."""
     key: str
     value: str | None
     """None for ``ceph config rm``."""
@@ -49,24 +44,26 @@ class Change:
     """WHO for ceph config, the pool for pool settings; empty for sysctl and conf-set."""
 
     @property
+    def setting(self) -> type[Setting]:
+        """The class of this change's kind."""
+        from cephbench.tuning.settings import kind
+
+        return kind(self.kind)
+
+    @property
+    def family(self) -> str:
+        """The kind that owns the setting changed (``config rm`` changes ``config``'s)."""
+        return self.setting.same_setting_as or self.kind
+
+    @property
     def slot(self) -> tuple[str, str, str]:
         """What the change sets: two changes with one slot cannot be on one side."""
-        family = "config" if self.kind in ("config", "config_rm") else self.kind
-        return (family, self.target, self.key)
+        return (self.family, self.target, self.key)
 
     @property
     def text(self) -> str:
         """The change as the command a user would type."""
-        if self.kind == "config":
-            return shlex.join(["ceph", "config", "set", self.target, self.key, self.value or ""])
-        if self.kind == "config_rm":
-            return shlex.join(["ceph", "config", "rm", self.target, self.key])
-        if self.kind == "pool":
-            return shlex.join(
-                ["ceph", "osd", "pool", "set", self.target, self.key, self.value or ""]
-            )
-        name = "sysctl" if self.kind == "sysctl" else "conf-set"
-        return shlex.join([name, f"{self.key}={self.value}"])
+        return self.setting.describe(self)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -89,57 +86,45 @@ class Side:
         return next((c for c in self.changes if c.slot == slot), None)
 
 
-def _bad(text: str, why: str) -> UsageError:
-    return UsageError(f"'{text}' is not a change cephbench can make: {why}", hint=f"use {FORMS}")
+def bad(text: str, why: str) -> UsageError:
+    """The error for a change ``text`` that cannot be made, naming every kind's form."""
+    from cephbench.tuning.settings import REGISTRY, kind
+
+    forms = " | ".join(kind(name).form for name in REGISTRY)
+    return UsageError(f"'{text}' is not a change cephbench can make: {why}", hint=f"use {forms}")
 
 
 def parse_change(text: str) -> Change:
-    """One change from its command line (see the module docstring)."""
+    """One change from its command line: the first kind whose form it is."""
+    from cephbench.tuning.settings import REGISTRY, kind
+
     try:
         words = shlex.split(text)
     except ValueError as e:
-        raise _bad(text, str(e)) from None
+        raise bad(text, str(e)) from None
     if words[:1] == ["lab"]:
         words = words[1:]
-    if words[:3] == ["ceph", "config", "set"]:
-        if len(words) < 6:
-            raise _bad(text, "it needs WHO, KEY and VALUE")
-        who, key, value = words[3], words[4], " ".join(words[5:])
-        return Change("config", _key(text, key), value, _who(text, who))
-    if words[:3] == ["ceph", "config", "rm"]:
-        if len(words) != 5:
-            raise _bad(text, "it needs WHO and KEY")
-        return Change("config_rm", _key(text, words[4]), None, _who(text, words[3]))
-    if words[:4] == ["ceph", "osd", "pool", "set"]:
-        if len(words) != 7:
-            raise _bad(text, "it needs POOL, KEY and VALUE")
-        if not POOL.match(words[4]):
-            raise _bad(text, f"'{words[4]}' is not a pool name")
-        return Change("pool", _key(text, words[5]), words[6], words[4])
-    if words[:1] in (["sysctl"], ["conf-set"]):
-        rest = [w for w in words[1:] if w != "-w"] if words[0] == "sysctl" else words[1:]
-        if len(rest) != 1 or "=" not in rest[0]:
-            raise _bad(text, "it needs one KEY=VALUE")
-        key, value = (s.strip() for s in rest[0].split("=", 1))
-        if words[0] == "sysctl":
-            key = key.replace("/", ".")
-            if not SYSCTL.match(key):
-                raise _bad(text, f"'{key}' is not a sysctl name")
-            return Change("sysctl", key, value)
-        return Change("conf_set", _key(text, key.replace(" ", "_")), value)
-    raise _bad(text, "unknown command")
+    for name in REGISTRY:
+        fields = kind(name).parse(words, text)
+        if fields is not None:
+            key, value, target = fields
+            return Change(name, key, value, target)
+    raise bad(text, "unknown command")
 
 
-def _who(text: str, who: str) -> str:
-    if not WHO.match(who):
-        raise _bad(text, f"'{who}' is not a config section (global, osd, osd.3, client...)")
-    return who
-
-
-def _key(text: str, key: str) -> str:
+def option_key(text: str, key: str) -> str:
+    """``key``, checked to be an option name, of the change ``text``."""
     if not KEY.match(key):
-        raise _bad(text, f"'{key}' is not an option name")
+        raise bad(text, f"'{key}' is not an option name")
     return key
+
+
+def key_value(text: str, rest: list[str]) -> tuple[str, str]:
+    """The KEY and VALUE of a change ``text`` whose arguments ``rest`` are one KEY=VALUE."""
+    if len(rest) != 1 or "=" not in rest[0]:
+        raise bad(text, "it needs one KEY=VALUE")
+    key, value = (s.strip() for s in rest[0].split("=", 1))
+    return key, value
 
 
 def load_changes(spec: str) -> tuple[str | None, list[Change]]:

@@ -10,13 +10,13 @@ are handled at once (the ssh fan-out), and an error is raised only after every h
 
 Nothing of the user's reaches a remote shell: the key was checked to be a sysctl name (dotted
 words, so never a path outside ``/proc/sys``), and the helper script takes it and the value as
-positional arguments.
+positional arguments. The sysctl setting kind (:mod:`cephbench.tuning.kinds.sysctl`) makes
+its changes here when the experiment has hosts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 from cephbench.errors import CephbenchError, UsageError
 from cephbench.hosts.inventory import Host, Inventory
@@ -46,9 +46,6 @@ def _same(a: str, b: str) -> bool:
 
 class HostSysctls:
     """The inventory's hosts and the ssh connections to them, for one experiment."""
-
-    undo: ClassVar[tuple[Callable[..., None], ...]] = ()
-    """What ``cephbench cleanup`` restores of an experiment killed mid-way (set below)."""
 
     def __init__(self, inventory: Inventory, resources: ResourceLog):
         if not inventory.hosts:
@@ -137,6 +134,3 @@ def undo_host_sysctl(resource: Resource) -> None:
             f"sysctl {d['key']} on host {host.name} shows {got!r}, not {d['value']!r}",
             hint="set it back by hand there",
         )
-
-
-HostSysctls.undo = (undo_host_sysctl,)
