@@ -102,6 +102,7 @@ def ab(
     from cephbench.tuning.experiment import AbPlan, run_ab
     from cephbench.tuning.report import tables, to_json
     from cephbench.tuning.rounds import check_rounds
+    from cephbench.tuning.settings import kind
 
     if target_ci is not None and rounds is not None:
         raise UsageError("give --rounds or --target-ci, not both")
@@ -131,7 +132,7 @@ def ab(
         max_time=parse_seconds(max_time) if max_time else None,
     )
     if hosts_spec is not None and not any(
-        c.kind == "sysctl" for side in (side_a, side_b) for c in side.changes
+        kind(c.kind).on_hosts for side in (side_a, side_b) for c in side.changes
     ):
         raise UsageError("--hosts is for sysctl changes, and no side makes one")
     request.resolve(note=print_note)  # an unrunnable suite or target fails before any change
@@ -189,10 +190,11 @@ def _percent(text: str) -> float:
 def _connection(plan):
     """The Ceph connection (the lab's when one runs) when any change or the target needs it."""
     from cephbench.lab.connect import resolve
+    from cephbench.tuning.settings import kind
 
-    kinds = {c.kind for side in (plan.a, plan.b) for c in side.changes}
+    on_cluster = any(kind(c.kind).on_cluster for side in (plan.a, plan.b) for c in side.changes)
     target = plan.request.target or "rbd:lab"
-    if kinds <= {"sysctl"} and not target.startswith(("rbd:", "rados:", "ceph:")):
+    if not on_cluster and not target.startswith(("rbd:", "rados:", "ceph:")):
         return None, None
     conn = resolve()
     return conn, conn.lab_dir

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from cephbench.errors import UsageError
 
-SIDES = ("A", "B")
 MIN_ROUNDS = 4
 """Two blocks: the fewest with a spread, hence a confidence interval."""
 

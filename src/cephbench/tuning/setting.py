@@ -83,6 +83,10 @@ class Setting:
     """The kind whose setting this one changes too (``config rm`` changes ``config``'s)."""
     undo: ClassVar[tuple[Callable[..., None], ...]] = ()
     """What ``cephbench cleanup`` restores of an experiment killed mid-way (set below)."""
+    on_cluster: ClassVar[bool] = True
+    """Whether the setting lives on the Ceph cluster (its connection is needed to change it)."""
+    on_hosts: ClassVar[bool] = False
+    """Whether the setting lives on the ``--hosts`` (which are then needed)."""
 
     # -- the user's spelling ------------------------------------------------------------------
     @classmethod

@@ -22,6 +22,8 @@ SYSCTL = re.compile(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$")
 class Sysctl(Setting):
     form = "sysctl KEY=VALUE"
     undo = (undo_setting, undo_host_sysctl)
+    on_cluster = False
+    on_hosts = True  # this machine's, or each --hosts host's
 
     @classmethod
     def parse(cls, words: list[str], text: str) -> Fields | None:
