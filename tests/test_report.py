@@ -11,7 +11,7 @@ import pytest
 from matplotlib import image
 
 from cephbench.analysis.compare import compare
-from cephbench.report.render import summary
+from cephbench.report.sections.summary import summary
 from cephbench.store import Store
 from tests.helpers import chromium, console_messages, needs_chromium, store_run
 
