@@ -20,13 +20,6 @@ DRAWN = (
 )
 
 
-def _stdout(outputs: list[dict[str, Any]], tool: str) -> dict[str, Any] | None:
-    for o in reversed(outputs):
-        if o["tool"] == tool and o.get("stdout"):
-            return json.loads(o["stdout"])
-    return None
-
-
 class DiagnosisSection:
     name = "diagnosis"
     order = 120
@@ -48,6 +41,13 @@ def section(run_id: int, outputs: list[dict[str, Any]], chart: ChartSink) -> dic
         "tables": tables({"run": run_id, **data}),
         "chart": chart(_figure(evidence), f"diagnosis-{run_id}"),
     }
+
+
+def _stdout(outputs: list[dict[str, Any]], tool: str) -> dict[str, Any] | None:
+    for o in reversed(outputs):
+        if o["tool"] == tool and o.get("stdout"):
+            return json.loads(o["stdout"])
+    return None
 
 
 def _figure(evidence: dict[str, Any]):

@@ -84,6 +84,8 @@ class ReportData:
 
 
 class Section(Protocol):
+    """A part of the report: built from the report's data, shown by its two fragments."""
+
     name: str
     """Its registry name, and the stem of its fragments."""
     order: int
