@@ -159,7 +159,7 @@ def test_compare_json_lists_the_findings_that_appeared_and_went_away(db, invoke_
 
 
 def test_the_report_section_draws_the_evidence_of_a_recorded_diagnosis():
-    from cephbench.diagnose.report import section
+    from cephbench.diagnose.section import section
 
     e = evidence("slow-link-host2")
     outputs = [

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from cephbench.analysis.compare import compare
-from cephbench.report.render import summary
+from cephbench.report.sections.summary import summary
 from cephbench.store import Store
 from tests.helpers import store_run
 

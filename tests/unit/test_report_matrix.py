@@ -19,7 +19,7 @@ from cephbench.report.charts import PALETTE
 from cephbench.report.heatmap import heatmap_chart
 from cephbench.report.matrix import scaling_chart
 from cephbench.report.response import response_chart
-from cephbench.report.sections import sweep_section
+from cephbench.report.sections.sweep import sweep_section
 from cephbench.report.stalls import select, stalls, timelines
 from cephbench.report.sweep_points import Group, is_sweep, pivot
 from cephbench.report.timeline import STALL_GID, timeline_chart

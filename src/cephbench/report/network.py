@@ -1,6 +1,6 @@
-"""The report's Network section: for each run of the network suite, its N×N matrix of
-Gbit/s (sender row, receiver column) as an annotated heatmap, and the pairs far below the
-others named (median/MAD, :mod:`cephbench.tools.iperf3.matrix`).
+"""The Network section's chart: a run of the network suite's N×N matrix of Gbit/s (sender
+row, receiver column) as an annotated heatmap, the pairs far below the others
+(median/MAD, :mod:`cephbench.tools.iperf3.matrix`) marked.
 
 Colour runs from 0 to the run's fastest pair, so a slow pair is a dark cell whatever the
 links' speed; the diagonal (a host to itself) and pairs without a figure are grey, outliers
@@ -9,21 +9,15 @@ are outlined in red and marked "!".
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from cephbench.analysis.compare import Comparison
 from cephbench.report.charts import WORSE
 from cephbench.report.heatmap import CMAP
-from cephbench.tools.iperf3.matrix import Matrix, matrix, outliers
-from cephbench.tools.iperf3.table import outlier_notes
-
-ChartSink = Callable[[Figure | None, str], str | None]
+from cephbench.tools.iperf3.matrix import Matrix, outliers
 
 
 def network_heatmap(mx: Matrix, title: str) -> Figure | None:
@@ -63,22 +57,3 @@ def network_heatmap(mx: Matrix, title: str) -> Figure | None:
     fig.colorbar(image, ax=ax, label="Gbit/s received", shrink=0.85)
     ax.set_title(title, fontsize=9)
     return fig
-
-
-def network_section(cmp: Comparison, chart: ChartSink) -> list[dict]:
-    """Per run with host pairs: title, heatmap, notes (the outliers)."""
-    out = []
-    for col in cmp.columns:
-        for run in col.runs:
-            mx = matrix(run.results)
-            if not mx.cells:
-                continue
-            title = f"{col.name}: iperf3 Gbit/s, sender → receiver (mean of the repeats)"
-            out.append(
-                {
-                    "title": title,
-                    "chart": chart(network_heatmap(mx, title), f"network-{run.id or 0}"),
-                    "notes": outlier_notes(outliers(mx.cells)),
-                }
-            )
-    return out

@@ -1,5 +1,5 @@
-"""The report's "Over time" section: a configuration's figures run after run, with the
-change points found (``cephbench.analysis.changepoint``) marked.
+"""The trends of the report's "Over time" section: a configuration's figures run after run,
+with the change points found (``cephbench.analysis.changepoint``) marked.
 
 ``cephbench report --label nightly --since 30d`` pools every nightly run into one column of
 the comparison; this section unpools them again in time order: per workload and direction,
@@ -22,7 +22,6 @@ from cephbench.analysis.changepoint import ChangePoint, Segment, between, segmen
 from cephbench.analysis.compare import METRICS, Column, Comparison, Metric
 from cephbench.model import StoredRun
 from cephbench.report.charts import PALETTE, WORSE, short
-from cephbench.report.sections import ChartSink
 from cephbench.tables.table import Table
 
 MIN_RUNS = 3
@@ -150,36 +149,6 @@ def trend_chart(group: Sequence[Trend]) -> Figure | None:
     first = group[0]
     fig.suptitle(f"{short(first.column)}: {short(first.workload)} ({first.op}), run by run")
     return fig
-
-
-def trend_section(cmp: Comparison, chart: ChartSink) -> dict | None:
-    """Charts and the change table; None when no configuration has enough runs."""
-    found = trends(cmp)
-    if not found:
-        return None
-    groups: dict[tuple[str, str, str], list[Trend]] = {}
-    for t in found:
-        groups.setdefault((t.column, t.workload, t.op), []).append(t)
-    charts = []
-    for i, ((column, workload, op), group) in enumerate(list(groups.items())[:MAX_CHARTS]):
-        src = chart(trend_chart(group), f"trend-{i:02d}")
-        if src:
-            charts.append((f"{column}: {workload} ({op})", src))
-    columns = sorted({t.column for t in found})
-    changes = sum(len(t.changes) for t in found)
-    intro = (
-        f"{', '.join(columns)}: each point is one run (the mean of its repeats), in the order "
-        f"the runs started; the orange lines are the levels found, dashed lines mark where a "
-        f"new level starts ({changes} change point{'s' if changes != 1 else ''}; method: "
-        "optimal segmentation by PELT, penalty 3 ln n, segments of 3 runs at least)."
-    )
-    note = (
-        f"{len(groups) - MAX_CHARTS} more workloads are not charted; the change points of "
-        "every workload are in the table."
-        if len(groups) > MAX_CHARTS
-        else ""
-    )
-    return {"intro": intro, "charts": charts, "changes": change_table(found), "note": note}
 
 
 def _workloads(col: Column) -> list[tuple[str, str]]:

@@ -1,14 +1,17 @@
-"""A diagnosis in ``cephbench report``: its findings, checks and budget as tables, and the
-evidence drawn (each OSD's figures beside its peers', each host pair's throughput)."""
+"""A diagnosis in ``cephbench report``: inside a diagnose run's block, its findings, checks
+and budget as tables, and the evidence drawn (each OSD's figures beside its peers', each host
+pair's throughput)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from cephbench.diagnose.render import tables
 from cephbench.diagnose.rules.osd import osd_figures
 from cephbench.diagnose.tool import DIAGNOSIS_TOOL, EVIDENCE_TOOL
+from cephbench.report.sections import ChartSink, ReportData
 
 DRAWN = (
     ("device_ms", "BlueStore device wait (kv sync + aio), ms"),
@@ -17,14 +20,18 @@ DRAWN = (
 )
 
 
-def _stdout(outputs: list[dict[str, Any]], tool: str) -> dict[str, Any] | None:
-    for o in reversed(outputs):
-        if o["tool"] == tool and o.get("stdout"):
-            return json.loads(o["stdout"])
-    return None
+class DiagnosisSection:
+    name = "diagnosis"
+    order = 120
+    scope = "run"
+    templates = Path(__file__).parent / "templates"
+
+    def build(self, data: ReportData) -> dict[str, Any] | None:
+        assert data.run is not None  # a section of scope "run"
+        return section(data.run.id, data.provenance.get(data.run.id, []), data.chart)
 
 
-def section(run_id: int, outputs: list[dict[str, Any]], chart) -> dict[str, Any] | None:
+def section(run_id: int, outputs: list[dict[str, Any]], chart: ChartSink) -> dict[str, Any] | None:
     """Tables and a chart for a diagnose run's outputs; None for other runs."""
     data = _stdout(outputs, DIAGNOSIS_TOOL)
     if data is None:
@@ -34,6 +41,13 @@ def section(run_id: int, outputs: list[dict[str, Any]], chart) -> dict[str, Any]
         "tables": tables({"run": run_id, **data}),
         "chart": chart(_figure(evidence), f"diagnosis-{run_id}"),
     }
+
+
+def _stdout(outputs: list[dict[str, Any]], tool: str) -> dict[str, Any] | None:
+    for o in reversed(outputs):
+        if o["tool"] == tool and o.get("stdout"):
+            return json.loads(o["stdout"])
+    return None
 
 
 def _figure(evidence: dict[str, Any]):

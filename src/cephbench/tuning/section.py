@@ -10,21 +10,31 @@ load) shows there as both sides moving together, which the blocks of adjacent ro
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from cephbench.report.charts import PALETTE, short
-from cephbench.report.sections import ChartSink
+from cephbench.report.sections import ChartSink, ReportData
+from cephbench.tuning.report import tables
 
 MARKERS = {"A": "o", "B": "^"}
 
 
+class AbSection:
+    name = "ab"
+    order = 10
+    scope = "report"
+    templates = Path(__file__).parent / "templates"
+
+    def build(self, data: ReportData) -> dict[str, Any] | None:
+        return ab_section(data.ab, data.chart) if data.ab else None
+
+
 def ab_section(doc: dict[str, Any], chart: ChartSink) -> dict[str, Any]:
     """The section's context from an experiment's ``cephbench.ab/1`` document."""
-    from cephbench.tuning.report import tables
-
     found, lines = tables(doc)
     a, b = (c["name"] for c in doc["columns"])
     return {

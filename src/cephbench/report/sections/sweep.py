@@ -1,7 +1,6 @@
-"""The report's Sweep and Time series sections: which charts, in which order, with which
-notes. Rendering goes through the report's chart sink (inline SVG, or PNG files).
+"""The Sweep section: which charts of a parameter sweep, in which order, with which notes.
 
-Sweep, per pattern (rw, rwmixread, direction): the IOPS heatmap with a panel per block size,
+Per pattern (rw, rwmixread, direction): the IOPS heatmap with a panel per block size,
 then per block size IOPS and latency against iodepth, against numjobs, and the response
 curve: at most 3 figures per block size and one per pattern, whatever the number of points
 (a 3 bs × 7 iodepth × 7 numjobs × 2 rw matrix: 20 figures).
@@ -9,20 +8,21 @@ curve: at most 3 figures per block size and one per pattern, whatever the number
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-
-from matplotlib.figure import Figure
-
-from cephbench.analysis.compare import Comparison
-from cephbench.model import Series
 from cephbench.report.heatmap import heatmap_chart
 from cephbench.report.matrix import scaling_chart
 from cephbench.report.response import response_chart
-from cephbench.report.stalls import select, timelines
+from cephbench.report.sections import TEMPLATES, ChartSink, ReportData
 from cephbench.report.sweep_points import Sweep, family_title
-from cephbench.report.timeline import timeline_chart
 
-ChartSink = Callable[[Figure | None, str], str | None]
+
+class SweepSection:
+    name = "sweep"
+    order = 30
+    scope = "report"
+    templates = TEMPLATES
+
+    def build(self, data: ReportData) -> dict | None:
+        return sweep_section(data.sweep, data.chart)
 
 
 def sweep_section(sweep: Sweep, chart: ChartSink) -> dict | None:
@@ -76,23 +76,6 @@ def sweep_section(sweep: Sweep, chart: ChartSink) -> dict | None:
         "blocks": [b for b in blocks if b["charts"]],
         "notes": list(sweep.notes),
     }
-
-
-def timeseries_section(
-    cmp: Comparison, series: Mapping[int, Sequence[Series]], chart: ChartSink
-) -> dict | None:
-    """Charts (title, embedded) of the workloads' time series and a note on any left out;
-    None when no run has a series. ``series``: run id -> its workloads' ``Store.series``."""
-    runs = [
-        (col.name, i, series.get(run.id, ()))
-        for i, col in enumerate(cmp.columns)
-        for run in col.runs
-    ]
-    chosen, note = select(timelines(runs))
-    if not chosen:
-        return None
-    charts = [(tl.title, chart(timeline_chart(tl), f"time-{i:02d}")) for i, tl in enumerate(chosen)]
-    return {"charts": [c for c in charts if c[1]], "note": note}
 
 
 def _block(title: str, charts: list[tuple[str, str | None]]) -> dict:

@@ -1,0 +1,19 @@
+"""The Environment differences section: what the compared runs recorded differently (host,
+kernel, tools, cluster, suite, target, parameters)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cephbench.report.markdown import env_table
+from cephbench.report.sections import TEMPLATES, ReportData
+
+
+class EnvironmentSection:
+    name = "environment"
+    order = 90
+    scope = "report"
+    templates = TEMPLATES
+
+    def build(self, data: ReportData) -> dict[str, Any]:
+        return {"table": env_table(data.cmp)}  # None: nothing differs, which the section says
