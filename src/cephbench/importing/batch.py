@@ -200,4 +200,5 @@ def _store_run(writer: BulkWriter, store: Store, p: Planned | own.OwnPlanned) ->
         environment=p.environment,
         params={"imported": True},
         outcomes=p.found.outcomes,
+        started_at=p.started_at,
     )
