@@ -61,7 +61,7 @@ PARSERS = list(IMPORTERS)
 DETECT: list[tuple[str, Callable[[str], bool]]] = [
     (imp.name, imp.detect) for imp in IMPORTERS.values()
 ]
-FORMATS = "fio (JSON or normal), rados bench, ceph tell osd bench or iperf3"
+FORMATS = "fio (JSON or normal), rados bench, ceph tell osd bench, iperf3 or dd"
 
 
 def detect(text: str) -> str | None:
@@ -170,7 +170,7 @@ class Planned:
             status="complete",
             started_at=self.started_at,
             environment=self.environment,
-            params={},
+            params=self.found.params,
             results=results,
             failures=failures,
         )
@@ -299,7 +299,7 @@ def save(store: Store, planned: list[Planned]) -> list[int]:
                 suite="import",
                 target=p.source,
                 environment=p.environment,
-                params={"imported": True},
+                params={"imported": True, **p.found.params},
                 started_at=p.started_at,
                 imported_at=now(),
             )

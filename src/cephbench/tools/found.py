@@ -4,8 +4,9 @@ those seen but not imported (cut off), named so that one cut output never costs 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import Any
 
 from cephbench.model import WorkloadOutcome
 
@@ -25,6 +26,8 @@ class Found:
     with no outcomes only says what was skipped: it is no run."""
     started_at: str | None = None
     """When the output says it ran (ISO 8601 UTC, as runs keep time); None when it does not."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """What the pasted command line says of how it ran (dd's operands), the run's params."""
 
 
 def runs(
