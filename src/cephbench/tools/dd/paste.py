@@ -102,7 +102,8 @@ def _copy(summary: re.Match, above: str) -> Copy:
 def parse_all(text: str, before: str = "") -> list[Copy]:
     """Every dd summary in ``text``, in order, each with the command line and records lines
     since the previous summary (for the first, from ``before`` too)."""
-    out, start = [], 0
+    out: list[Copy] = []
+    start = 0
     for m in SUMMARY.finditer(text):
         above = text[start : m.start()]
         if not out and not COMMAND.search(above):
