@@ -1,5 +1,5 @@
 """``cephbench import FILE|DIR...``: store outputs users already have (fio JSON or text, rados
-bench, ceph tell osd bench, iperf3; or Markdown with them in fenced blocks); ``-`` reads
+bench, ceph tell osd bench, iperf3, dd; or Markdown with them in fenced blocks); ``-`` reads
 standard input; a directory, every file under it (``importing/batch.py``). cephbench's own
 JSON (``show --format json``, ``export``) is stored back whole (``importing/own.py``). The
 JSON it prints is ``cephbench.import/1``, or ``cephbench.import-plan/1`` with ``--dry-run``
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 # The names of importer.PARSERS (a test keeps them equal): importing the parsers themselves
 # takes longer than `cephbench import --help` should.
-PARSER_NAMES = ("cephbench", "fio-json", "fio-text", "iperf3", "osd-bench", "rados-bench")
+PARSER_NAMES = ("cephbench", "dd", "fio-json", "fio-text", "iperf3", "osd-bench", "rados-bench")
 
 
 @click.command(name="import")

@@ -198,6 +198,7 @@ def _store_run(writer: BulkWriter, store: Store, p: Planned | own.OwnPlanned) ->
         suite="import",
         target=p.source,
         environment=p.environment,
-        params={"imported": True},
+        params={"imported": True, **p.found.params},
         outcomes=p.found.outcomes,
+        started_at=p.started_at,
     )

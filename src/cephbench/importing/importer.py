@@ -3,8 +3,10 @@
 An input is a file (or stdin). Markdown and other prose are split into their fenced blocks;
 each fio output found (a JSON document, or a normal-output block) becomes one run; rados
 bench, ceph tell osd bench and iperf3 outputs become runs of their workloads (see
-``found.runs``). A file imports completely or not at all; one that nothing recognises fails
-with its name and why. Parsers are registered by name, so ``--as NAME`` can force one.
+``found.runs``). An output cut off (a paste that ends too soon) is named and not stored; the
+complete ones beside it are. A file imports completely or not at all; one that nothing
+recognises, or holds only cut-off outputs, fails with its name and why. A run is dated when
+its output says it ran; the import's own time is kept beside it. Parsers are registered by name, so ``--as NAME`` can force one.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from cephbench.importing import own
 from cephbench.model import RESULT_FIELDS, Failure, Result, Run, flag_text, now
 from cephbench.tools.base import Importer
 from cephbench.tools.found import Found, merge
+from cephbench.tools.iperf3 import paste as iperf3_paste
 from cephbench.tools.rados_bench.importing import cut_off
 
 if TYPE_CHECKING:
@@ -58,7 +61,7 @@ PARSERS = list(IMPORTERS)
 DETECT: list[tuple[str, Callable[[str], bool]]] = [
     (imp.name, imp.detect) for imp in IMPORTERS.values()
 ]
-FORMATS = "fio (JSON or normal), rados bench, ceph tell osd bench or iperf3"
+FORMATS = "fio (JSON or normal), rados bench, ceph tell osd bench, iperf3 or dd"
 
 
 def detect(text: str) -> str | None:
@@ -100,6 +103,11 @@ def _outputs_in_prose(prose: str, above: str) -> list[Found]:
         return []
 
 
+def _cut_off(block: str) -> list[str]:
+    """Outputs in a block no parser took because they were cut off before their summary."""
+    return cut_off(block) + (iperf3_paste.truncated(block) if "bits/sec" in block else [])
+
+
 def read(name: str, text: str, force: str | None = None) -> list[Found]:
     """Everything recognisable in one input; ParseError (naming it) when there is nothing.
 
@@ -116,17 +124,25 @@ def read(name: str, text: str, force: str | None = None) -> list[Found]:
         above += before
         kind = force or detect(block)
         if kind is None:
-            skipped += cut_off(block)
+            skipped += _cut_off(block)
             above += block
             continue
         try:
             found += IMPORTERS[kind].parse(block, above)
         except ParseError as e:
             raise ParseError(f"{name}: {e.message} (read as {kind})") from None
+    # a cut-off output is no run: it is named (with the runs, or in the refusal), never stored
+    cut = [f for f in found if not f.outcomes and f.skipped]
+    skipped = [s for f in cut for s in f.skipped] + skipped
+    found = [f for f in found if f.outcomes or not f.skipped]
+    if not found and skipped:
+        raise ParseError(
+            f"{name}: nothing complete to import: {'; '.join(skipped)}",
+            hint="the output was cut off: import it whole, as the tool printed it",
+        )
     if not found:
-        why = f" ({'; '.join(skipped)})" if skipped else ""
         raise NoOutput(
-            f"{name}: no {FORMATS} output recognised{why}",
+            f"{name}: no {FORMATS} output recognised",
             hint=f"pass --as {'|'.join(PARSERS)} to say what it is",
         )
     if skipped:
@@ -152,12 +168,17 @@ class Planned:
             suite="import",
             target=self.source,
             status="complete",
-            started_at=now(),
+            started_at=self.started_at,
             environment=self.environment,
-            params={},
+            params=self.found.params,
             results=results,
             failures=failures,
         )
+
+    @property
+    def started_at(self) -> str:
+        """When the output says it ran; when it does not, now (the import's time)."""
+        return self.found.started_at or now()
 
     @property
     def environment(self) -> dict:
@@ -278,9 +299,11 @@ def save(store: Store, planned: list[Planned]) -> list[int]:
                 suite="import",
                 target=p.source,
                 environment=p.environment,
-                params={"imported": True},
+                params={"imported": True, **p.found.params},
+                started_at=p.started_at,
+                imported_at=now(),
             )
             store.record_batch(run_id, 0, None, list(p.found.outcomes))
-            store.finish_run(run_id, "complete")
+            store.finish_run(run_id, "complete", ended_at=p.started_at)
             ids.append(run_id)
     return ids

@@ -89,11 +89,14 @@ class Store:
         environment: dict[str, Any],
         params: dict[str, Any],
         started_at: str | None = None,
+        imported_at: str | None = None,
     ) -> int:
+        """A run begins (``running``); ``imported_at``: when an imported run was imported
+        (its ``started_at`` is when its output says it ran)."""
         with self.transaction():
             cur = self.conn.execute(
                 "INSERT INTO runs (label, suite, target, status, started_at, host, pid,"
-                " environment, params) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?)",
+                " environment, params, imported_at) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
                 (
                     label,
                     suite,
@@ -103,6 +106,7 @@ class Store:
                     os.getpid(),
                     json.dumps(environment),
                     json.dumps(params),
+                    imported_at,
                 ),
             )
         return _inserted_id(cur)

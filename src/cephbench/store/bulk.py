@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 _RUN = (
     "INSERT INTO runs (label, suite, target, status, started_at, ended_at, host, pid,"
-    " environment, params) VALUES (?,?,?,?,?,?,?,?,?,?)"
+    " environment, params, imported_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
 )
 _WORKLOAD = (
     "INSERT INTO workloads (run_id, repeat, seq, name, status, error, output_id)"
@@ -86,9 +86,13 @@ class BulkWriter:
         outcomes: Iterable[WorkloadOutcome],
         status: RunStatus = "complete",
         repeat: int = 0,
+        started_at: str | None = None,
     ) -> int:
-        """A finished run and its workloads (in their order) with their results; its id."""
+        """A finished run and its workloads (in their order) with their results; its id.
+        It ran at ``started_at`` (the output's own time) or, when that is unknown, now; it is
+        imported now (``imported_at``) either way."""
         at = now()
+        ran = started_at or at
         cur = self.conn.execute(
             _RUN,
             (
@@ -96,12 +100,13 @@ class BulkWriter:
                 suite,
                 target,
                 status,
-                at,
-                at,
+                ran,
+                ran,
                 self.host,
                 self.pid,
                 json.dumps(environment),
                 json.dumps(params),
+                at,
             ),
         )
         run_id = _id(cur)

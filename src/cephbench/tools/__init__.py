@@ -21,6 +21,7 @@ BUILTIN_TOOLS: dict[str, str] = {
     "rados-bench": "cephbench.tools.rados_bench.tool:RadosBench",
     "osd-bench": "cephbench.tools.osd_bench.tool:OsdBench",
     "iperf3": "cephbench.tools.iperf3.tool:Iperf3",
+    "dd": "cephbench.tools.dd.tool:Dd",
     "diagnose": "cephbench.diagnose.tool:Diagnose",
 }
 

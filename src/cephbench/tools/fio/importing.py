@@ -1,5 +1,6 @@
 """fio's outputs as people paste them: JSON documents (json, json+, client/server) and the
-normal text output, each document one run."""
+normal text output, each document one run, dated when fio says it ran (the JSON's
+``timestamp``, the time on a text job's header line); a text job cut off is skipped, named."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 
 from cephbench.tools.fio.parse import extract_all, parse_document
 from cephbench.tools.fio.text import parse_text_all
-from cephbench.tools.found import Found
+from cephbench.tools.found import Found, epoch_time, printed_time
 
 _JSON_START = re.compile(r'\{\s*"fio version"\s*:')
 """How every fio JSON document begins (fio 2.1 to 3.42, json, json+ and client/server): an
@@ -25,13 +26,31 @@ def looks_like_text(text: str) -> bool:
 
 def from_json(text: str, before: str = "") -> list[Found]:
     return [
-        Found("fio-json", doc.version, tuple(j.outcome() for j in parse_document(doc)), text)
+        Found(
+            "fio-json",
+            doc.version,
+            tuple(j.outcome() for j in parse_document(doc)),
+            text,
+            started_at=epoch_time(doc.data.get("timestamp")),
+        )
         for doc in extract_all(text)
     ]
 
 
 def from_text(text: str, before: str = "") -> list[Found]:
     return [
-        Found("fio-text", doc.version, tuple(j.outcome() for j in doc.jobs), text)
+        Found(
+            "fio-text",
+            doc.version,
+            tuple(j.outcome() for j in doc.jobs),
+            text,
+            doc.warnings,
+            doc.cut,
+            printed_time(doc.when, CTIME) if doc.when else None,
+        )
         for doc in parse_text_all(text)
     ]
+
+
+CTIME = "%a %b %d %H:%M:%S %Y"
+"""How fio prints the time on a job's header line (C's ``ctime``)."""

@@ -44,6 +44,11 @@ PERCENTILE = re.compile(r"(\d+(?:\.\d+)?)th=\[\s*(\d+)\]")
 ISSUED_V3 = re.compile(r"^issued rwts?: total=(\d+),(\d+),(\d+)")
 ISSUED_V2 = re.compile(r"^issued\s*: total=r=(\d+)/w=(\d+)/d=(\d+)")
 VERSION = re.compile(r"^fio-(\d+\.\d+\S*)$")
+JOB_END = re.compile(r"^(?:cpu\s*:|IO depths\s*:|issued\b)")
+"""The lines fio prints after a job's last direction: the job's figures are all there."""
+RUN_STATUS = re.compile(r"^Run status group \d+")
+WHEN = re.compile(r": (?P<when>\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})$")
+"""The time at the end of a job's header line (``ctime``: ``Sat Nov 21 11:09:28 2026``)."""
 GLUED = re.compile(r"(\[eta [^\]\n]*\])(?=[^\s\[])")  # a progress line with no newline after it
 TO_US = {"nsec": 1e-3, "usec": 1.0, "msec": 1e3}
 COUNT_SUFFIX = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
@@ -69,12 +74,19 @@ class _Job:
     error: int
     message: str | None
     directions: list[_Direction] = field(default_factory=list)
+    ended: bool = False
+    """Whether the lines fio prints after its figures were seen (it is not cut off)."""
 
 
 @dataclass(frozen=True)
 class TextDocument:
     version: str | None
     jobs: list[JobOutcome]
+    cut: tuple[str, ...] = ()
+    """Jobs cut off before their figures ended: not read, named here."""
+    warnings: tuple[str, ...] = ()
+    when: str | None = None
+    """The time on the first job's header line as printed (fio's local time, no zone)."""
 
 
 def normalise(text: str) -> list[str]:
@@ -116,6 +128,8 @@ def _parse_lines(lines: list[str], repeat: int) -> TextDocument:
     definitions: dict[str, dict] = {}
     jobs: list[_Job] = []
     percentiles: list | None = None
+    status = False  # a "Run status group" line after the last job's header
+    when = None
     for line in lines:
         if m := VERSION.match(line):
             version, v2 = f"fio-{m.group(1)}", m.group(1).startswith("2.")
@@ -131,9 +145,16 @@ def _parse_lines(lines: list[str], repeat: int) -> TextDocument:
                     _error_detail(m.group("rest")) if int(m.group("err")) else None,
                 )
             )
-            percentiles = None
+            percentiles, status = None, False
+            if when is None and (t := WHEN.search(m.group("rest"))):
+                when = " ".join(t["when"].split())
         elif not jobs:
             continue
+        elif RUN_STATUS.match(line):
+            status = True
+        elif JOB_END.match(line):
+            percentiles, jobs[-1].ended = None, True
+            _issued(line, jobs[-1])
         elif m := V3_DIRECTION.match(line):
             jobs[-1].directions.append(_v3_direction(m))
             percentiles = None
@@ -156,14 +177,40 @@ def _parse_lines(lines: list[str], repeat: int) -> TextDocument:
             percentiles += [(float(p), float(v) * scale) for p, v in entries]
         else:
             percentiles = None
-            _issued(line, jobs[-1])
     if not jobs:
         raise ParseError("no fio job results found (no 'name: (groupid=N, jobs=M): err=' line)")
     if not any(j.directions or j.error for j in jobs):
         raise ParseError("fio job headers found, but no read/write/trim figures under them")
+    cut, warnings = _cut(jobs, definitions, status)
+    jobs = [j for j in jobs if j.name not in cut]
     return TextDocument(
-        version or ("fio-2.x" if v2 else None), _outcomes(jobs, definitions, repeat, v2)
+        version or ("fio-2.x" if v2 else None),
+        _outcomes(jobs, definitions, repeat, v2),
+        tuple(cut.values()),
+        warnings,
+        when,
     )
+
+
+def _cut(
+    jobs: list[_Job], definitions: dict[str, dict], status: bool
+) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The jobs cut off (by name: a clone cut makes its whole group's figures partial) and why,
+    and the warning for a run whose jobs are whole but whose ``Run status group`` is missing.
+    Only the last job can be cut: any other has a header after it."""
+    if status:
+        return {}, ()
+    last = jobs[-1]
+    if last.ended:
+        return {}, ("the output ends before fio's 'Run status group' lines: cut off there?",)
+    shown = [d.op for d in last.directions]
+    rw = definitions.get(last.name, {}).get("rw")
+    where = f" after its {' and '.join(shown)} figures" if shown else ""
+    what = f" ({rw})" if rw else ""
+    return {
+        last.name: f"fio job {last.name}{what} cut off{where}, before its cpu/IO depths lines "
+        "and 'Run status group'"
+    }, ()
 
 
 def _error_detail(rest: str) -> str | None:

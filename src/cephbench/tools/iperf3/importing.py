@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
+from cephbench.errors import ParseError
 from cephbench.model import Result, WorkloadOutcome
-from cephbench.tools.found import Found, runs
+from cephbench.tools.found import Found, epoch_time, printed_time, runs
 from cephbench.tools.iperf3 import driver as iperf3
 from cephbench.tools.iperf3 import paste as iperf3_text
 
@@ -17,10 +18,33 @@ def from_text(text: str, before: str = "") -> list[Found]:
     if docs:
         workloads = [_json_workload(d) for d in docs]
         version = next((d["start"]["version"] for d in docs if _version(d)), None)
-    else:
-        workloads = [_text_workload(r) for r in iperf3_text.parse_text(text)]
-        version = iperf3_text.version(text)
-    return runs("iperf3", version, workloads, text)
+        return runs("iperf3", version, workloads, text, times=[_json_time(d) for d in docs])
+    skipped = tuple(iperf3_text.truncated(text))
+    try:
+        rows = iperf3_text.parse_text(text)
+    except ParseError:
+        if not skipped:
+            raise
+        rows = []  # only cut-off tests: named, none stored
+    workloads = [_text_workload(r) for r in rows]
+    when = _text_time(text)
+    times = [when] * len(workloads) if len(workloads) == 1 else None
+    return runs("iperf3", iperf3_text.version(text), workloads, text, skipped, times)
+
+
+def _json_time(doc: dict) -> str | None:
+    stamp = doc.get("start", {}).get("timestamp") if isinstance(doc.get("start"), dict) else None
+    return epoch_time(stamp.get("timesecs")) if isinstance(stamp, dict) else None
+
+
+TIME = re.compile(r"^Time: (?P<at>.+?)\s*$", re.MULTILINE)
+"""The time ``-V`` prints at the start of a test: ``Time: Sat, 21 Nov 2026 13:21:48 GMT``."""
+
+
+def _text_time(text: str) -> str | None:
+    """The test's time when one test was pasted with ``-V``; with several, whose is unknown."""
+    m = TIME.search(text)
+    return printed_time(m["at"], "%a, %d %b %Y %H:%M:%S %Z") if m else None
 
 
 def _version(doc: dict) -> bool:

@@ -11,11 +11,13 @@ With ``-P N`` the ``[SUM]`` lines are the test's figures. Units as iperf3 prints
 1000-based (``unit_snprintf`` in iperf3's ``src/units.c``); figures have 3 significant digits.
 The row has the same figures as the JSON parser's (``iperf3.from_json``): received bits/s,
 sent bits/s, the sender's ``Retr``. A side not printed (a server's output) is None.
-Several tests in one text are several rows; ``--bidir`` output is not read.
+Several tests in one text are several rows; ``--bidir`` output is not read. A test cut off
+before its summary is named by ``truncated``, not read.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from decimal import Decimal
@@ -33,6 +35,8 @@ CONNECTED = re.compile(
     r"\blocal (?P<local>\S+) port \d+ connected (?:to|with) (?P<remote>\S+) port \d+"
 )
 UDP = re.compile(r"\bms\s+\d+/\d+")
+START = re.compile(r"^.*(?:Connecting to host|Accepted connection from)", re.MULTILINE)
+INTERVAL = re.compile(rf"^\s*\[\s*(?:SUM|\d+)\]\s+{_NUM}-\s*(?P<end>{_NUM})\s+sec\s", re.MULTILINE)
 POWER = {"": 0, "K": 1, "M": 2, "G": 3, "T": 4}
 VERSION = re.compile(r"\biperf (?P<v>3\.\d+\S*)")
 
@@ -62,6 +66,11 @@ def _line(m: re.Match) -> _Line:
 def tests(text: str) -> list[tuple[str, list[tuple[str, _Line]]]]:
     """Each test's preamble (the text since the previous summary) and summary lines, each
     with its role (sender or receiver)."""
+    return _tests(text)[0]
+
+
+def _tests(text: str) -> tuple[list[tuple[str, list[tuple[str, _Line]]]], str]:
+    """``tests``, and the text after the last summary."""
     out: list[tuple[str, list[tuple[str, _Line]]]] = []
     preamble: list[str] = []
     summary: list[tuple[str, _Line]] = []
@@ -81,7 +90,27 @@ def tests(text: str) -> list[tuple[str, list[tuple[str, _Line]]]]:
         preamble.append(raw)
     if summary:
         out.append(("\n".join(preamble), summary))
-    return out
+        preamble = []
+    return out, "\n".join(preamble)
+
+
+def truncated(text: str) -> list[str]:
+    """One line for each test in ``text`` cut off before its summary: its per-second lines
+    and no summary after them (the paste ends, or the next test starts: ``Connecting to
+    host``, ``Accepted connection from``). Those are skipped, never half-imported."""
+    tests_, tail = _tests(text)
+    # in a test's preamble every test but the last (whose summary follows) is cut; after the
+    # last summary, every test is
+    parts = [(preamble, True) for preamble, _ in tests_] + [(tail, False)]
+    cut = []
+    for part, summarised in parts:
+        starts = [0, *(m.start() for m in START.finditer(part)), len(part)]
+        pieces = [part[a:b] for a, b in itertools.pairwise(starts)]
+        for piece in pieces[:-1] if summarised else pieces:
+            seconds = [m["end"] for m in INTERVAL.finditer(piece)]
+            if seconds:
+                cut.append(f"an iperf3 test cut off at {seconds[-1]} s, before its summary")
+    return cut
 
 
 def _side(lines: list[tuple[str, _Line]], role: str) -> _Line | None:

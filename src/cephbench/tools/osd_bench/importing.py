@@ -1,5 +1,5 @@
 """``ceph tell osd.N bench`` outputs as people paste them: a workload per OSD, an OSD that
-did not answer kept as a failure."""
+did not answer kept as a failure, one cut off named and skipped."""
 
 from __future__ import annotations
 
@@ -13,8 +13,11 @@ def looks_like(text: str) -> bool:
 
 
 def from_text(text: str, before: str = "") -> list[Found]:
-    workloads = []
+    workloads, skipped = [], []
     for o in osd_bench_text.parse_all(text):
+        if o.cut:
+            skipped.append(o.cut)
+            continue
         if o.result is None:
             workloads.append(WorkloadOutcome(o.name, error=o.error))
             continue
@@ -22,4 +25,4 @@ def from_text(text: str, before: str = "") -> list[Found]:
             () if o.result.runtime_s is not None else ("no elapsed_sec printed: run time null",)
         )
         workloads.append(WorkloadOutcome(o.name, (o.result,), warnings=warnings))
-    return runs("osd-bench", ceph_version(text), workloads, text)
+    return runs("osd-bench", ceph_version(text), workloads, text, tuple(skipped))

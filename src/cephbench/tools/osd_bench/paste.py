@@ -43,6 +43,8 @@ class OsdBench:
     name: str
     result: Result | None
     error: str | None = None
+    cut: str | None = None
+    """Why it was not read: its JSON stops before it is complete (a paste cut off)."""
 
 
 def parse_all(text: str) -> list[OsdBench]:
@@ -56,20 +58,18 @@ def parse_all(text: str) -> list[OsdBench]:
         prefixed = PREFIXED.match(line)
         if prefixed and prefixed["rest"].startswith("{"):
             brace = start + line.index("{")
-            data, skip_to = _decode(decoder, text, brace, prefixed["osd"])
+            try:
+                data, skip_to = decoder.raw_decode(text, brace)
+            except (ValueError, RecursionError):  # the lines after it are read again
+                cut = f"{prefixed['osd']}: its bench output is cut off (not complete JSON)"
+                found.append(OsdBench(prefixed["osd"], None, cut=cut))
+                continue
             found.append(OsdBench(prefixed["osd"], from_data(data, prefixed["osd"])))
         elif (m := TEXT.search(line)) and (osd := OSD.findall(line[: m.start()])):
             found.append(OsdBench(osd[-1], _from_text(m, osd[-1])))
         elif m := ERROR.search(line):
             found.append(OsdBench(m["osd"], None, m["error"]))
     return found or _single(text, decoder)
-
-
-def _decode(decoder: json.JSONDecoder, text: str, at: int, name: str) -> tuple[object, int]:
-    try:
-        return decoder.raw_decode(text, at)
-    except (ValueError, RecursionError):
-        raise ParseError(f"{name}: its bench output is not complete JSON") from None
 
 
 def _single(text: str, decoder: json.JSONDecoder) -> list[OsdBench]:

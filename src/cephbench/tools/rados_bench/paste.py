@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 
 from cephbench.errors import ParseError
 from cephbench.model import Result
+from cephbench.tools.found import printed_time
 from cephbench.tools.rados_bench import driver as rados_bench
 from cephbench.tools.rados_bench.driver import BenchOutput
 
@@ -28,6 +29,12 @@ COMMAND = re.compile(r"\brados\b.*?\bbench\b(?P<args>.*)$")
 MODE = re.compile(r"(?<![-\w])\d+\s+(?P<mode>write|seq|rand)\b")
 CONCURRENT = re.compile(r"(?:^|\s)(?:-t\s*|--concurrent-ios[= ]\s*)(?P<n>\d+)\b")
 MAINTAINING = re.compile(r"Maintaining (?P<n>\d+) concurrent writes")
+STAMP = re.compile(
+    r"^\s*(?P<at>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d)(?:\.\d+)?(?P<zone>[+-]\d\d:?\d\d|Z)?",
+    re.MULTILINE,
+)
+"""A time opening a line: ``--show-time``'s ``2026-11-21T13:20:38.395823+0000``, or the
+``2014-05-13 10:21:32.540958`` old releases print over the per-second table."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,8 @@ class Pasted:
     concurrent: int | None
     """``-t`` (ops in flight) when the command line or the output says it; else None."""
     warnings: tuple[str, ...] = ()
+    started_at: str | None = None
+    """The first time the output prints (``--show-time``, old releases' table headers)."""
 
     def result(self) -> Result:
         return rados_bench.to_result(self.output, 0, self.concurrent)
@@ -85,10 +94,30 @@ def _tables(text: str) -> list[int]:
 
 def truncated(text: str) -> list[str]:
     """One line for each output in ``text`` cut off before its summary (a per-second table
-    with no summary after it): those are skipped, never half-imported."""
+    with no summary after it) or inside it (a summary without its last line, ``Min
+    latency``): those are skipped, never half-imported."""
     parts, tail = _split(text)
     cut = [s for part in parts for s in _tables(part)[:-1]] + _tables(tail)
-    return [f"a rados bench output cut off at second {s}, before its summary" for s in cut]
+    return [f"a rados bench output cut off at second {s}, before its summary" for s in cut] + [
+        f"a rados bench output cut off in its summary, after {last}"
+        for last in map(_cut_summary, parts)
+        if last
+    ]
+
+
+def _summary(part: str) -> dict[str, str]:
+    """The summary lines of one output: our key -> the line."""
+    lines = ((rados_bench.summary_line(ln), ln) for ln in part.splitlines())
+    return {found[0]: line.strip() for found, line in lines if found}
+
+
+def _cut_summary(part: str) -> str | None:
+    """The last summary line of an output whose summary stops before ``Min latency`` (every
+    release ends its summary with it), else None."""
+    summary = _summary(part)
+    if not summary.keys() & {"total_time", "ops"} or "lat_min" in summary:
+        return None
+    return f"'{list(summary.values())[-1][:60]}'"
 
 
 def _commands(part: str) -> list[tuple[str, str]]:
@@ -123,6 +152,14 @@ def _concurrent(part: str, commands: list[tuple[str, str]]) -> int | None:
     return int(found["n"]) if found else None
 
 
+def _started(part: str) -> str | None:
+    m = STAMP.search(part)
+    if m is None:
+        return None
+    at = m["at"].replace(" ", "T")
+    return printed_time(at + (m["zone"] or ""), "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S")
+
+
 def parse_pasted(text: str, before: str = "") -> list[Pasted]:
     """Every rados bench output in ``text``, in order; ParseError when there is none.
 
@@ -131,9 +168,9 @@ def parse_pasted(text: str, before: str = "") -> list[Pasted]:
     out = []
     above = _commands(before)[-1:]
     for part in split(text):
-        keys = {found[0] for found in map(rados_bench.summary_line, part.splitlines()) if found}
-        if not keys & {"total_time", "ops"}:
-            continue  # figures quoted in prose, or a summary cut above its first lines: no output
+        keys = _summary(part).keys()
+        if not keys & {"total_time", "ops"} or _cut_summary(part):
+            continue  # figures quoted in prose, a summary cut above its first lines or inside
         bench = rados_bench.parse(part, "output")
         commands, note = _commands(part), []
         if not commands and above:
@@ -141,7 +178,9 @@ def parse_pasted(text: str, before: str = "") -> list[Pasted]:
             note = [f"command line taken from above the output: {above[0][0].strip()[:120]}"]
         mode, warnings = _mode(part, bench.kind, commands)
         bench = replace(bench, mode=mode)
-        out.append(Pasted(bench, _concurrent(part, commands), tuple(note + warnings)))
+        out.append(
+            Pasted(bench, _concurrent(part, commands), tuple(note + warnings), _started(part))
+        )
         above = []
     if not out:
         raise ParseError("no rados bench summary (Total time run:, Total writes/reads made:) found")
