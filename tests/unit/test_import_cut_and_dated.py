@@ -13,7 +13,7 @@ import pytest
 
 from cephbench.errors import ParseError
 from cephbench.importing import importer
-from tests.conftest import DATA
+from tests.helpers import DATA
 
 FIO = DATA / "fio" / "3.33"
 RANDRW = (FIO / "randrw_70.txt").read_text()

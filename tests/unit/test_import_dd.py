@@ -8,7 +8,7 @@ import pytest
 
 from cephbench.importing import importer
 from cephbench.tools.dd import paste
-from tests.conftest import DATA
+from tests.helpers import DATA
 
 DD = DATA / "dd"
 OLD = "4294967296 bytes (4.3 GB) copied, 22.2571 s, 193 MB/s\n"
