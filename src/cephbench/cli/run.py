@@ -168,6 +168,8 @@ def prepare(request: RunRequest, resume: int | None = None):
             f"[yellow]note:[/] {escape(r.suite)} runs as written, with fio's pause "
             f"between its groups: {escape(plan.as_written)}"
         )
+    for replaced in plan.replaced_locations() if isinstance(plan, Plan) else ():
+        console_err.print(f"[yellow]note:[/] {escape(r.suite)}: {escape(replaced)}")
     if r.network.given and plan.tool != "iperf3":
         raise UsageError(
             "--all-pairs-at-once and --streams-procs are for the network suite",
