@@ -13,7 +13,7 @@ See :mod:`cephbench.analysis.stats` for the test, the correction and why.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cephbench.analysis import stats
@@ -22,7 +22,7 @@ from cephbench.analysis.envdiff import EnvDifference, env_diff
 from cephbench.contracts import COMPARISON
 from cephbench.errors import UsageError
 from cephbench.model import Failure, Result, StoredRun
-from cephbench.system.units import format_size
+from cephbench.system.units import bits_unit, format_size
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,21 @@ METRICS = (
     Metric("lat_mean_us", "Avg Latency", "ms", 1e-3, False),
     Metric("lat_p99_us", "99th Percentile Latency", "ms", 1e-3, False),
 )
+NETWORK_RW = ("tcp", "udp")
+"""The ``rw`` of network figures (iperf3's protocols): their bandwidth is bits per second."""
+
+
+def metrics_of(runs: Sequence[StoredRun]) -> tuple[Metric, ...]:
+    """:data:`METRICS`, bandwidth in Gbit/s or Mbit/s (by the largest figure) when every
+    result is a network figure, as ``show`` prints them."""
+    results = [r for run in runs for r in run.results]
+    if not results or any(r.rw not in NETWORK_RW for r in results):
+        return METRICS
+    largest = max((r.bw_bytes_per_s * 8 for r in results if r.bw_bytes_per_s), default=None)
+    unit, bits = bits_unit(largest)
+    return tuple(
+        replace(m, unit=unit, scale=8 / bits) if m.key == "bw_bytes_per_s" else m for m in METRICS
+    )
 
 
 @dataclass(frozen=True)
@@ -183,7 +198,8 @@ def compare(
     columns = group_runs(runs)
     matching = match_workloads(columns, match)
     keys = list(matching.keys)
-    rows = [_row(w, op, m, columns, matching) for (w, op) in keys for m in METRICS]
+    metrics = metrics_of(runs)
+    rows = [_row(w, op, m, columns, matching) for (w, op) in keys for m in metrics]
     rows = _correct(rows, alpha)
     missing = []
     for w, op in keys:
