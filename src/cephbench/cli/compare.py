@@ -179,12 +179,12 @@ def _print_rich(cmp: Comparison) -> None:
     from cephbench.tables.table import to_rich
 
     for table in result_tables(cmp):
-        console.print(to_rich(table))
+        console.print(to_rich(table, console.width))
     for note in (*match_notes(cmp), *comparison_notes(cmp)):
         console.print(note, markup=False)
     env = env_table(cmp)
     if env:
-        console.print(to_rich(env))
+        console.print(to_rich(env, console.width))
 
 
 def _gate(cmp: Comparison, limit: float) -> None:
