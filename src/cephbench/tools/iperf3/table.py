@@ -6,7 +6,7 @@ far below the others named. Figures in Gbit/s or Mbit/s by size, as everywhere
 from __future__ import annotations
 
 from cephbench.model import Run
-from cephbench.system.units import bits_unit, format_bits
+from cephbench.system.units import BITS_UNITS, bits_unit, format_bits
 from cephbench.tables.table import MISSING, Table, fmt_number
 from cephbench.tools.iperf3.matrix import Matrix, Outlier, matrix, outliers
 
@@ -83,10 +83,11 @@ def _cell(mx: Matrix, a: str, b: str, unit: tuple[str, float]) -> str:
 
 
 def outlier_notes(found: list[Outlier], unit: tuple[str, float] | None = None) -> list[str]:
-    """One line per outlier, or one saying there is none."""
+    """One line per outlier, or one saying there is none; in ``unit`` (default Gbit/s: the
+    report's heatmap is in Gbit/s)."""
     if not found:
         return ["No pair far below the median of all pairs (3 scaled MADs and 10 %)."]
-    unit = unit or bits_unit(max(o.median for o in found))
+    unit = unit or BITS_UNITS[0]
     return [
         f"Outlier {o.pair[0]}->{o.pair[1]}: {format_bits(o.value, unit)} {unit[0]}, "
         f"{o.below_pct:.0f} % below the median of all pairs ({format_bits(o.median, unit)})"
