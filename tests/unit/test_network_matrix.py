@@ -180,11 +180,12 @@ def test_show_tables_have_pairs_and_the_matrix_with_outliers():
     ]  # fmt: skip
     pairs = network_table(_run(results))
     row = dict((r[0], r) for r in pairs.rows)["h0->h1"]
-    assert row[1:5] == ("0.48", "2", "0.050", "1500 FAILS")
+    assert pairs.headers[1] == "Mbit/s"  # below 1 Gbit/s: Mbit/s (issue 25, one unit)
+    assert row[1:5] == ("480.00", "2", "0.050", "1500 FAILS")
     mx = matrix_table(_run(results))
     assert mx is not None and mx.headers == ("from \\ to", "h0", "h1", "h2")
-    assert mx.rows[2] == ("h2", "0.48", "0.20", "—")
-    assert any(n.startswith("Outlier h2->h1: 0.20 Gbit/s, 58 % below") for n in mx.notes)
+    assert mx.rows[2] == ("h2", "480.00", "200.00", "—")
+    assert any(n.startswith("Outlier h2->h1: 200.00 Mbit/s, 58 % below") for n in mx.notes)
     assert matrix_table(_run([_r("iperf3", 1.0)])) is None
 
 

@@ -2,8 +2,10 @@
 
 Runs are grouped into *columns* by label (several runs with one label pool their samples,
 as repeats do); a run without a label is its own column, named ``#id``. The first column is
-the baseline. Workloads are matched by name and direction (op); one present in only some
-columns is still a row (its missing cells empty) and is listed in ``missing``.
+the baseline. Workloads are matched by name and direction (op) when the names agree, else by
+their parameters (a blog's ``test`` is the user's ``randrw_4k``: see :func:`match_workloads`);
+one present in only some columns is still a row (its missing cells empty) and is listed in
+``missing``.
 
 See :mod:`cephbench.analysis.stats` for the test, the correction and why.
 """
@@ -11,7 +13,7 @@ See :mod:`cephbench.analysis.stats` for the test, the correction and why.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cephbench.analysis import stats
@@ -20,6 +22,7 @@ from cephbench.analysis.envdiff import EnvDifference, env_diff
 from cephbench.contracts import COMPARISON
 from cephbench.errors import UsageError
 from cephbench.model import Failure, Result, StoredRun
+from cephbench.system.units import bits_unit, format_size
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,21 @@ METRICS = (
     Metric("lat_mean_us", "Avg Latency", "ms", 1e-3, False),
     Metric("lat_p99_us", "99th Percentile Latency", "ms", 1e-3, False),
 )
+NETWORK_RW = ("tcp", "udp")
+"""The ``rw`` of network figures (iperf3's protocols): their bandwidth is bits per second."""
+
+
+def metrics_of(runs: Sequence[StoredRun]) -> tuple[Metric, ...]:
+    """:data:`METRICS`, bandwidth in Gbit/s or Mbit/s (by the largest figure) when every
+    result is a network figure, as ``show`` prints them."""
+    results = [r for run in runs for r in run.results]
+    if not results or any(r.rw not in NETWORK_RW for r in results):
+        return METRICS
+    largest = max((r.bw_bytes_per_s * 8 for r in results if r.bw_bytes_per_s), default=None)
+    unit, bits = bits_unit(largest)
+    return tuple(
+        replace(m, unit=unit, scale=8 / bits) if m.key == "bw_bytes_per_s" else m for m in METRICS
+    )
 
 
 @dataclass(frozen=True)
@@ -107,6 +125,8 @@ class Comparison:
     """Run id -> its Ceph cluster facts, for runs on a cluster."""
     clients: tuple[ClientSpread, ...] = ()
     """The per-client spread of the workloads of runs from many clients (``--clients``)."""
+    by_params: tuple[ParamsMatch, ...] = ()
+    """The workloads of a column matched to a row by their parameters, not their name."""
 
     @property
     def baseline(self) -> Column:
@@ -121,6 +141,39 @@ class Comparison:
         return list(dict.fromkeys((r.workload, r.op) for r in self.rows))
 
 
+MATCHES = ("auto", "name", "params")
+"""How workloads are lined up: ``auto`` by name where the names agree, else by parameters."""
+PARAMS = ("rw", "bs", "iodepth", "numjobs", "rwmixread")
+"""A workload's parameters, with its direction (op), that line it up with another's."""
+NEEDED = ("rw", "bs", "iodepth")
+"""Parameters both sides must know to match: numjobs and rwmixread count only where both
+know them (a pasted fio text output has no rwmixread, and a job without numjobs runs one)."""
+
+Key = tuple[str, str]
+"""A workload and its direction (op)."""
+
+
+@dataclass(frozen=True)
+class ParamsMatch:
+    """A column's workload lined up with a row of another name by its parameters."""
+
+    row: Key
+    column: str
+    """The column's name."""
+    workload: str
+    """The workload's own name in that column."""
+    params: tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Matching:
+    keys: tuple[Key, ...]
+    """The rows' workloads and directions, named as first seen (the baseline's names first)."""
+    of: dict[str, dict[Key, Key]]
+    """Column key -> its own workload and direction -> the row's."""
+    by_params: tuple[ParamsMatch, ...]
+
+
 def group_runs(runs: Sequence[StoredRun]) -> tuple[Column, ...]:
     """Columns by label, in first-seen order; unlabelled runs each their own."""
     groups: dict[str, list[StoredRun]] = {}
@@ -130,21 +183,27 @@ def group_runs(runs: Sequence[StoredRun]) -> tuple[Column, ...]:
 
 
 def compare(
-    runs: Sequence[StoredRun], alpha: float = stats.ALPHA, clusters: dict[int, dict] | None = None
+    runs: Sequence[StoredRun],
+    alpha: float = stats.ALPHA,
+    clusters: dict[int, dict] | None = None,
+    match: str = "auto",
 ) -> Comparison:
     """Compare ``runs`` (the first is the baseline); one column is allowed (a report of one run).
 
     ``clusters``: run id -> Ceph cluster facts (:func:`cephbench.analysis.envdiff.cluster_context`).
+    ``match``: one of :data:`MATCHES` (see :func:`match_workloads`).
     """
     if len({r.id for r in runs}) != len(runs):
         raise UsageError("a run is given twice", hint="name each run once")
     columns = group_runs(runs)
-    keys = _workload_keys(columns)
-    rows = [_row(w, op, m, columns) for (w, op) in keys for m in METRICS]
+    matching = match_workloads(columns, match)
+    keys = list(matching.keys)
+    metrics = metrics_of(runs)
+    rows = [_row(w, op, m, columns, matching) for (w, op) in keys for m in metrics]
     rows = _correct(rows, alpha)
     missing = []
     for w, op in keys:
-        have = tuple(c.name for c in columns if any(_results(c, w, op)))
+        have = tuple(c.name for c in columns if any(_results(c, w, op, matching)))
         if len(have) < len(columns):
             missing.append((w, op, have))
     failures = tuple((c.name, f) for c in columns for run in c.runs for f in run.failures)
@@ -158,7 +217,74 @@ def compare(
         alpha,
         dict(clusters or {}),
         client_spread([(c.key, c.runs) for c in columns], keys),
+        matching.by_params,
     )
+
+
+def match_workloads(columns: Sequence[Column], how: str = "auto") -> Matching:
+    """Line up the columns' workloads as rows: ``name`` by name and direction; ``params`` by
+    direction and parameters (:data:`PARAMS`); ``auto`` by name where a row of that name is
+    there, else by parameters. A workload matches by parameters only a row of exactly one
+    such workload not matched in its column yet; otherwise it is a row of its own."""
+    if how not in MATCHES:
+        raise UsageError(f"no way to match workloads named '{how}'", hint="name or params")
+    keys: dict[Key, tuple[tuple[str, Any], ...]] = {}
+    of: dict[str, dict[Key, Key]] = {}
+    by_params = []
+    for col in columns:
+        own = _own_workloads(col)
+        mapped = of.setdefault(col.key, {})
+        if how != "params":
+            mapped.update({k: k for k in own if k in keys})
+        for k, params in own.items():
+            if k in mapped:
+                continue
+            taken = {*mapped.values(), *own} if how == "auto" else set(mapped.values())
+            found = [
+                row
+                for row, theirs in keys.items()
+                if row not in taken and row[1] == k[1] and _same(params, theirs)
+            ]
+            if how != "name" and len(found) == 1:
+                mapped[k] = found[0]
+                if found[0] != k:
+                    by_params.append(ParamsMatch(found[0], col.name, k[0], params))
+            else:
+                mapped[k] = k if k not in keys else (f"{k[0]} ({col.name})", k[1])
+                keys[mapped[k]] = params
+    return Matching(tuple(keys), of, tuple(by_params))
+
+
+def match_notes(cmp: Comparison) -> list[str]:
+    """One line per workload lined up by its parameters, under the tables."""
+    return [
+        f"{m.workload} ({m.row[1]}) of {m.column} is matched to {m.row[0]} ({m.row[1]}) by its "
+        f"parameters ({_params_text(m.params)}): the names differ."
+        for m in cmp.by_params
+    ]
+
+
+def _own_workloads(col: Column) -> dict[Key, tuple[tuple[str, Any], ...]]:
+    """A column's workloads and directions, first seen first, with their parameters."""
+    own: dict[Key, tuple[tuple[str, Any], ...]] = {}
+    for run in col.runs:
+        for r in run.results:
+            own.setdefault((r.workload, r.op), tuple((p, getattr(r, p)) for p in PARAMS))
+    return own
+
+
+def _same(a: tuple[tuple[str, Any], ...], b: tuple[tuple[str, Any], ...]) -> bool:
+    mine, theirs = dict(a), dict(b)
+    if any(mine[p] is None or theirs[p] is None for p in NEEDED):
+        return False
+    return all(mine[p] == theirs[p] or None in (mine[p], theirs[p]) for p in PARAMS)
+
+
+def _params_text(params: tuple[tuple[str, Any], ...]) -> str:
+    shown = {p: v for p, v in params if v is not None}
+    if "bs" in shown:
+        shown["bs"] = format_size(shown["bs"])
+    return ", ".join(f"{p}={v}" for p, v in shown.items())
 
 
 def baseline_note(cmp: Comparison) -> str:
@@ -241,27 +367,28 @@ def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 2)
 
 
-def _results(col: Column, workload: str, op: str) -> list[Result]:
-    return [r for run in col.runs for r in run.results if r.workload == workload and r.op == op]
+def _results(col: Column, workload: str, op: str, matching: Matching) -> list[Result]:
+    """The column's results on the row of ``workload`` and ``op`` (whatever their own name)."""
+    mapped = matching.of[col.key]
+    return [
+        r
+        for run in col.runs
+        for r in run.results
+        if mapped.get((r.workload, r.op)) == (workload, op)
+    ]
 
 
-def _workload_keys(columns: Sequence[Column]) -> list[tuple[str, str]]:
-    keys: dict[tuple[str, str], None] = {}
-    for col in columns:
-        for run in col.runs:
-            keys.update(dict.fromkeys((r.workload, r.op) for r in run.results))
-    return list(keys)
-
-
-def _cell(col: Column, workload: str, op: str, metric: Metric) -> Cell:
-    results = _results(col, workload, op)
+def _cell(col: Column, workload: str, op: str, metric: Metric, matching: Matching) -> Cell:
+    results = _results(col, workload, op, matching)
     samples = tuple(v for v in (metric.value(r) for r in results) if v is not None)
     flags = tuple(dict.fromkeys(f for r in results for f in r.flags))
     return Cell(samples, stats.summarize(samples) if samples else None, flags)
 
 
-def _row(workload: str, op: str, metric: Metric, columns: Sequence[Column]) -> Row:
-    cells = {c.key: _cell(c, workload, op, metric) for c in columns}
+def _row(
+    workload: str, op: str, metric: Metric, columns: Sequence[Column], matching: Matching
+) -> Row:
+    cells = {c.key: _cell(c, workload, op, metric, matching) for c in columns}
     base = cells[columns[0].key]
     diffs = {}
     for col in columns[1:]:

@@ -110,4 +110,4 @@ def emit_table(table, fmt: str) -> None:
     if fmt == "md":
         click.echo(to_markdown(table), nl=False)
     else:
-        console.print(to_rich(table))
+        console.print(to_rich(table, console.width))

@@ -41,11 +41,19 @@ def parse_percent(text: str | None) -> float | None:
     help="Exit with status 3 when any cell is significantly worse than the baseline "
     "by more than PCT (e.g. 5%). Untestable cells (1 sample) count on PCT alone.",
 )
+@click.option(
+    "--match",
+    type=click.Choice(("name", "params")),
+    help="Line up workloads by name (and direction) only, or by parameters only (rw, bs, "
+    "iodepth, numjobs, rwmixread, direction). Default: by name where the names agree, "
+    "else by parameters; a note says which rows were matched by parameters.",
+)
 @format_option("table", "md", "json", "csv")
 @db_option
 def compare(
     run_refs: tuple[str, ...],
     threshold: str | None,
+    match: str | None,
     run_filter: RunFilter,
     fmt: str,
     store: Store,
@@ -62,17 +70,18 @@ def compare(
       cephbench compare 3 4
       cephbench compare 3 4 5 6 7 --format md
       cephbench compare 3 4 --fail-on-regression 5%
+      cephbench compare 3 1 --match params   # a pasted result's `test` vs your own names
       cephbench compare 12 --label nightly --since 7d
       cephbench compare --suite quick --last 10 --format csv > quick.csv
     """
     # scipy and numpy (~0.3 s) load when comparing, not for `compare --help`
     from cephbench.analysis.compare import compare as compare_runs
-    from cephbench.analysis.compare import to_json
+    from cephbench.analysis.compare import match_notes, to_json
     from cephbench.report.markdown import comparison_markdown
 
     limit = parse_percent(threshold)
     runs = pick_runs(store, run_refs, run_filter)
-    cmp = compare_runs(runs, clusters=load_clusters(store, runs))
+    cmp = compare_runs(runs, clusters=load_clusters(store, runs), match=match or "auto")
     if len(cmp.columns) < 2:
         raise UsageError(
             f"nothing to compare: {', '.join(f'#{r.id}' for r in runs)} form one group "
@@ -91,6 +100,8 @@ def compare(
         click.echo(comparison_csv(to_json(cmp)), nl=False)
     elif fmt == "md":
         click.echo(comparison_markdown(cmp), nl=False)
+        if cmp.by_params:  # the JSON schema takes no new key: the matching is said here only
+            click.echo("\n" + "  \n".join(match_notes(cmp)))
     else:
         _print_rich(cmp)
     if fmt != "json" and diagnoses:
@@ -163,16 +174,17 @@ def _findings_json(store: Store, runs: Sequence[StoredRun]) -> list[dict]:
 
 
 def _print_rich(cmp: Comparison) -> None:
+    from cephbench.analysis.compare import match_notes
     from cephbench.report.markdown import comparison_notes, env_table, result_tables
     from cephbench.tables.table import to_rich
 
     for table in result_tables(cmp):
-        console.print(to_rich(table))
-    for note in comparison_notes(cmp):
+        console.print(to_rich(table, console.width))
+    for note in (*match_notes(cmp), *comparison_notes(cmp)):
         console.print(note, markup=False)
     env = env_table(cmp)
     if env:
-        console.print(to_rich(env))
+        console.print(to_rich(env, console.width))
 
 
 def _gate(cmp: Comparison, limit: float) -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cephbench.cli.common import db_option, emit_table, format_option
+from cephbench.cli.common import db_option, format_option
 from cephbench.errors import ParseError, UsageError
 
 if TYPE_CHECKING:
@@ -83,10 +83,10 @@ def import_(
         kind = IMPORT_PLAN if dry_run else IMPORT
         _print_runs(document(kind, runs=[]), [r.to_json() for r in runs])
     else:
-        from cephbench.tables.run_table import run_table
+        from cephbench.cli.show import emit_run
 
         for run in runs:
-            emit_table(run_table(run), fmt)
+            emit_run(run, fmt)  # as `show` prints it: each tool's own tables and units
     if failed:
         raise ParseError(
             f"{failed} file{'s' * (failed != 1)} could not be read (see above); "

@@ -8,6 +8,7 @@ told otherwise and says how many match in all; the filters and the page are SQL
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import click
@@ -56,7 +57,7 @@ def runs(run_filter: RunFilter, fmt: str, store: Store) -> None:
         table = Table(
             ("ID", "Label", "Suite", "Target", "Status", "Started (UTC)"),
             tuple(
-                (str(r.id), r.label or "", r.suite, r.target, r.status, r.started_at)
+                (str(r.id), r.label or "", r.suite, r.target, r.status, minute(r.started_at))
                 for r in found.runs
             ),
             align=("r", "l", "l", "l", "l", "l"),
@@ -65,6 +66,18 @@ def runs(run_filter: RunFilter, fmt: str, store: Store) -> None:
     line = summary_line(found, run_filter, str(store.path))
     if line:
         console_err.print(line, markup=False)
+
+
+def minute(started_at: str) -> str:
+    """``2024-05-01T10:00:07.5+00:00`` -> ``2024-05-01 10:00`` (UTC): to the minute, so the
+    listing fits 80 columns (the JSON keeps the stored time whole)."""
+    try:
+        when = datetime.fromisoformat(started_at)
+    except ValueError:
+        return started_at
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    return when.strftime("%Y-%m-%d %H:%M")
 
 
 def summary_line(found: Page, f: RunFilter, store_path: str) -> str:

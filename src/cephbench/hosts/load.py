@@ -43,11 +43,17 @@ def load_inventory(spec: str, conn: Connection | None = None) -> Inventory:
 
 def load_lab(lab_dir: Path | None = None) -> Inventory:
     """The inventory `cephbench lab up --ssh` wrote in the lab directory."""
+    from cephbench.lab.info import find_running
     from cephbench.lab.paths import default_dir
 
     d = lab_dir or default_dir()
     path = d / "inventory.yaml"
     if not path.is_file():
+        if find_running(d) is None:  # the usual cause: no lab at all, not one without ssh
+            raise UsageError(
+                f"no lab is running (in {d})",
+                hint="start one whose hosts answer ssh: cephbench lab up --hosts 3 --ssh",
+            )
         raise UsageError(
             f"the lab in {d} has no ssh inventory",
             hint="start it with ssh: cephbench lab up --hosts 3 --ssh",

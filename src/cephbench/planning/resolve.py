@@ -67,6 +67,8 @@ def plan(
     )
     if isinstance(made, Plan) and made.as_written:
         note(f"{suite} runs as written, with fio's pause between its groups: {made.as_written}")
+    for replaced in made.replaced_locations() if isinstance(made, Plan) else ():
+        note(f"{suite}: {replaced}")
     return made
 
 

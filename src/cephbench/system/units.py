@@ -1,4 +1,5 @@
-"""Sizes and durations as fio writes them (``4k``, ``1M``, ``60s``, ``2m``)."""
+"""Sizes and durations as fio writes them (``4k``, ``1M``, ``60s``, ``2m``), and the one unit
+of network figures: bits per second (storage bandwidth is MiB/s, network Gbit/s or Mbit/s)."""
 
 from __future__ import annotations
 
@@ -41,3 +42,20 @@ def format_size(n: int) -> str:
         if n and n % 1024**power == 0:
             return f"{n // 1024**power}{suffix}"
     return str(n)
+
+
+BITS_UNITS = (("Gbit/s", 1e9), ("Mbit/s", 1e6))
+
+
+def bits_unit(largest: float | None) -> tuple[str, float]:
+    """The unit and its bits per second for a table of network figures, by its largest one:
+    Gbit/s from 1 Gbit/s up, else Mbit/s (one unit per table, so its figures line up)."""
+    for unit, bits in BITS_UNITS:
+        if (largest or 0) >= bits:
+            return unit, bits
+    return BITS_UNITS[-1]
+
+
+def format_bits(bits_per_s: float, unit: tuple[str, float] | None = None) -> str:
+    """A network figure in ``unit`` (default: its own, by size): ``16.20`` (Gbit/s)."""
+    return f"{bits_per_s / (unit or bits_unit(bits_per_s))[1]:.2f}"

@@ -37,9 +37,11 @@ def run_table(run: Run) -> Table:
     headers = (HEADERS[0], "Repeat", *HEADERS[1:]) if repeats else HEADERS
     rows = []
     flags_seen: list[str] = []
-    for r in run.results:
+    row_flags = [(*r.flags, *_kinds_differ(r)) for r in run.results]
+    everywhere = _on_every_row(row_flags)
+    for r, flags in zip(run.results, row_flags, strict=True):
         name = f"{r.workload} ({r.op})" if (r.workload, r.repeat) in mixed else r.workload
-        marks = "".join(_mark(f, flags_seen) for f in (*r.flags, *_kinds_differ(r)))
+        marks = "".join(_mark(f, flags_seen) for f in flags if f not in everywhere)
         cells = [name + marks]
         if repeats:
             cells.append(str(r.repeat + 1))
@@ -50,7 +52,8 @@ def run_table(run: Run) -> Table:
             fmt_ms(r.lat_p99_us),
         ]
         rows.append(tuple(cells))
-    notes = [f"[{i + 1}] {note_text(f)}" for i, f in enumerate(flags_seen)]
+    notes = [f"Every row: {note_text(f)}" for f in everywhere]
+    notes += [f"[{i + 1}] {note_text(f)}" for i, f in enumerate(flags_seen)]
     notes += schedule_notes(run)
     notes += client_notes(run)
     for f in run.failures:
@@ -101,6 +104,14 @@ def _kinds_differ(r) -> tuple[str, ...]:
         and r.lat_p99_us is not None
     )
     return (KINDS_DIFFER,) if differ else ()
+
+
+def _on_every_row(row_flags: list[tuple[str, ...]]) -> list[str]:
+    """The flags every row of a table of several rows has: one note says so, and no row is
+    marked (a marker on every row tells the reader nothing about any one of them)."""
+    if len(row_flags) < 2:
+        return []
+    return [f for f in dict.fromkeys(row_flags[0]) if all(f in flags for flags in row_flags)]
 
 
 def _mark(flag: str, seen: list[str]) -> str:

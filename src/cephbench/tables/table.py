@@ -47,7 +47,9 @@ def to_markdown(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_rich(table: Table) -> RichTable:
+def to_rich(table: Table, width: int | None = None) -> RichTable:
+    """The rich table; with ``width`` (the console's: 80 when piped) sized to fit it with no
+    figure, name or date cut or wrapped: see :func:`column_widths`."""
     from rich.table import Table as RichTable  # rich's table machinery: only when printing one
 
     out = RichTable(
@@ -56,11 +58,58 @@ def to_rich(table: Table) -> RichTable:
         caption="\n".join(table.notes) or None,
         caption_justify="left",
     )
+    widths = column_widths(table, width) if width else [None] * len(table.headers)
     for i, h in enumerate(table.headers):
-        out.add_column(h, justify="right" if table.alignment(i) == "r" else "left")
+        out.add_column(
+            h,
+            justify="right" if table.alignment(i) == "r" else "left",
+            width=widths[i],
+            overflow="fold",  # a cell too long is wrapped whole, never cut with an ellipsis
+        )
     for row in table.rows:
         out.add_row(*row)
     return out
+
+
+BORDER = 3
+"""What rich's box takes per column: a rule and a space of padding either side."""
+
+
+def column_widths(table: Table, width: int) -> list[int | None]:
+    """Widths that fit ``width``: None each (rich's own) when the table fits as it is; else
+    every column as wide as its longest cell (and its header's longest word: headers wrap
+    between words), the room left given back left to right; and if even that is too wide,
+    the widest columns share what the others leave, wrapping their cells."""
+    from rich.cells import cell_len
+
+    n = len(table.headers)
+    cells = [
+        max((cell_len(line) for row in table.rows for line in row[i].splitlines()), default=0)
+        for i in range(n)
+    ]
+    words = [max(map(cell_len, h.split()), default=0) for h in table.headers]
+    natural = [max(c, cell_len(h)) for c, h in zip(cells, table.headers, strict=True)]
+    least = [max(c, w) for c, w in zip(cells, words, strict=True)]
+    budget = width - BORDER * n - 1
+    if sum(natural) <= budget:
+        return [None] * n
+    widths: list[int | None] = list(least)
+    give_way = []
+    for i in sorted(range(n), key=lambda i: -least[i]):
+        if sum(w for w in widths if w is not None) <= budget:
+            break
+        widths[i] = None
+        give_way.append(i)
+    spare = budget - sum(w for w in widths if w is not None)
+    if give_way:
+        for i in give_way:
+            widths[i] = max(spare // len(give_way), 1)
+        return widths
+    for i in range(n):
+        extra = min(spare, natural[i] - least[i])
+        widths[i] = least[i] + extra
+        spare -= extra
+    return widths
 
 
 def _md_cell(text: str) -> str:

@@ -127,6 +127,21 @@ class Plan:
         ]
         return max(sizes) if sizes else None
 
+    def replaced_locations(self) -> list[str]:
+        """What :meth:`for_target` replaces of the job file's own locations, one line per
+        option and value with the sections that set it: a user is told their ``filename=``
+        is not where the I/O goes."""
+        found: dict[tuple[str, str], list[str]] = {}
+        for section in (self.jobfile.global_, *self.jobfile.jobs):
+            for key in LOCATION_KEYS:
+                value = section.get(key)
+                if value is not None:
+                    found.setdefault((key, value), []).append(f"[{section.name}]")
+        return [
+            f"{key}={value} ({', '.join(sections)}) is replaced by the target's location"
+            for (key, value), sections in found.items()
+        ]
+
     def for_target(self, target_options: dict[str, str]) -> JobFile:
         """The job file with the target's location (and engine) in place of the file's own."""
         strip = (*LOCATION_KEYS, *target_options)

@@ -59,6 +59,14 @@ def builtin_names() -> list[str]:
     )
 
 
+def every_suite_name() -> list[str]:
+    """The fio suites and the other tools' fixed ones (``rados``, ``osd``, ``network``): every
+    name ``cephbench run`` takes, for the error that lists them."""
+    from cephbench.tools import fixed_suites  # the registry: loads every tool, only on this error
+
+    return sorted({*builtin_names(), *fixed_suites()})
+
+
 def load_suite(name_or_path: str) -> SuiteSpec:
     """A built-in suite by name, or a suite YAML file by path; ``extends`` resolved."""
     path = Path(name_or_path)
@@ -69,7 +77,8 @@ def load_suite(name_or_path: str) -> SuiteSpec:
     else:
         raise UsageError(
             f"no suite named '{name_or_path}'",
-            hint=f"built-in suites: {', '.join(builtin_names())}; or give a fio job file or suite .yaml",
+            hint=f"built-in suites: {', '.join(every_suite_name())}; "
+            "or give a fio job file or suite .yaml",
         )
     if spec.extends:
         if spec.extends == spec.name:
