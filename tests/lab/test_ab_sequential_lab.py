@@ -5,12 +5,13 @@ and restart OSDs run (the 3-host lab's OSDs are left undisturbed for the diagnos
 restarts every OSD, waits for HEALTH_OK, and is restored (the lab's ceph.conf byte for byte,
 each OSD running its old value again).
 
-Rounds are 0.5 s fio runs on a file. For the `--target-ci` stop the workload is rate-limited
+Rounds are short fio runs on a file. For the `--target-ci` stop the workload is rate-limited
 by fio (`rate_iops`), so the rounds' IOPS agree closely and the confidence sequence closes
-within the (wide) target after a few blocks: a CPU stall at the end of a round on a loaded
-machine still costs that round up to a few tens of per cent, so how many blocks it takes
-varies (CI once needed more than six for ±40 %). For the `--max-rounds` stop the target is
-far narrower than a few blocks of unlimited reads can give."""
+within the (wide) target after a few blocks. fio catches up on a stall in the middle of a
+paced round, not on one at its end: on a loaded machine (the fio tier beside the lab tier) a
+stall of a few hundred ms cost 0.5 s rounds so much that ±100 % was not reached in 40 rounds,
+so paced rounds run 2 s, where such a stall costs a round 10-20 %. For the `--max-rounds` stop
+(0.5 s rounds) the target is far narrower than a few blocks of unlimited reads can give."""
 
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ from tests.helpers import invoke, wait_for
 
 CHANGE = "ceph config set client rbd_cache false"
 SUITE = """name: paced
-description: 4k random reads for 0.5 s{pace}
-global: {{ioengine: psync, time_based: true, runtime: 500ms, size: 4m}}
+description: 4k random reads for {runtime}{pace}
+global: {{ioengine: psync, time_based: true, runtime: {runtime}, size: 4m}}
 workloads:
   - {{name: rand_rd, rw: randread, bs: 4k, iodepth: 1, numjobs: 1{options}}}
 """
@@ -40,6 +41,7 @@ def suite(tmp_path: Path, bench_dir: Path, rate: int | None) -> list[str]:
     path = tmp_path / "paced.yaml"
     path.write_text(
         SUITE.format(
+            runtime="2s" if rate else "500ms",
             pace=f", paced at {rate} IOPS" if rate else "",
             options=f", options: {{rate_iops: {rate}}}" if rate else "",
         )
