@@ -84,6 +84,14 @@ def test_light_copies_match_their_source():
     assert sorted(import_.PARSER_NAMES) == sorted(importer.PARSERS)
 
 
+def test_the_tool_registry_names_each_tools_own_parsers():
+    from cephbench import tools
+
+    for name, entry in tools.BUILTIN.items():
+        assert entry.parsers == tuple(i.name for i in tools.get(name).importers()), name
+        assert bool(entry.imports) == bool(entry.parsers), name
+
+
 def _plugin(tmp_path: Path) -> dict[str, str]:
     """A third-party package declaring two commands, one of them a built-in's name."""
     (tmp_path / "cbplugin.py").write_text(

@@ -11,15 +11,16 @@ from typing import TYPE_CHECKING
 
 import click
 
+from cephbench import tools
 from cephbench.cli.common import db_option, format_option
 from cephbench.errors import ParseError, UsageError
 
 if TYPE_CHECKING:
     from cephbench.store import Store
 
-# The names of importer.PARSERS (a test keeps them equal): importing the parsers themselves
-# takes longer than `cephbench import --help` should.
-PARSER_NAMES = ("cephbench", "dd", "fio-json", "fio-text", "iperf3", "osd-bench", "rados-bench")
+# The parsers' names from the tool registry: importing the parsers themselves takes longer
+# than `cephbench import --help` should.
+PARSER_NAMES = ("cephbench", *tools.parser_names())
 
 
 @click.command(name="import")

@@ -61,7 +61,7 @@ PARSERS = list(IMPORTERS)
 DETECT: list[tuple[str, Callable[[str], bool]]] = [
     (imp.name, imp.detect) for imp in IMPORTERS.values()
 ]
-FORMATS = "fio (JSON or normal), rados bench, ceph tell osd bench, iperf3 or dd"
+FORMATS = tools.importable()
 
 
 def detect(text: str) -> str | None:
