@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Collection
+import textwrap
+from collections.abc import Collection, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -18,10 +19,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
+from matplotlib.axis import Axis
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from cephbench.analysis.compare import METRICS, Comparison, Row
+from cephbench.analysis.compare import METRICS, Comparison, Metric, Row
 
 # Okabe–Ito: distinguishable in colour-blind vision and in greyscale print
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
@@ -40,6 +42,8 @@ STYLE = {
     "axes.axisbelow": True,
 }
 NINES = (50, 90, 99, 99.9, 99.99, 99.999)
+CHAR_IN = 0.075
+"""The width of an average character of a 9 pt tick label, inches."""
 
 
 @contextmanager
@@ -50,12 +54,15 @@ def style():
 
 
 def metric_bars(cmp: Comparison, workload: str, op: str) -> Figure:
-    """Per metric, one bar per run (mean) with 95 % CI whiskers."""
+    """Per metric, one bar per run (mean), with 95 % CI whiskers where a run has repeats."""
     names = [c.name for c in cmp.columns]
+    metrics = metrics_shown(cmp)
+    panel = 2.4
     fig, axes = plt.subplots(
-        1, len(METRICS), figsize=(2.4 * len(METRICS) + 0.6, 2.9), layout="constrained"
+        1, len(metrics), figsize=(panel * len(metrics) + 0.6, 3.1), layout="constrained"
     )
-    for ax, metric in zip(axes, METRICS, strict=True):
+    whiskers = False
+    for ax, metric in zip(axes, metrics, strict=True):
         row = _row(cmp, workload, op, metric.key)
         means, colors, xs = [], [], []
         errs: list[list[float]] = [[], []]  # below, above the mean
@@ -67,6 +74,7 @@ def metric_bars(cmp: Comparison, workload: str, op: str) -> Figure:
             xs.append(i)
             means.append(s.mean * metric.scale)
             lo, hi = s.ci95 or (s.mean, s.mean)
+            whiskers |= s.ci95 is not None
             errs[0].append((s.mean - lo) * metric.scale)
             errs[1].append((hi - s.mean) * metric.scale)
             colors.append(PALETTE[i % len(PALETTE)])
@@ -76,16 +84,89 @@ def metric_bars(cmp: Comparison, workload: str, op: str) -> Figure:
             fontsize=8,
         )
         ax.set_ylabel(f"{metric.title} ({metric.unit})")
-        ax.set_xticks(
-            range(len(names)),
-            [short(n) for n in names],
-            rotation=30 if len(names) > 2 else 0,
-            ha="right" if len(names) > 2 else "center",
-        )
+        run_ticks(ax.xaxis, names, panel - 0.6)
         ax.set_xlabel("run")
         ax.grid(axis="x", visible=False)
-    fig.suptitle(f"{workload} ({op}): mean of the repeats, whiskers 95 % CI", fontsize=10)
+    fig.suptitle(f"{workload} ({op}): {repeats_caption(whiskers)}", fontsize=10)
     return fig
+
+
+def run_bars(cmp: Comparison, exclude: Collection[tuple[str, str]] = ()) -> Figure | None:
+    """One configuration's figures: per metric a panel, a bar per workload (the (workload, op)
+    pairs in ``exclude`` left out), whiskers only where there are repeats; None without a
+    workload."""
+    col = cmp.baseline
+    keys = [k for k in cmp.workloads() if k not in exclude]
+    if not keys:
+        return None
+    metrics = metrics_shown(cmp)
+    multi_op = {w for w, _ in keys if sum(x[0] == w for x in keys) > 1}
+    labels = [wrap_label(f"{w} ({op})" if w in multi_op else w, 28) for w, op in keys]
+    fig, axes = plt.subplots(
+        1,
+        len(metrics),
+        sharey=True,
+        figsize=(2.3 * len(metrics) + 2.4, 0.3 * len(keys) + 1.5),
+        layout="constrained",
+    )
+    whiskers = False
+    ys = list(range(len(keys)))[::-1]
+    for ax, metric in zip(axes, metrics, strict=True):
+        for y, (w, op) in zip(ys, keys, strict=True):
+            row = _row(cmp, w, op, metric.key)
+            s = row.cells[col.key].summary if row else None
+            if s is None:
+                ax.text(0, y, " n/a", ha="left", va="center", color="#555555", fontsize=7)
+                continue
+            lo, hi = s.ci95 or (s.mean, s.mean)
+            whiskers |= s.ci95 is not None
+            ax.barh(
+                y,
+                s.mean * metric.scale,
+                xerr=[[(s.mean - lo) * metric.scale], [(hi - s.mean) * metric.scale]]
+                if s.ci95
+                else None,
+                color=PALETTE[0],
+                capsize=3,
+                edgecolor="#333333",
+                linewidth=0.5,
+            )
+        better = "higher" if metric.higher_is_better else "lower"
+        ax.set_title(f"{metric.title}\n({better} is better)", fontsize=8)
+        ax.set_xlabel(metric.unit)
+        ax.grid(axis="y", visible=False)
+    axes[0].set_yticks(ys, labels, fontsize=7)
+    fig.suptitle(f"{short(col.name, 60)}: {repeats_caption(whiskers)}", fontsize=10)
+    return fig
+
+
+def repeats_caption(whiskers: bool) -> str:
+    """What a bar is: whiskers are only promised where some bar has them."""
+    return "mean of the repeats, whiskers 95 % CI" if whiskers else "one repeat per run"
+
+
+def metrics_shown(cmp: Comparison) -> list[Metric]:
+    """The compared metrics with the comparison's units (network bandwidth in bits per second,
+    storage in MiB/s: :func:`cephbench.analysis.compare.metrics_of`), in their order."""
+    return list({r.metric.key: r.metric for r in cmp.rows}.values()) or list(METRICS)
+
+
+def run_ticks(axis: Axis, names: Sequence[str], width_in: float) -> None:
+    """Run names as tick labels that do not run into each other: wrapped onto up to three
+    lines where each has room for a few words, else shortened and slanted."""
+    per_label = int(width_in / CHAR_IN / max(len(names), 1))
+    if per_label >= 8:
+        axis.set_ticks(range(len(names)), [wrap_label(n, per_label) for n in names])
+        return
+    axis.set_ticks(range(len(names)), [short(n) for n in names], rotation=30, ha="right")
+    for label in axis.get_ticklabels():
+        label.set_rotation_mode("anchor")
+
+
+def wrap_label(text: str, width: int, lines: int = 3) -> str:
+    """``text`` on lines of at most ``width`` characters, the last shortened when it needs
+    more than ``lines``; a word longer than a line is cut."""
+    return "\n".join(textwrap.wrap(text, width, max_lines=lines, placeholder="…")) or text
 
 
 def diff_chart(cmp: Comparison, exclude: Collection[tuple[str, str]] = ()) -> Figure | None:

@@ -35,8 +35,11 @@ def metric_tables(cmp: Comparison) -> list[Table]:
     return tables
 
 
-def legend(cmp: Comparison, flags: Sequence[str] = ()) -> list[str]:
-    """What the marks in the tables mean."""
+def legend(
+    cmp: Comparison, flags: Sequence[str] = (), everywhere: Sequence[str] = ()
+) -> list[str]:
+    """What the marks in the tables mean: ``everywhere``, the flags every row has (one note,
+    no marker), then the numbered ``flags``."""
     notes = []
     if len(cmp.columns) > 1:
         notes.append(baseline_note(cmp))
@@ -57,6 +60,7 @@ def legend(cmp: Comparison, flags: Sequence[str] = ()) -> list[str]:
             f"! the repeats vary by more than {UNSTABLE_CV * 100:g} % (coefficient of "
             "variation): unstable, see the warnings."
         )
+    notes += [f"Every row: {note_text(f)}" for f in everywhere]
     notes += [f"[{i + 1}] {note_text(f)}" for i, f in enumerate(flags)]
     return notes
 
@@ -120,13 +124,15 @@ def _metric_table(cmp: Comparison, metric: Metric, rows: list[Row], flags: list[
     )
     headers = ("Workload", *(c.name for c in cmp.columns), *diff_headers)
     out = []
-    for row in rows:
+    row_flags = [tuple(dict.fromkeys(f for c in r.cells.values() for f in c.flags)) for r in rows]
+    everywhere = on_every_row(row_flags)
+    for row, row_marks in zip(rows, row_flags, strict=True):
         name = f"{row.workload} ({row.op})" if row.workload in multi_op else row.workload
-        marks = [f for c in row.cells.values() for f in c.flags]
+        marks = [f for f in row_marks if f not in everywhere]
         for f in marks:
             if f not in flags:
                 flags.append(f)
-        name += "".join(f" [{flags.index(f) + 1}]" for f in dict.fromkeys(marks))
+        name += "".join(f" [{flags.index(f) + 1}]" for f in marks)
         out.append(
             (
                 name,
@@ -139,7 +145,15 @@ def _metric_table(cmp: Comparison, metric: Metric, rows: list[Row], flags: list[
     title = f"{metric.title} ({metric.unit}): {better} is better"
     if len(cmp.columns) > 1:
         title += f", a {sign} difference is an improvement"
-    return Table(headers, tuple(out), title=title, notes=tuple(legend(cmp, flags)))
+    return Table(headers, tuple(out), title=title, notes=tuple(legend(cmp, flags, everywhere)))
+
+
+def on_every_row(row_flags: Sequence[tuple[str, ...]]) -> list[str]:
+    """The flags every row of a table of several rows has: one note says so and no row is
+    marked, the rule of ``show``'s table (:mod:`cephbench.tables.run_table`)."""
+    if len(row_flags) < 2:
+        return []
+    return [f for f in row_flags[0] if all(f in flags for flags in row_flags[1:])]
 
 
 def fmt_value(value: float, metric: Metric) -> str:

@@ -1,5 +1,5 @@
-"""The Network section's chart: a run of the network suite's N×N matrix of Gbit/s (sender
-row, receiver column) as an annotated heatmap, the pairs far below the others
+"""The Network section's chart: a run of the network suite's N×N matrix of bits per second
+(Gbit/s or Mbit/s by the fastest pair, as ``show`` prints it; sender row, receiver column) as an annotated heatmap, the pairs far below the others
 (median/MAD, :mod:`cephbench.tools.iperf3.matrix`) marked.
 
 Colour runs from 0 to the run's fastest pair, so a slow pair is a dark cell whatever the
@@ -17,16 +17,18 @@ from matplotlib.patches import Rectangle
 
 from cephbench.report.charts import WORSE
 from cephbench.report.heatmap import CMAP
+from cephbench.system.units import bits_unit, format_bits
 from cephbench.tools.iperf3.matrix import Matrix, outliers
 
 
 def network_heatmap(mx: Matrix, title: str) -> Figure | None:
-    """Gbit/s of every directed pair; None without a figure."""
+    """Bits per second of every directed pair; None without a figure."""
     if not mx.cells:
         return None
     n = len(mx.hosts)
+    unit = matrix_unit(mx)
     values = np.ma.masked_invalid(
-        np.array([[np.nan if v is None else v / 1e9 for v in row] for row in mx.rows()])
+        np.array([[np.nan if v is None else v / unit[1] for v in row] for row in mx.rows()])
     )
     bad = {o.pair for o in outliers(mx.cells)}
     norm = Normalize(0, float(values.max()) or 1.0)
@@ -41,7 +43,7 @@ def network_heatmap(mx: Matrix, title: str) -> Figure | None:
         else:
             r, g, bl, _ = CMAP(norm(v))
             ink = "black" if 0.299 * r + 0.587 * g + 0.114 * bl > 0.5 else "white"
-            text = f"{v:.2f}" + ("!" if (a, b) in bad else "")
+            text = format_bits(v * unit[1], unit) + ("!" if (a, b) in bad else "")
         ax.text(j, i, text, ha="center", va="center", fontsize=fontsize, color=ink)
         if (a, b) in bad:
             ax.add_patch(
@@ -54,6 +56,11 @@ def network_heatmap(mx: Matrix, title: str) -> Figure | None:
     ax.set_xlabel("receiver")
     ax.set_ylabel("sender")
     ax.grid(False)
-    fig.colorbar(image, ax=ax, label="Gbit/s received", shrink=0.85)
+    fig.colorbar(image, ax=ax, label=f"{unit[0]} received", shrink=0.85)
     ax.set_title(title, fontsize=9)
     return fig
+
+
+def matrix_unit(mx: Matrix) -> tuple[str, float]:
+    """The matrix's one unit, by its fastest pair (:func:`cephbench.system.units.bits_unit`)."""
+    return bits_unit(max((v for row in mx.rows() for v in row if v is not None), default=None))

@@ -4,7 +4,7 @@ heatmap, and the pairs far below the others."""
 from __future__ import annotations
 
 from cephbench.analysis.compare import Comparison
-from cephbench.report.network import network_heatmap
+from cephbench.report.network import matrix_unit, network_heatmap
 from cephbench.report.sections import TEMPLATES, ChartSink, ReportData
 from cephbench.tools.iperf3.matrix import matrix, outliers
 from cephbench.tools.iperf3.table import outlier_notes
@@ -28,7 +28,8 @@ def network_section(cmp: Comparison, chart: ChartSink) -> list[dict]:
             mx = matrix(run.results)
             if not mx.cells:
                 continue
-            title = f"{col.name}: iperf3 Gbit/s, sender → receiver (mean of the repeats)"
+            unit, _ = matrix_unit(mx)
+            title = f"{col.name}: iperf3 {unit}, sender → receiver (mean of the repeats)"
             out.append(
                 {
                     "title": title,

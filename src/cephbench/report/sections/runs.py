@@ -1,4 +1,4 @@
-"""The Runs section: per run, what it ran on, its parameters and schedule, its cluster, the
+"""The Runs section: per run, what it ran on, its parameters (a table) and schedule, its cluster, the
 commands and job files it ran; and inside each run's block the sections of scope ``"run"``
 (a diagnosis), in their order."""
 
@@ -8,6 +8,7 @@ import shlex
 from typing import Any
 
 from cephbench.report.markdown import cluster_table, run_header
+from cephbench.report.params import params_table
 from cephbench.report.sections import TEMPLATES, ReportData, Section, sections
 from cephbench.tables.run_table import schedule_notes
 
@@ -24,6 +25,7 @@ class RunsSection:
             {
                 "header": run_header(run),
                 "run": run,
+                "params": params_table(run),
                 "schedule": schedule_notes(run),
                 "sections": _shown(per_run, data.for_run(run)),
                 "cluster": cluster_table(run, data.cmp.clusters.get(run.id)),
