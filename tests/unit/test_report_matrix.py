@@ -251,17 +251,19 @@ def test_flagged_points_are_hollow_and_explained():
 def test_comparison_overlays_runs_in_their_colours_a_panel_per_numjobs():
     sweep = pivot(group_runs([matrix_run("raw SSD"), matrix_run("Ceph", run_id=2, factor=0.5)]))
     fig = scaling_chart(sweep, READ_4K, "iodepth")
-    assert len(fig.axes) == 2 * len(NJS)  # IOPS, latency × numjobs 1, 2, 4
+    assert len(fig.axes) == 3 * len(NJS)  # IOPS, % of the baseline, latency × numjobs 1, 2, 4
     assert [ax.get_title() for ax in fig.axes[:3]] == ["numjobs 1", "numjobs 2", "numjobs 4"]
     assert [
-        ln.get_linestyle() for ln in fig.axes[3].get_lines() if ln.get_gid() != "unsettled"
+        ln.get_linestyle() for ln in fig.axes[6].get_lines() if ln.get_gid() != "unsettled"
     ] == ["-", "--"] * 2
-    for ax in fig.axes:
+    for ax in fig.axes[:3] + fig.axes[6:]:
         lines = labelled_lines(ax)
         assert [ln.get_label() for ln in lines] == ["raw SSD", "Ceph"]
         assert [to_hex(ln.get_color()) for ln in lines] == [c.lower() for c in PALETTE[:2]]
     base, ceph = labelled_lines(fig.axes[1])  # IOPS at numjobs 2
     assert ceph.get_ydata() == pytest.approx(base.get_ydata() * 0.5)
+    (relative,) = labelled_lines(fig.axes[4])  # Ceph as % of raw SSD at numjobs 2
+    assert relative.get_label() == "Ceph" and relative.get_ydata() == pytest.approx([50] * len(QDS))
     resp = response_chart(sweep, READ_4K)
     assert len([ax for ax in resp.axes if ax.get_visible()]) == len(NJS)
     assert [ln.get_label() for ln in labelled_lines(resp.axes[0])] == ["raw SSD", "Ceph"]

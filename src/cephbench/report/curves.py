@@ -30,6 +30,9 @@ FIGURES = {
     "lat_p99_us": ("p99 latency", "ms", 1e-3),
 }
 """Result attribute -> (title, unit, raw value x scale = shown value)."""
+APART = 10.0
+"""Runs whose highest IOPS differ this many times or more do not share a linear IOPS axis or
+a colour scale: the slower would lie flat near zero (a raw device at 73k beside Ceph at 8k)."""
 UNSETTLED_TEXT = {
     "not_steady": "never reached steady state",
     "ci_not_reached": "stopped before the CI target",
@@ -50,7 +53,7 @@ def line_style(i: int, label: str, colours: Sequence[str] = LINE_COLOURS) -> Sty
 def curve(
     ax: Axes,
     xs: Sequence[float | Summary],
-    ys: Sequence[Summary],
+    ys: Sequence[float | Summary],
     hollow: Sequence[bool],
     style: Style,
     *,
@@ -145,6 +148,12 @@ def iops_axis(axis) -> None:
         return f"{v:g}"
 
     axis.set_major_formatter(FuncFormatter(tick))
+
+
+def apart(peaks: Iterable[float]) -> bool:
+    """Whether the highest of ``peaks`` is :data:`APART` times the lowest (or more)."""
+    shown = [p for p in peaks if p > 0]
+    return len(shown) > 1 and max(shown) >= APART * min(shown)
 
 
 def from_zero(ax: Axes) -> None:

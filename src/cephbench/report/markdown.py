@@ -35,9 +35,7 @@ def metric_tables(cmp: Comparison) -> list[Table]:
     return tables
 
 
-def legend(
-    cmp: Comparison, flags: Sequence[str] = (), everywhere: Sequence[str] = ()
-) -> list[str]:
+def legend(cmp: Comparison, flags: Sequence[str] = (), everywhere: Sequence[str] = ()) -> list[str]:
     """What the marks in the tables mean: ``everywhere``, the flags every row has (one note,
     no marker), then the numbered ``flags``."""
     notes = []

@@ -4,8 +4,10 @@ in :mod:`.response`, the heatmap in :mod:`.heatmap`).
 One run: a panel per figure (IOPS, mean latency, p99 latency), a line per value of the other
 parameter, as fio-plot draws them. Several runs (a comparison, the baseline first): small
 multiples, a column of panels per value of the other parameter, a line per run in the
-report's run colours, so the runs' curves of the same points are overlaid; IOPS above,
-latency below (mean solid, p99 dashed). Means of the repeats with 95 % CI whiskers; hollow
+report's run colours, so the runs' curves of the same points are overlaid; IOPS above, then
+each run's IOPS as a percentage of the baseline's at every point, latency below (mean solid,
+p99 dashed). Runs whose IOPS are :data:`~.curves.APART` times apart or more get a log IOPS
+axis, so the slower is not a flat line at zero. Means of the repeats with 95 % CI whiskers; hollow
 markers where a point never reached steady state or its repeats stopped before the CI target.
 """
 
@@ -23,6 +25,7 @@ from cephbench.report.curves import (
     AXIS,
     FIGURES,
     Style,
+    apart,
     curve,
     from_zero,
     iops_axis,
@@ -34,6 +37,10 @@ from cephbench.report.curves import (
 from cephbench.report.sweep_points import PARAMS, Group, Point, PointKey, Sweep
 
 Points = dict[PointKey, Point]
+RELATIVE = "relative"
+"""The row of a comparison's chart with each run's IOPS as a percentage of the baseline's."""
+ANNOTATED = 8
+"""A relative line's points are labelled with their percentage up to this many points."""
 
 
 def scaling_chart(sweep: Sweep, group: Group, x: str) -> Figure | None:
@@ -44,9 +51,10 @@ def scaling_chart(sweep: Sweep, group: Group, x: str) -> Figure | None:
         return None
     faceted = len(columns) > 1
     facets = sweep.values(group, by) if faceted else [None]
-    if faceted:  # rows: IOPS, then latency (mean and p99 together)
+    if faceted:  # rows: IOPS, relative to the baseline, then latency (mean and p99 together)
+        iops = [f for f in have if f == "iops"]
         rows = [
-            p for p in ([f for f in have if f == "iops"], [f for f in have if f != "iops"]) if p
+            p for p in (iops, [RELATIVE] if iops else [], [f for f in have if f != "iops"]) if p
         ]
         shape, size = (
             (len(rows), len(facets)),
@@ -66,6 +74,9 @@ def scaling_chart(sweep: Sweep, group: Group, x: str) -> Figure | None:
     for r, panel in enumerate(rows):
         for c, facet in enumerate(facets):
             ax = axes[r, c] if faceted else axes[0, r]
+            if panel == [RELATIVE]:
+                relative_lines(ax, columns[0], panel_lines(sweep, group, by, facet)[1:], x, by)
+                continue
             for style, pts, value in panel_lines(sweep, group, by, facet):
                 for k, figure in enumerate(panel):
                     xv, yv, hollow = _along(pts, x, by, value, figure)
@@ -83,8 +94,9 @@ def scaling_chart(sweep: Sweep, group: Group, x: str) -> Figure | None:
             if faceted:
                 ax.set_title(f"{by} {facet}" if r == 0 else "", fontsize=8)
     # once every line is in; shared axes share scales and ticks, so set them once (it is slow)
+    log = apart(_peak(pts) for pts in columns)
     for r, panel in enumerate(rows):
-        _y_axis(axes[r, 0] if faceted else axes[0, r], panel)
+        _y_axis(axes[r, 0] if faceted else axes[0, r], panel, log, sweep.names[0])
     log2_axis(axes[0, 0], xs)
     for ax in axes.flat:
         ax.set_xlabel("" if faceted else AXIS[x])
@@ -159,12 +171,56 @@ def other(param: str) -> str:
     return PARAMS[1 - PARAMS.index(param)]
 
 
-def _y_axis(ax, panel: list[str]) -> None:
-    """IOPS from 0; latency on a log axis (it spans decades across a sweep)."""
+def relative_lines(
+    ax, base: Points, lines: Sequence[tuple[Style, Points, int | None]], x: str, by: str
+) -> None:
+    """Each run's IOPS over the baseline's at the points both have, in percent; a line at 100 %
+    is the baseline."""
+    ax.axhline(100, color="#333333", linewidth=0.8, linestyle=":")
+    for style, pts, value in lines:
+        xv, yv, hollow = [], [], []
+        for p in sorted(pts.values(), key=lambda p: getattr(p, x)):
+            b = base.get((p.iodepth, p.numjobs))
+            if getattr(p, by) != value or "iops" not in p.figures or not b:
+                continue
+            if "iops" in b.figures and b.figures["iops"].mean > 0:
+                xv.append(getattr(p, x))
+                yv.append(100 * p.figures["iops"].mean / b.figures["iops"].mean)
+                hollow.append(bool(p.flags or b.flags))
+        if not xv:
+            continue
+        curve(ax, xv, yv, hollow, style)
+        if len(xv) <= ANNOTATED:
+            for xx, yy in zip(xv, yv, strict=True):
+                ax.annotate(
+                    f"{yy:.0f} %",
+                    (xx, yy),
+                    xytext=(0, 4),
+                    textcoords="offset points",
+                    ha="center",
+                    fontsize=6,
+                    color=style.colour,
+                )
+
+
+def _peak(pts: Points) -> float:
+    return max((p.figures["iops"].mean for p in pts.values() if "iops" in p.figures), default=0.0)
+
+
+def _y_axis(ax, panel: list[str], log: bool, baseline: str) -> None:
+    """IOPS from 0, or on a log axis when the runs are far apart; the relative row from 0,
+    100 % in view; latency on a log axis (it spans decades across a sweep)."""
     if panel == ["iops"]:
+        if log:
+            log_y(ax)
+        else:
+            from_zero(ax)
         iops_axis(ax.yaxis)
+        ax.set_ylabel(f"IOPS (IO/s{', log scale' if log else ''})")
+        return
+    if panel == [RELATIVE]:
         from_zero(ax)
-        ax.set_ylabel("IOPS (IO/s)")
+        ax.set_ylabel(f"% of {short(baseline, 16)} IOPS")
         return
     log_y(ax)
     title = FIGURES[panel[0]][0] if len(panel) == 1 else "latency"
