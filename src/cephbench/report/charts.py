@@ -78,7 +78,15 @@ def metric_bars(cmp: Comparison, workload: str, op: str) -> Figure:
             errs[0].append((s.mean - lo) * metric.scale)
             errs[1].append((hi - s.mean) * metric.scale)
             colors.append(PALETTE[i % len(PALETTE)])
-        ax.bar(xs, means, yerr=errs, color=colors, capsize=4, edgecolor="#333333", linewidth=0.5)
+        ax.bar(
+            xs,
+            means,
+            yerr=errs if whiskers else None,  # no flat caps on bars without a CI
+            color=colors,
+            capsize=4,
+            edgecolor="#333333",
+            linewidth=0.5,
+        )
         ax.set_title(
             f"{metric.title}\n({'higher' if metric.higher_is_better else 'lower'} is better)",
             fontsize=8,

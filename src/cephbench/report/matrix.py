@@ -6,7 +6,7 @@ parameter, as fio-plot draws them. Several runs (a comparison, the baseline firs
 multiples, a column of panels per value of the other parameter, a line per run in the
 report's run colours, so the runs' curves of the same points are overlaid; IOPS above, then
 each run's IOPS as a percentage of the baseline's at every point, latency below (mean solid,
-p99 dashed). Runs whose IOPS are :data:`~.curves.APART` times apart or more get a log IOPS
+p99 dashed). Runs about an order of magnitude apart (:data:`~.curves.APART`) get a log IOPS
 axis, so the slower is not a flat line at zero. Means of the repeats with 95 % CI whiskers; hollow
 markers where a point never reached steady state or its repeats stopped before the CI target.
 """
