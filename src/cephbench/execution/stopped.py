@@ -65,8 +65,8 @@ class Stage:
         self.name, self.made_before = name, len(self.log.made)
 
     def words(self, schedule: Schedule, cause: BaseException | None) -> str:
-        """"while preparing the target (setting up rbd image p/i: fio prefill was running)",
-        "during workload 3 of 8 (rand_wr, repeat 1)", "while cleaning up"."""
+        """How the stage reads after "stopped": "while preparing the target (setting up rbd
+        image p/i: fio prefill was running)", "during workload 3 of 8 (rand_wr, repeat 1)"."""
         if self.name == WORKLOADS:
             return _workload(schedule)
         detail = _setting_up(list(self.log.made.values())[self.made_before :], cause)
