@@ -15,7 +15,8 @@ import pytest
 
 from cephbench import tools
 from cephbench.errors import Interrupted, TargetError
-from cephbench.execution.runner import execute
+from cephbench.execution.runner import execute, run_request
+from cephbench.execution.stopped import BEFORE
 from cephbench.model import WorkloadOutcome
 from cephbench.store import ResourceLog, Store
 from cephbench.system.process import ProcessInterrupted, ProcessResult
@@ -113,7 +114,9 @@ def test_ctrl_c_while_preparing_the_target_names_what_it_was_setting_up(db, use)
 
     stopped = _run(db, use, lambda ctx: iter(()), Place(("rbd_image", "cb-1/cb-1-img"), prefill))
     lines = stopped.message.splitlines()
-    stage = "while preparing the target (setting up rbd image cb-1/cb-1-img: fio prefill was running)"
+    stage = (
+        "while preparing the target (setting up rbd image cb-1/cb-1-img: fio prefill was running)"
+    )
     assert lines[0] == f"run 1 stopped {stage}."
     assert lines[1] == "  Kept: nothing finished, so no figures; run 1 is stored as aborted."
     assert lines[2].startswith("  Removed: dir ") and lines[2].endswith(
@@ -189,20 +192,17 @@ def test_what_the_clean_up_could_not_remove_is_named_with_cleanup(db, use):
         assert s.get_run("last").status == "aborted"
 
 
-def test_ctrl_c_before_the_run_began_says_nothing_was_stored(db, use):
-    class Stopping(StandIn):
-        def versions(self):
+def test_ctrl_c_before_the_run_began_says_nothing_was_stored(db):
+    class Resolving:  # a run request stopped while it is resolved (a lab looked up...)
+        def resolve(self, resume, note):
             raise KeyboardInterrupt
 
-    tool = Stopping(lambda ctx: iter(()))
-    use(tool)
-    plan = ToolPlan("stand", tool.name, "stand-in:here", [PlannedWorkload("a", 1.0)])
     with Store(db) as store, pytest.raises(Interrupted) as stopped:
-        execute(store, plan, Place())
+        run_request(store, Resolving())  # type: ignore[arg-type]
     with Store(db) as store:
         assert store.runs() == []
-    assert stopped.value.message.startswith("before the run began")
-    assert "nothing was stored or set up" in stopped.value.message
+    assert stopped.value.message == BEFORE
+    assert "nothing was stored or set up" in BEFORE
 
 
 def test_show_of_an_aborted_run_says_why_it_is_empty_or_short(invoke, db):

@@ -27,6 +27,7 @@ from cephbench.errors import CephbenchError, Interrupted, UsageError
 from cephbench.execution.stopped import (
     BEFORE,
     WORKLOADS,
+    RunStopped,
     Stage,
     TrackedLog,
     interrupt_of,
@@ -72,17 +73,17 @@ def run_request(
     """Resolve ``request`` and run it (``progress``: made for the number of repeats)."""
     with _before_start():
         run = request.resolve(resume, note)
-    return execute(
-        store,
-        run.plan,
-        run.target,
-        label=run.label,
-        repeats=run.repeats,
-        progress=progress(run.repeats) if progress else None,
-        options=run.options,
-        request=run.request,
-        resume=resume,
-    )
+        return execute(
+            store,
+            run.plan,
+            run.target,
+            label=run.label,
+            repeats=run.repeats,
+            progress=progress(run.repeats) if progress else None,
+            options=run.options,
+            request=run.request,
+            resume=resume,
+        )
 
 
 def execute(
@@ -104,35 +105,34 @@ def execute(
     without figures run, and their results join that run.
     """
     progress, options = progress or _NoProgress(), options or RunOptions()
-    with _before_start():
-        tool = tools.get(plan.tool)
-        tool.check_target(plan, target)
-        if resume is not None and not tool.resumable:
-            raise UsageError(f"the {plan.suite} suite cannot be resumed", hint="run it again")
-        versions = tool.versions()
-        target.check(plan.size or 0)
-        conn = target.cluster
-        if conn is not None:
-            preflight(conn, options.health)
-        if options.drop_caches:
-            caches.check_permitted()
-        inventory = None
-        if options.clients:
-            from cephbench.execution.clients import load_clients, preflight_clients
+    tool = tools.get(plan.tool)
+    tool.check_target(plan, target)
+    if resume is not None and not tool.resumable:
+        raise UsageError(f"the {plan.suite} suite cannot be resumed", hint="run it again")
+    versions = tool.versions()
+    target.check(plan.size or 0)
+    conn = target.cluster
+    if conn is not None:
+        preflight(conn, options.health)
+    if options.drop_caches:
+        caches.check_permitted()
+    inventory = None
+    if options.clients:
+        from cephbench.execution.clients import load_clients, preflight_clients
 
-            inventory = load_clients(options.clients, target)
-            preflight_clients(inventory)
-        env = environment.collect(versions)
-        env["target"] = target.describe()
-        env.update(tool.environment(plan, target))
-        if options.hosts:  # every host's fingerprint; each may drop its cache (--drop-caches)
-            env["hosts"] = host_fingerprints(options.hosts, check_drop=options.drop_caches)
-        params = _params(plan, tool, target, repeats, options, request)
-        if inventory is not None:
-            from cephbench.execution.clients import client_hosts
+        inventory = load_clients(options.clients, target)
+        preflight_clients(inventory)
+    env = environment.collect(versions)
+    env["target"] = target.describe()
+    env.update(tool.environment(plan, target))
+    if options.hosts:  # every host's fingerprint; each may drop its cache (--drop-caches)
+        env["hosts"] = host_fingerprints(options.hosts, check_drop=options.drop_caches)
+    params = _params(plan, tool, target, repeats, options, request)
+    if inventory is not None:
+        from cephbench.execution.clients import client_hosts
 
-            params["clients"] = [h.name for h in client_hosts(inventory)]
-            params["shared_image"] = options.shared_image
+        params["clients"] = [h.name for h in client_hosts(inventory)]
+        params["shared_image"] = options.shared_image
     if resume is None:
         run_id = store.start_run(
             label=label, suite=plan.suite, target=target.spec, environment=env, params=params
@@ -236,9 +236,12 @@ def execute(
 
 @contextmanager
 def _before_start() -> Iterator[None]:
-    """A Ctrl-C before the run is stored says so: nothing was kept, nothing is left."""
+    """A Ctrl-C before the run was stored says so: nothing was kept, nothing is left (once
+    it is stored, :func:`execute` says what the run kept and removed)."""
     try:
         yield
+    except RunStopped:
+        raise
     except KeyboardInterrupt as e:
         raise Interrupted(BEFORE) from e
 

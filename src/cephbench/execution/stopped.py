@@ -105,6 +105,10 @@ def _process(cause: BaseException | None) -> str | None:
     return Path(argv[0]).name + (f" {job}" if job else "")
 
 
+class RunStopped(Interrupted):
+    """A Ctrl-C once the run was stored: its message says what the run kept and removed."""
+
+
 @dataclass(frozen=True)
 class Stopped:
     """A run Ctrl-C stopped, once its clean-up ran: its stored reason, and the message."""
@@ -123,7 +127,7 @@ class Stopped:
         figures = f"{_figures(self.kept)} kept" if self.kept else "nothing finished, so no figures"
         return f"aborted {self.stage}: interrupted; {figures}"
 
-    def error(self) -> Interrupted:
+    def error(self) -> RunStopped:
         kept = (
             f"{_figures(self.kept)}, stored as run {self.run_id} (status aborted)"
             if self.kept
@@ -142,7 +146,7 @@ class Stopped:
             hint = (self.failure.hint if self.failure else None) or (
                 "`cephbench cleanup` removes what is left"
             )
-        return Interrupted("\n  ".join(lines), hint=hint)
+        return RunStopped("\n  ".join(lines), hint=hint)
 
 
 def _figures(n: int) -> str:
