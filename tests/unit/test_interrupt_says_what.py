@@ -189,7 +189,12 @@ def test_what_the_clean_up_could_not_remove_is_named_with_cleanup(db, use):
     assert stopped.hint == "`cephbench cleanup` removes what is left"
     with Store(db) as s:
         assert [r.name for r in s.open_resources()] == ["cb-1/img"]
-        assert s.get_run("last").status == "aborted"
+        run = s.get_run("last")
+    assert run.status == "aborted"
+    assert run.error == (
+        "aborted during workload 1 of 3 (a): interrupted; nothing finished, so no figures; "
+        "not removed: rbd image cb-1/img (rbd rm cb-1/img failed: device busy)"
+    )
 
 
 def test_ctrl_c_before_the_run_began_says_nothing_was_stored(db):

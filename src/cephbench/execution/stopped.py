@@ -125,7 +125,16 @@ class Stopped:
     def reason(self) -> str:
         """The run's stored status reason (what ``show`` prints when it has no figures)."""
         figures = f"{_figures(self.kept)} kept" if self.kept else "nothing finished, so no figures"
-        return f"aborted {self.stage}: interrupted; {figures}"
+        left = self.not_removed()
+        return f"aborted {self.stage}: interrupted; {figures}" + (
+            f"; not removed: {left}" if left else ""
+        )
+
+    def not_removed(self) -> str | None:
+        """What the clean-up left, with why when it failed; None when it left nothing."""
+        why = self.failure.message if self.failure else ""
+        left = ", ".join(self.left) + (f" ({why})" if self.left and why else "")
+        return left or why or None
 
     def error(self) -> RunStopped:
         kept = (
@@ -136,13 +145,12 @@ class Stopped:
         lines = [
             f"run {self.run_id} stopped {self.stage}.",
             f"Kept: {kept}.",
-            f"Removed: {', '.join(self.removed) or 'nothing (nothing had been set up)'}.",
+            f"Removed: {', '.join(self.removed) or 'nothing'}.",
         ]
         hint = None
-        if self.left or self.failure:
-            why = self.failure.message if self.failure else ""
-            left = ", ".join(self.left) + (f" ({why})" if self.left and why else "")
-            lines.append(f"Not removed: {left or why}.")
+        left = self.not_removed()
+        if left:
+            lines.append(f"Not removed: {left}.")
             hint = (self.failure.hint if self.failure else None) or (
                 "`cephbench cleanup` removes what is left"
             )
