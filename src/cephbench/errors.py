@@ -60,7 +60,8 @@ class ParseError(CephbenchError):
 
 
 class Interrupted(KeyboardInterrupt):
-    """The user pressed Ctrl-C (or the process got SIGTERM), with what was kept, in words.
+    """The user pressed Ctrl-C (or the process got SIGTERM), with what was kept, in words
+    (``hint``: what to do about what could not be removed).
 
     A KeyboardInterrupt, not a CephbenchError, on purpose: no ``except CephbenchError`` that
     tolerates a failed side task (a probe, a health sample) may swallow a Ctrl-C.
@@ -68,7 +69,7 @@ class Interrupted(KeyboardInterrupt):
 
     exit_status = ExitStatus.INTERRUPTED
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, hint: str | None = None):
         super().__init__(message)
         self.message = message
-        self.hint = None
+        self.hint = hint

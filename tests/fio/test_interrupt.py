@@ -54,7 +54,8 @@ def test_interrupt_keeps_finished_workloads_and_cleans_up(db, bench_dir, sig):
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
-    assert "finished workload(s) kept" in err and "Traceback" not in err
+    assert "Interrupted: run 1 stopped during workload " in err and "Traceback" not in err
+    assert "  Kept: " in err and "stored as run 1 (status aborted)" in err
     assert not alive(fio_pid)
     assert list(bench_dir.iterdir()) == []
     assert list((bench_dir.parent / "tmp").iterdir()) == []  # the run's work directory too

@@ -160,8 +160,12 @@ class CephbenchGroup(click.Group):
             from rich.markup import escape  # rich loads only once there is something to print
 
             prefix = "Interrupted" if isinstance(e, Interrupted) else "Error"
-            # soft_wrap: a path in a message stays on one line, whatever the terminal width
-            console_err.print(f"[bold red]{prefix}:[/] {escape(e.message)}", soft_wrap=True)
+            # soft_wrap: a path in a message stays on one line, whatever the terminal width;
+            # a Ctrl-C with nothing more to say is not "Interrupted: interrupted"
+            line = f"[bold red]{prefix}:[/] {escape(e.message)}"
+            if isinstance(e, Interrupted) and e.message == "interrupted":
+                line = f"[bold red]{prefix}.[/]"
+            console_err.print(line, soft_wrap=True)
             if e.hint:
                 console_err.print(f"  {escape(e.hint)}", soft_wrap=True)
             ctx.exit(int(e.exit_status))

@@ -110,6 +110,8 @@ def _notes(run: StoredRun, store: Store) -> list[str]:
                 f"Prefill: the new RBD image was written once ({size}, sequential 4M) "
                 f"in {o['seconds']:.1f} s before the workloads."
             )
+    if run.status == "aborted" and run.results and run.error:  # an empty run's table says it
+        notes.append(f"Run {run.id} {run.error}.")
     flags = sorted({f for r in run.results for f in r.flags if f in FLAGS and FLAGS[f].health})
     if flags:
         notes.append(

@@ -24,6 +24,15 @@ from cephbench import tools
 from cephbench.ceph import caches
 from cephbench.ceph.session import CephRun, ceph_run, preflight
 from cephbench.errors import CephbenchError, Interrupted, UsageError
+from cephbench.execution.stopped import (
+    BEFORE,
+    WORKLOADS,
+    RunStopped,
+    Stage,
+    TrackedLog,
+    interrupt_of,
+    stopped,
+)
 from cephbench.hosts.session import RunHosts, host_fingerprints
 from cephbench.model import Result, RunStatus, Series
 from cephbench.resources.shield import shielded_exit
@@ -62,18 +71,19 @@ def run_request(
     resume: int | None = None,
 ) -> RunOutcome:
     """Resolve ``request`` and run it (``progress``: made for the number of repeats)."""
-    run = request.resolve(resume, note)
-    return execute(
-        store,
-        run.plan,
-        run.target,
-        label=run.label,
-        repeats=run.repeats,
-        progress=progress(run.repeats) if progress else None,
-        options=run.options,
-        request=run.request,
-        resume=resume,
-    )
+    with _before_start():
+        run = request.resolve(resume, note)
+        return execute(
+            store,
+            run.plan,
+            run.target,
+            label=run.label,
+            repeats=run.repeats,
+            progress=progress(run.repeats) if progress else None,
+            options=run.options,
+            request=run.request,
+            resume=resume,
+        )
 
 
 def execute(
@@ -145,16 +155,20 @@ def execute(
     error: str | None = "interrupted"
     failed = 0
     ended: tuple[RunStatus, str | None] | None = None
+    resources = TrackedLog(store, run_id)
+    stage = Stage(resources)
     try:
-        resources = ResourceLog(store, run_id)
         # the clean-up (fio gone, image, pool, flags, files) runs to its end, Ctrl-C or not
         with shielded_exit(ExitStack()) as stack:
+            stage.now("setting up the run's work directory")
             work = stack.enter_context(workdir(run_id, resources))
+            stage.now("preparing the target")
             fio_target = stack.enter_context(target.session(run_id, resources))
             clients = None
             if inventory is not None:
                 from cephbench.execution.clients import open_clients
 
+                stage.now("preparing the client hosts")
                 clients = open_clients(
                     stack,
                     inventory,
@@ -166,8 +180,10 @@ def execute(
                 )
             for raw in target.setup_outputs():
                 store.record_batch(run_id, 0, raw, [])
-            live = (
-                stack.enter_context(
+            live = None
+            if conn is not None:
+                stage.now("recording the cluster and starting its health watch")
+                live = stack.enter_context(
                     ceph_run(
                         store,
                         run_id,
@@ -177,10 +193,10 @@ def execute(
                         getattr(target, "pool", None),
                     )
                 )
-                if conn is not None
-                else None
-            )
-            remote = stack.enter_context(RunHosts.open(options.hosts)) if options.hosts else None
+            remote = None
+            if options.hosts:
+                stage.now("connecting to the hosts")
+                remote = stack.enter_context(RunHosts.open(options.hosts))
             ctx: RunContext[RunPlan] = RunContext(
                 run_id,
                 plan,
@@ -194,14 +210,23 @@ def execute(
                 _dropper(store, run_id, remote) if options.drop_caches else (lambda: None),
                 clients,
             )
+            stage.now(WORKLOADS)
             failed = _run_steps(store, tool, ctx, live)
             ended = ("failed", f"{failed} workload(s) failed") if failed else ("complete", None)
+            stage.now("cleaning up")
         assert ended is not None, "the run's block sets how it ended, or raises"
         status, error = ended
-    except Interrupted:
-        raise
+    except KeyboardInterrupt as e:  # the clean-up has run: say what it removed and left
+        stop = stopped(store, run_id, stage, schedule, e)
+        error = stop.reason
+        raise stop.error() from e
     except CephbenchError as e:
         status, error = _status_after(e, ended), str(e)
+        interrupt = interrupt_of(e)
+        if interrupt is not None:  # the clean-up after a Ctrl-C could not remove everything
+            stop = stopped(store, run_id, stage, schedule, interrupt, failure=e)
+            error = stop.reason
+            raise stop.error() from e
         raise
     finally:
         progress.stop()
@@ -209,15 +234,24 @@ def execute(
     return RunOutcome(run_id, failed)
 
 
+@contextmanager
+def _before_start() -> Iterator[None]:
+    """A Ctrl-C before the run was stored says so: nothing was kept, nothing is left (once
+    it is stored, :func:`execute` says what the run kept and removed)."""
+    try:
+        yield
+    except RunStopped:
+        raise
+    except KeyboardInterrupt as e:
+        raise Interrupted(BEFORE) from e
+
+
 def _status_after(e: CephbenchError, ended: tuple[RunStatus, str | None] | None) -> RunStatus:
     """A run's status when ``e`` ended it: "aborted" when ``e`` came while an interrupt was
     being handled (a clean-up step failing after Ctrl-C); the status the benchmark reached
     when only something it created was left (:class:`ResourceLeft`); else "failed"."""
-    cause: BaseException | None = e
-    while cause is not None:
-        if isinstance(cause, KeyboardInterrupt):
-            return "aborted"
-        cause = cause.__context__
+    if interrupt_of(e) is not None:
+        return "aborted"
     if isinstance(e, ResourceLeft) and ended is not None:
         return ended[0]
     return "failed"
@@ -239,9 +273,8 @@ def _run_steps(store: Store, tool: Tool, ctx: RunContext, live: CephRun | None) 
                 raise Stopped
             if outcomes:
                 ctx.progress.update(step.repeat, outcomes[-1].name, time.monotonic() - t0)
-    except Stopped:
-        kept = store.finished_workloads(ctx.run_id)
-        raise Interrupted(f"run {ctx.run_id} stopped; {kept} finished workload(s) kept") from None
+    except Stopped:  # the step it stopped is stored; execute() says what was kept
+        raise Interrupted("interrupted") from None
     if ctx.schedule.adaptive:
         summary = ctx.schedule.summary()
         store.finish_schedule(

@@ -58,6 +58,8 @@ def run_table(run: Run) -> Table:
     notes += client_notes(run)
     for f in run.failures:
         notes.append(f"FAILED {f.workload} (repeat {f.repeat + 1}): {f.error}")
+    if not run.results and not run.failures and run.error:  # why the table is empty
+        notes.append(f"No results: {run.error}")
     which = f"Run {run.id}" if run.id is not None else "Not stored (dry run)"
     title = (
         which
