@@ -205,7 +205,7 @@ def ab(
         if fmt == "md":
             click.echo(to_markdown(table))
         else:
-            console.print(to_rich(table))
+            console.print(to_rich(table, console.width))
     for line in lines:
         click.echo(line)
 

@@ -14,7 +14,7 @@ from cephbench.analysis.stats import UNSTABLE_CV
 from cephbench.model import Run
 from cephbench.tables.clients import spread_table
 from cephbench.tables.run_table import note_text
-from cephbench.tables.table import MISSING, Table, fmt_figure, fmt_pct, fmt_pct_ci, to_markdown
+from cephbench.tables.table import MISSING, Table, fmt_change, fmt_figure, to_markdown
 
 NOT_SIGNIFICANT = "~"
 
@@ -161,9 +161,7 @@ def fmt_cell(cell: Cell, metric: Metric) -> str:
 def fmt_diff(d: Diff, tested: bool) -> str:
     if d.pct is None:
         return MISSING
-    text = fmt_pct(d.pct)
-    if d.ci95 is not None:
-        text += f" {fmt_pct_ci(d.ci95)}"
+    text = fmt_change(d.pct, d.ci95)
     if d.significant is False:
         text = NOT_SIGNIFICANT + text
     elif d.significant is None and tested:

@@ -150,3 +150,13 @@ def fmt_pct_ci(ci: tuple[float, float] | list[float] | None) -> str:
     if ci is None:
         return MISSING
     return "[" + ", ".join(fmt_pct(x).removesuffix("%") for x in ci) + "]"
+
+
+def fmt_change(
+    pct: float | None, ci: tuple[float, float] | list[float] | None, sep: str = " "
+) -> str:
+    """A percent difference and its CI, as ``compare`` and ``ab`` print it: ``+2.50% [+1.00,
+    +4.00]`` (``sep`` between them: a newline puts the CI under it in a narrow column)."""
+    if pct is None:
+        return MISSING
+    return fmt_pct(pct) if ci is None else f"{fmt_pct(pct)}{sep}{fmt_pct_ci(ci)}"

@@ -55,7 +55,7 @@ def to_json(store: Store, exp_id: int) -> dict[str, Any]:
 def tables(doc: dict[str, Any]) -> tuple[list, list[str]]:
     """Report tables (verdicts per metric, per-round points) and the lines after them."""
     from cephbench.analysis.compare import METRICS
-    from cephbench.tables.table import Table, fmt_figure, fmt_pct, fmt_pct_ci
+    from cephbench.tables.table import Table, fmt_change, fmt_figure, fmt_pct
 
     a, b = (c["name"] for c in doc["columns"])
     by_metric: dict[str, list[dict]] = {}
@@ -68,7 +68,7 @@ def tables(doc: dict[str, Any]) -> tuple[list, list[str]]:
             continue
         body = []
         for r in rows:
-            more, mde = r["more_rounds"], r.get("mde_pct")
+            mde = r.get("mde_pct")
             values = [
                 None if v is None else v * m.scale for v in (r["values"]["a"], r["values"]["b"])
             ]
@@ -76,16 +76,15 @@ def tables(doc: dict[str, Any]) -> tuple[list, list[str]]:
                 (
                     _label(r),
                     *(fmt_figure(v, m.unit) for v in values),
-                    fmt_pct(r["pct_diff"]["b"]),
-                    fmt_pct_ci(r["pct_diff_ci95"]["b"]),
+                    # two lines on a terminal; one, as compare prints it, in Markdown and HTML
+                    fmt_change(r["pct_diff"]["b"], r["pct_diff_ci95"]["b"], sep="\n"),
                     r["verdict"],
                     "n/a" if mde is None else "±" + fmt_pct(mde, signed=False),
-                    "" if more is None else str(more),
                 )
             )
         out.append(
             Table(
-                ("Workload", a, b, "Δ", "95 % CI", "Verdict", "Smallest detectable", "More rounds"),
+                ("Workload", a, b, "Δ [95 % CI]", "Verdict", "Smallest detectable"),
                 tuple(body),
                 title=f"{m.title} ({m.unit}): {b} vs {a}, {rows[0]['blocks']} blocks",
             )
