@@ -165,7 +165,9 @@ def summary_line(rows: Sequence[AbRow], b_label: str) -> str:
             if more
             else ""
         )
-        resolves = ", ".join(f"{r.label} (resolves ±{r.mde:.0f} %)" for r in vague)
+        resolves = ", ".join(
+            r.label if r.mde is None else f"{r.label} (resolves ±{r.mde:.0f} %)" for r in vague
+        )
         tail.append(f"inconclusive on {resolves}{note}")
     if by.get("unknown"):
         tail.append(f"too few blocks to tell on {', '.join(r.label for r in by['unknown'])}")
