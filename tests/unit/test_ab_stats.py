@@ -129,12 +129,13 @@ def test_analysis_pairs_blocks_corrects_across_cells_and_says_it_in_one_line():
     iops = {r.workload: r for r in rows if r.metric.key == "iops"}
     assert iops["seq_rd"].verdict() == "better"
     assert iops["seq_rd"].test is not None and 10 < iops["seq_rd"].test.pct < 14
-    assert iops["rand_wr"].verdict() == "same" and iops["rand_wr"].more_rounds
+    # ±10 % noise, no effect, 6 blocks: not significant, and the CI is wider than ±5 %
+    assert iops["rand_wr"].verdict() == "inconclusive" and iops["rand_wr"].more_rounds
     lat = next(r for r in rows if r.workload == "seq_rd" and r.metric.key == "lat_mean_us")
     assert lat.verdict() == "better"  # lower latency is better
     line = summary_line(rows, "tuned")
     assert re.match(r"tuned is better on 1 of 2 workloads \(\+1[0-4] % seq_rd ±\d %\)", line)
-    assert "no significant change on rand_wr" in line
+    assert re.search(r"inconclusive on rand_wr \(resolves ±\d+ %\); about \d+ more rounds", line)
 
 
 def test_the_report_shows_verdicts_points_per_round_changes_and_the_summary():
@@ -165,7 +166,7 @@ def test_the_report_shows_verdicts_points_per_round_changes_and_the_summary():
         ("3", "nocache", "#3"),
         ("4", "A", "#4"),
     ]
-    assert found[-1].rows[1][3] == "1,060.00"  # round 2's own point, as measured
+    assert found[-1].rows[1][3] == "1060"  # round 2's own point, as measured (as show prints it)
     assert "restored config client rbd_cache = true (verified)" in lines
     assert lines[-1] == doc["summary"] and lines[0] == "A: (the configuration as found)"
     assert not any(line.startswith("Note:") for line in lines)  # ABBA: a drift cancels

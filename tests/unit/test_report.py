@@ -90,7 +90,7 @@ def test_summary_counts_verdicts(db, two_runs):
         cmp = compare([s.get_run(i) for i in two_runs])
     (line,) = summary(cmp)
     assert line.endswith(
-        "4 significantly better, 0 significantly worse, 10 not significant, "
+        "4 significantly better, 0 significantly worse, 10 the same (95 % CI within ±5 %), "
         "2 without a figure on one side of 16 cells."
     )
 

@@ -13,6 +13,7 @@ import pytest
 
 from cephbench.planning.request import RunRequest
 from cephbench.store import Store, experiments
+from cephbench.tables.table import fmt_pct, fmt_pct_ci
 from cephbench.tuning.changes import make_side
 from cephbench.tuning.experiment import AbPlan
 from cephbench.tuning.report import to_json
@@ -60,7 +61,7 @@ def test_html_opens_with_the_paired_verdict_and_the_rounds_chart(invoke, db, exp
     assert f"A/B experiment {experiment}: nocache against A" in head
     # the paired test sees the 10 % through the drift: 4 blocks, every one close to -10 %
     assert "nocache is worse on 1 of 4 workloads (-10 % rand_wr ±2 %)" in head
-    assert "no significant change on seq_wr, seq_rd, rand_rd" in head
+    assert "the same within ±5 % on seq_wr, seq_rd, rand_rd" in head
     assert "restored config client rbd_cache = true (verified)" in head
     assert "Order: ABBAABBA" in head
     assert head.count("<svg") == 1 and 'aria-label="IOPS per round"' in head
@@ -69,8 +70,8 @@ def test_html_opens_with_the_paired_verdict_and_the_rounds_chart(invoke, db, exp
     with Store(db) as store:  # each panel's title is that workload's paired verdict
         rows = [r for r in to_json(store, experiment)["rows"] if r["metric"] == "iops"]
     assert titles == [
-        f"{r['workload']}: {r['pct_diff']['b']:+.1f} % (95 % CI "
-        f"{r['pct_diff_ci95']['b'][0]:+.1f}…{r['pct_diff_ci95']['b'][1]:+.1f}), {r['verdict']}"
+        f"{r['workload']}: {fmt_pct(r['pct_diff']['b'])} (95 % CI "
+        f"{fmt_pct_ci(r['pct_diff_ci95']['b'])}), {r['verdict']}"
         for r in rows
     ]
     assert [r["verdict"] for r in rows] == ["same", "same", "same", "worse"]

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cephbench.analysis import stats
+from cephbench.analysis import equivalence, stats
 from cephbench.analysis.clients import ClientSpread, client_spread
 from cephbench.analysis.envdiff import EnvDifference, env_diff
 from cephbench.contracts import COMPARISON
@@ -98,17 +98,14 @@ class Row:
     diffs: dict[str, Diff] = field(default_factory=dict)
     """Column key -> difference to the baseline (every column but the baseline)."""
 
-    def verdict(self, key: str) -> str:
-        """``better``, ``worse``, ``same`` (not significant), ``unknown`` (1 sample) or
-        ``missing`` (a side has no figure)."""
+    def verdict(self, key: str, same_within: float = equivalence.SAME_WITHIN) -> str:
+        """``better``, ``worse`` (significant), ``same`` (the CI within ±``same_within`` %),
+        ``inconclusive`` (neither), ``unknown`` (1 sample) or ``missing`` (a side has no
+        figure): :func:`cephbench.analysis.equivalence.verdict`."""
         d = self.diffs[key]
-        if d.pct is None:
-            return "missing"
-        if d.significant is None:
-            return "unknown"
-        if not d.significant:
-            return "same"
-        return "better" if (d.pct > 0) == self.metric.higher_is_better else "worse"
+        return equivalence.verdict(
+            d.pct, d.ci95, d.significant, self.metric.higher_is_better, same_within
+        )
 
 
 @dataclass(frozen=True)

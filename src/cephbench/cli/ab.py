@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING
 
 import click
 
+from cephbench.analysis.equivalence import SAME_WITHIN
 from cephbench.cli.common import console, console_err, db_option, format_option, print_json
+from cephbench.cli.run_options import RUNTIME
 from cephbench.errors import UsageError
+from cephbench.tuning.rounds import DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TIME, DEFAULT_TARGET_CI
 
 if TYPE_CHECKING:
     from cephbench.store import Store
-
-DEFAULT_ROUNDS = 8
 
 
 @click.command()
@@ -37,20 +38,37 @@ DEFAULT_ROUNDS = 8
 )
 @click.option("--a-label", default="A", show_default=True, help="Side A's run label.")
 @click.option("--b-label", default="B", show_default=True, help="Side B's run label.")
-@click.option("--rounds", type=int, help=f"Rounds in all (even, >= 4; default {DEFAULT_ROUNDS}).")
+@click.option(
+    "--rounds",
+    type=int,
+    help="A fixed number of rounds in all (even, >= 4); default: blocks until --target-ci.",
+)
 @click.option(
     "--target-ci",
     metavar="PCT",
-    help="Run blocks until every workload's IOPS CI is within ±PCT (e.g. 3%).",
+    help="Run blocks until every workload's IOPS CI is within ±PCT, the smallest change the "
+    f"experiment can then detect (default {DEFAULT_TARGET_CI:g}% unless --rounds).",
 )
 @click.option(
     "--max-rounds",
     type=int,
-    default=20,
+    default=DEFAULT_MAX_ROUNDS,
     show_default=True,
-    help="With --target-ci: stop after this many rounds.",
+    help="Unless --rounds: stop after this many rounds.",
 )
-@click.option("--max-time", metavar="DURATION", help="With --target-ci: no new block after this.")
+@click.option(
+    "--max-time",
+    metavar="DURATION",
+    help=f"Unless --rounds: no new block after this (default {DEFAULT_MAX_TIME / 60:g}m).",
+)
+@click.option(
+    "--same-within",
+    metavar="PCT",
+    default=f"{SAME_WITHIN:g}%",
+    show_default=True,
+    help="The verdict is 'same' when the whole 95 % CI of the difference is within ±PCT; "
+    "not significant and wider: 'inconclusive'.",
+)
 @click.option(
     "--hosts",
     "hosts_spec",
@@ -59,7 +77,7 @@ DEFAULT_ROUNDS = 8
     "default: this machine.",
 )
 @click.option("--target", help="Where each round runs (default: a fresh RBD image in the lab).")
-@click.option("--runtime", help="Each workload's runtime (fio's spelling, e.g. 5s).")
+@click.option(*RUNTIME[0], **RUNTIME[1])
 @click.option("--size", help="Each workload's size (e.g. 256m).")
 @format_option("table", "md", "json")
 @db_option
@@ -73,6 +91,7 @@ def ab(
     target_ci: str | None,
     max_rounds: int,
     max_time: str | None,
+    same_within: str,
     hosts_spec: str | None,
     target: str | None,
     runtime: str | None,
@@ -86,12 +105,16 @@ def ab(
     setting is recorded before it changes and restored (and verified) at the end, also after
     Ctrl-C; `cephbench cleanup` reverts a killed experiment.
 
+    By default blocks run until every workload's IOPS CI is within ±5 % (or 40 rounds, or
+    30 minutes); each verdict is better, worse, same (the CI within --same-within) or
+    inconclusive, with the smallest change the experiment could detect.
+
     \b
     Examples:
-      cephbench ab quick --b "ceph config set client rbd_cache false" --rounds 8
+      cephbench ab quick --b "ceph config set client rbd_cache false"
       cephbench ab standard --b "ceph config set osd osd_op_num_shards 8" --b-label shards8 \\
-          --target-ci 3% --max-time 30m
-      cephbench ab quick --a ab/a.yaml --b ab/b.yaml
+          --target-ci 3% --max-time 1h
+      cephbench ab quick --a ab/a.yaml --b ab/b.yaml --rounds 8
     """
     from cephbench.cli.live import RichProgress, print_note
     from cephbench.execution.runner import run_request
@@ -106,15 +129,18 @@ def ab(
 
     if target_ci is not None and rounds is not None:
         raise UsageError("give --rounds or --target-ci, not both")
-    if target_ci is None and max_time is not None:
+    if rounds is not None and max_time is not None:
         raise UsageError(
-            "--max-time goes with --target-ci", hint="e.g. --target-ci 3% --max-time 30m"
+            "--max-time bounds the rounds run until --target-ci; --rounds fixes them",
+            hint="e.g. --target-ci 3% --max-time 30m",
         )
-    pct = _percent(target_ci) if target_ci is not None else None
-    if pct is None:
-        rounds = check_rounds(rounds if rounds is not None else DEFAULT_ROUNDS)
+    pct = None
+    if rounds is not None:
+        rounds = check_rounds(rounds)
     else:
+        pct = _percent("--target-ci", target_ci) if target_ci else DEFAULT_TARGET_CI
         check_rounds(max_rounds)
+    band = _percent("--same-within", same_within)
     if a_label == b_label:
         raise UsageError(f"both sides are labelled {a_label}", hint="give --a-label or --b-label")
     side_a, side_b = make_side(a_label, a_specs), make_side(b_label, b_specs)
@@ -129,7 +155,8 @@ def ab(
         rounds=rounds,
         target_ci=pct,
         max_rounds=max_rounds,
-        max_time=parse_seconds(max_time) if max_time else None,
+        max_time=None if rounds else parse_seconds(max_time) if max_time else DEFAULT_MAX_TIME,
+        same_within=band,
     )
     if hosts_spec is not None and not any(
         kind(c.kind).on_hosts for side in (side_a, side_b) for c in side.changes
@@ -155,6 +182,12 @@ def ab(
     def note(text: str) -> None:
         console_err.print(text, markup=False)
 
+    if plan.target_ci is not None:
+        note(
+            f"Rounds: blocks until every workload's IOPS CI is within ±{plan.target_ci:g} % "
+            f"(the smallest change it can then detect), at most {plan.max_rounds} rounds or "
+            f"{max_time or f'{DEFAULT_MAX_TIME / 60:g}m'}; --rounds N runs a fixed number"
+        )
     exp_id = run_ab(store, plan, run_round, conn, lab_dir, note, inventory)
     doc = to_json(store, exp_id)
     console_err.print(
@@ -172,18 +205,18 @@ def ab(
         if fmt == "md":
             click.echo(to_markdown(table))
         else:
-            console.print(to_rich(table))
+            console.print(to_rich(table, console.width))
     for line in lines:
         click.echo(line)
 
 
-def _percent(text: str) -> float:
+def _percent(option: str, text: str) -> float:
     try:
         pct = float(text.strip().removesuffix("%"))
     except ValueError:
         pct = -1.0
     if not 0 < pct <= 100:
-        raise UsageError(f"--target-ci {text}: a percentage above 0, e.g. 3%")
+        raise UsageError(f"{option} {text}: a percentage above 0, e.g. 3%")
     return pct
 
 

@@ -57,10 +57,18 @@ run_basics = Bundle(
     ],
 )
 
+RUNTIME = opt(
+    "--runtime",
+    metavar="DURATION",
+    help="How long each workload runs, replacing the suite's: seconds, or with a unit "
+    "(e.g. 30, 500ms, 2m).",
+)
+"""``--runtime`` of ``run`` and ``ab``: one spelling (fio's, as the suites write it), one text."""
+
 overrides = Bundle(
     "Workload overrides",
     [
-        opt("--runtime", help="Seconds each workload runs (e.g. 30, 2m), replacing the suite's."),
+        RUNTIME,
         opt("--size", help="Data size per workload (e.g. 4G), replacing the suite's."),
         opt(
             "--ramp-time",

@@ -14,7 +14,7 @@ from cephbench.analysis.stats import UNSTABLE_CV
 from cephbench.model import Run
 from cephbench.tables.clients import spread_table
 from cephbench.tables.run_table import note_text
-from cephbench.tables.table import MISSING, Table, to_markdown
+from cephbench.tables.table import MISSING, Table, fmt_change, fmt_figure, to_markdown
 
 NOT_SIGNIFICANT = "~"
 
@@ -155,10 +155,7 @@ def on_every_row(row_flags: Sequence[tuple[str, ...]]) -> list[str]:
 
 
 def fmt_value(value: float, metric: Metric) -> str:
-    v = value * metric.scale
-    if metric.unit == "ms":
-        return f"{v:.2f}" if abs(v) >= 1 else f"{v:.3f}"
-    return f"{v:.0f}" if metric.unit == "IO/s" else f"{v:.2f}"
+    return fmt_figure(value * metric.scale, metric.unit)
 
 
 def fmt_cell(cell: Cell, metric: Metric) -> str:
@@ -176,16 +173,9 @@ def fmt_cell(cell: Cell, metric: Metric) -> str:
 def fmt_diff(d: Diff, tested: bool) -> str:
     if d.pct is None:
         return MISSING
-    text = f"{_pct(d.pct)}%"
-    if d.ci95 is not None:
-        text += f" [{_pct(d.ci95[0])}, {_pct(d.ci95[1])}]"
+    text = fmt_change(d.pct, d.ci95)
     if d.significant is False:
         text = NOT_SIGNIFICANT + text
     elif d.significant is None and tested:
         text += " (1 sample)"
     return text
-
-
-def _pct(x: float) -> str:
-    """Signed, two decimals, and never '-0.00'."""
-    return f"{x if abs(x) >= 0.005 else 0.0:+.2f}"

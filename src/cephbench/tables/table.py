@@ -120,9 +120,43 @@ def fmt_number(value: float | None, digits: int = 0) -> str:
     return MISSING if value is None else f"{value:.{digits}f}"
 
 
+# One number format for every table of figures (``show``, ``compare``, ``ab``, the reports):
+# a figure in its unit's decimals, no thousands separator (the write-ups' tables, pasted as
+# they are); a percentage signed, two decimals; a CI of one in brackets.
+def fmt_figure(value: float | None, unit: str) -> str:
+    """A figure already in ``unit``: IO/s whole, ms as :func:`fmt_ms`, others two decimals."""
+    if value is None:
+        return MISSING
+    if unit == "ms":
+        return f"{value:.2f}" if abs(value) >= 1 else f"{value:.3f}"
+    return f"{value:.0f}" if unit == "IO/s" else f"{value:.2f}"
+
+
 def fmt_ms(us: float | None) -> str:
     """Microseconds as milliseconds: 2 decimals, 3 below 1 ms so small latencies keep a figure."""
-    if us is None:
+    return MISSING if us is None else fmt_figure(us / 1000.0, "ms")
+
+
+def fmt_pct(value: float | None, signed: bool = True) -> str:
+    """A percentage: two decimals, signed (unless not ``signed``), never '-0.00': ``+2.50%``."""
+    if value is None:
         return MISSING
-    ms = us / 1000.0
-    return f"{ms:.2f}" if ms >= 1 else f"{ms:.3f}"
+    x = value if abs(value) >= 0.005 else 0.0
+    return f"{x:+.2f}%" if signed else f"{x:.2f}%"
+
+
+def fmt_pct_ci(ci: tuple[float, float] | list[float] | None) -> str:
+    """A percentage's confidence interval: ``[-1.25, +3.00]``."""
+    if ci is None:
+        return MISSING
+    return "[" + ", ".join(fmt_pct(x).removesuffix("%") for x in ci) + "]"
+
+
+def fmt_change(
+    pct: float | None, ci: tuple[float, float] | list[float] | None, sep: str = " "
+) -> str:
+    """A percent difference and its CI, as ``compare`` and ``ab`` print it: ``+2.50% [+1.00,
+    +4.00]`` (``sep`` between them: a newline puts the CI under it in a narrow column)."""
+    if pct is None:
+        return MISSING
+    return fmt_pct(pct) if ci is None else f"{fmt_pct(pct)}{sep}{fmt_pct_ci(ci)}"

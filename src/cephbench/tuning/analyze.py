@@ -1,10 +1,11 @@
 """An A/B experiment's rows: per workload and metric, both sides' values, the paired verdict
-(:mod:`verdict`), the rounds it would take to resolve, and every round's point. Pure: it
-takes the rounds (side, run id) in the order they ran and each run's results.
+(:mod:`verdict`), the smallest change it could detect, the rounds it would take to resolve,
+and every round's point. Pure: it takes the rounds (side, run id) in the order they ran and
+each run's results.
 
 The JSON rows are ``compare``'s (``values``, ``n``, ``ci95``, ``pct_diff``, ``pct_diff_ci95``,
 ``p_adjusted``, ``significant``, keyed by column ``a`` and ``b``), plus ``blocks``,
-``more_rounds``, ``verdict`` and ``points``.
+``more_rounds``, ``mde_pct``, ``verdict`` and ``points``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cephbench.analysis import stats
+from cephbench.analysis import equivalence, stats
 from cephbench.analysis.compare import METRICS, Metric
 from cephbench.model import Result
 from cephbench.tuning import rounds as order
@@ -45,20 +46,29 @@ class AbRow:
     significant: bool | None = None
     more_rounds: int | None = None
     samples: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    same_within: float = equivalence.SAME_WITHIN
+    """The equivalence band, in percent: ``same`` needs the whole CI within it."""
 
     @property
     def label(self) -> str:
         return self.workload if self.op in ("read", "write", "") else f"{self.workload} ({self.op})"
 
+    @property
+    def mde(self) -> float | None:
+        """The smallest detectable change, in percent: the CI's half-width (:mod:`verdict`)."""
+        return None if self.test is None else self.test.half_width
+
     def verdict(self) -> str:
-        """better, worse, same (not significant), unknown (one block) or missing."""
-        if self.test is None:
-            return "missing"
-        if self.significant is None:
-            return "unknown"
-        if not self.significant:
-            return "same"
-        return "better" if (self.test.pct > 0) == self.metric.higher_is_better else "worse"
+        """better, worse (significant), same (the CI within the band), inconclusive (neither),
+        unknown (one block) or missing: :func:`cephbench.analysis.equivalence.verdict`."""
+        t = self.test
+        return equivalence.verdict(
+            None if t is None else t.pct,
+            None if t is None else t.ci95,
+            self.significant,
+            self.metric.higher_is_better,
+            self.same_within,
+        )
 
 
 def value(results: Sequence[Result], workload: str, op: str, metric: Metric) -> float | None:
@@ -68,9 +78,13 @@ def value(results: Sequence[Result], workload: str, op: str, metric: Metric) -> 
 
 
 def analyze(
-    played: Sequence[Round], sequential: bool = False, alpha: float = stats.ALPHA
+    played: Sequence[Round],
+    sequential: bool = False,
+    alpha: float = stats.ALPHA,
+    same_within: float = equivalence.SAME_WITHIN,
 ) -> list[AbRow]:
-    """Every cell of the experiment, tested and corrected across cells."""
+    """Every cell of the experiment, tested and corrected across cells; ``same_within``: the
+    equivalence band of its verdicts, in percent."""
     keys = list(dict.fromkeys((r.workload, r.op) for rd in played for r in rd.results))
     sides = "".join(rd.side for rd in played)
     pairs = order.blocks(sides[: len(sides) // 2 * 2])
@@ -94,7 +108,18 @@ def analyze(
     for row, s, p in zip(rows, sig, padj, strict=True):
         more = verdict.more_rounds(row.test, alpha) if row.test is not None and s is False else None
         out.append(
-            AbRow(row.workload, row.op, row.metric, row.points, row.test, p, s, more, row.samples)
+            AbRow(
+                row.workload,
+                row.op,
+                row.metric,
+                row.points,
+                row.test,
+                p,
+                s,
+                more,
+                row.samples,
+                same_within,
+            )
         )
     return out
 
@@ -104,8 +129,9 @@ def primary(rows: Sequence[AbRow]) -> list[AbRow]:
 
 
 def summary_line(rows: Sequence[AbRow], b_label: str) -> str:
-    """One line: "B is better on 3 of 4 workloads (+12 % seq_rd ±3 %), no significant change
-    on rand_wr", judged by each workload's IOPS."""
+    """One line: "B is better on 2 of 4 workloads (+12 % seq_rd ±3 %, ...), the same within
+    ±5 % on seq_wr, inconclusive on rand_wr (resolves ±14 %)", judged by each workload's
+    IOPS."""
     cells = [r for r in primary(rows) if r.test is not None]
     if not cells:
         return "no workload has figures on both sides"
@@ -129,12 +155,20 @@ def summary_line(rows: Sequence[AbRow], b_label: str) -> str:
         parts.append(f"worse on {len(by['worse'])} of {n} workloads ({listed(by['worse'])})")
     tail = []
     if by.get("same"):
-        same = by["same"]
-        more = [r.more_rounds for r in same if r.more_rounds is not None]
+        band = f"±{cells[0].same_within:g} %"
+        tail.append(f"the same within {band} on {', '.join(r.label for r in by['same'])}")
+    if by.get("inconclusive"):
+        vague = by["inconclusive"]
+        more = [r.more_rounds for r in vague if r.more_rounds is not None]
         note = (
-            f" (about {max(more)} more rounds would resolve a difference that size)" if more else ""
+            f"; about {max(more)} more rounds would resolve a difference the size seen"
+            if more
+            else ""
         )
-        tail.append(f"no significant change on {', '.join(r.label for r in same)}{note}")
+        resolves = ", ".join(
+            r.label if r.mde is None else f"{r.label} (resolves ±{r.mde:.0f} %)" for r in vague
+        )
+        tail.append(f"inconclusive on {resolves}{note}")
     if by.get("unknown"):
         tail.append(f"too few blocks to tell on {', '.join(r.label for r in by['unknown'])}")
     if parts:
@@ -164,6 +198,7 @@ def row_json(row: AbRow) -> dict[str, Any]:
         "significant": {"b": row.significant},
         "blocks": t.n if t else 0,
         "more_rounds": row.more_rounds,
+        "mde_pct": _r(row.mde),
         "verdict": row.verdict(),
         "points": [
             {"round": i + 1, "side": side, "run_id": run, "value": v}

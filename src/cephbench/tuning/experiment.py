@@ -4,15 +4,19 @@ switched between blocks, and everything put back, verified, however it ends.
 
 Before the first round every change of side B and then of side A is applied once and checked
 to take effect: a change that cannot be made fails before any benchmark runs.
+
+How many rounds: a fixed number (``--rounds``), or blocks until every workload's IOPS CI is
+within a target, by default (:mod:`rounds`); :func:`stop_reason` decides after each round.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from cephbench.analysis.equivalence import SAME_WITHIN
 from cephbench.ceph.connection import Connection
 from cephbench.errors import CephbenchError
 from cephbench.hosts.inventory import Inventory
@@ -24,6 +28,7 @@ from cephbench.tuning.apply import Settings
 from cephbench.tuning.changes import Side
 from cephbench.tuning.host_sysctl import HostSysctls
 from cephbench.tuning.owner import owner
+from cephbench.tuning.rounds import DEFAULT_MAX_ROUNDS
 
 RunFn = Callable[[Store, RunRequest], int]
 """Runs one round (a RunRequest with the side's label) and returns its run id."""
@@ -39,8 +44,10 @@ class AbPlan:
     """A fixed number of rounds; None: sequential, until ``target_ci``."""
     target_ci: float | None = None
     """Percentage points: stop when every workload's IOPS CI half-width is within it."""
-    max_rounds: int = 20
+    max_rounds: int = DEFAULT_MAX_ROUNDS
     max_time: float | None = None
+    same_within: float = SAME_WITHIN
+    """The verdicts' equivalence band, in percent."""
 
     def spec(self) -> dict[str, Any]:
         return {
@@ -53,6 +60,7 @@ class AbPlan:
             "target_ci_pct": self.target_ci,
             "max_rounds": self.max_rounds,
             "max_time_s": self.max_time,
+            "same_within_pct": self.same_within,
             "request": self.request.to_json(),
         }
 
@@ -123,19 +131,13 @@ def _rounds(
     store: Store, plan: AbPlan, exp_id: int, settings: Settings, run_round: RunFn, note
 ) -> str:
     """Play the rounds; why they stopped."""
-    limit = plan.rounds or plan.max_rounds
     played: list[Round] = []
     t0 = time.monotonic()
-    i = 0
     while True:
-        if i % 2 == 0 and i >= rounds.MIN_ROUNDS and plan.target_ci is not None:
-            tests = [r.test for r in primary(analyze(played, sequential=True))]
-            if verdict.within_target(tests, plan.target_ci):
-                return "target_ci"
-        if i >= limit:
-            return "rounds" if plan.rounds else "max_rounds"
-        if i % 2 == 0 and plan.max_time is not None and time.monotonic() - t0 > plan.max_time:
-            return "max_time"
+        stopped = stop_reason(plan, played, time.monotonic() - t0)
+        if stopped is not None:
+            return stopped
+        i = len(played)
         side = rounds.side(i)
         chosen = plan.a if side == "A" else plan.b
         settings.switch(chosen)
@@ -143,4 +145,21 @@ def _rounds(
         run_id = run_round(store, replace(plan.request, label=chosen.label))
         experiments.add_round(store, exp_id, side, run_id)
         played.append(Round(i, side, run_id, store.get_run(run_id).results))
-        i += 1
+
+
+def stop_reason(plan: AbPlan, played: Sequence[Round], elapsed: float) -> str | None:
+    """Why no round follows ``played`` (``target_ci``, ``rounds``, ``max_rounds``,
+    ``max_time``), or None to play the next one. The target and the clock are looked at
+    between blocks only, so every block is whole; the target from the second block on, with
+    the confidence sequence's intervals (valid at every look)."""
+    i = len(played)
+    between = i % 2 == 0
+    if between and i >= rounds.MIN_ROUNDS and plan.target_ci is not None:
+        tests = [r.test for r in primary(analyze(played, sequential=True))]
+        if verdict.within_target(tests, plan.target_ci):
+            return "target_ci"
+    if i >= (plan.rounds or plan.max_rounds):
+        return "rounds" if plan.rounds else "max_rounds"
+    if between and plan.max_time is not None and elapsed > plan.max_time:
+        return "max_time"
+    return None

@@ -1,10 +1,13 @@
-"""An A/B experiment as JSON (``cephbench.ab/1``) and as tables: the verdicts, the changes
-applied and reverted, every round's points (drift shows there) and the summary line."""
+"""An A/B experiment as JSON (``cephbench.ab/1``) and as tables: the verdicts and the smallest
+change each could detect, the changes applied and reverted, every round's points (drift shows
+there) and the summary line. Figures, percentages and CIs are formatted as ``compare`` and
+``show`` format them (:mod:`cephbench.tables.table`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from cephbench.analysis.equivalence import SAME_WITHIN
 from cephbench.contracts import AB as SCHEMA
 from cephbench.store import Store, experiments
 from cephbench.tuning.analyze import analyze, row_json, summary_line
@@ -20,7 +23,8 @@ def to_json(store: Store, exp_id: int) -> dict[str, Any]:
     exp = experiments.get(store, exp_id)
     played = played_rounds(store, exp)
     sequential = exp.spec.get("target_ci_pct") is not None
-    rows = analyze(played, sequential=sequential)
+    same_within = exp.spec.get("same_within_pct", SAME_WITHIN)
+    rows = analyze(played, sequential=sequential, same_within=same_within)
     sides = exp.spec["sides"]
     runs = {s: [r["run_id"] for r in exp.rounds if r["side"] == s.upper()] for s in "ab"}
     return {
@@ -39,6 +43,7 @@ def to_json(store: Store, exp_id: int) -> dict[str, Any]:
         "rounds": exp.rounds,
         "stopped": exp.log.get("stopped"),
         "target_ci_pct": exp.spec.get("target_ci_pct"),
+        "same_within_pct": same_within,
         "test": TEST,
         "sequential": SEQUENTIAL if sequential else None,
         "alpha": ALPHA,
@@ -47,18 +52,10 @@ def to_json(store: Store, exp_id: int) -> dict[str, Any]:
     }
 
 
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:+.1f} %"
-
-
-def _num(x: float | None, scale: float) -> str:
-    return "n/a" if x is None else f"{x * scale:,.2f}"
-
-
 def tables(doc: dict[str, Any]) -> tuple[list, list[str]]:
     """Report tables (verdicts per metric, per-round points) and the lines after them."""
     from cephbench.analysis.compare import METRICS
-    from cephbench.tables.table import Table
+    from cephbench.tables.table import Table, fmt_change, fmt_figure, fmt_pct
 
     a, b = (c["name"] for c in doc["columns"])
     by_metric: dict[str, list[dict]] = {}
@@ -71,39 +68,36 @@ def tables(doc: dict[str, Any]) -> tuple[list, list[str]]:
             continue
         body = []
         for r in rows:
-            ci = r["pct_diff_ci95"]["b"]
-            more = r["more_rounds"]
+            mde = r.get("mde_pct")
+            values = [
+                None if v is None else v * m.scale for v in (r["values"]["a"], r["values"]["b"])
+            ]
             body.append(
                 (
-                    r["workload"]
-                    if r["op"] in ("read", "write")
-                    else f"{r['workload']} ({r['op']})",
-                    _num(r["values"]["a"], m.scale),
-                    _num(r["values"]["b"], m.scale),
-                    _pct(r["pct_diff"]["b"]),
-                    "n/a" if ci is None else f"{ci[0]:+.1f}…{ci[1]:+.1f}",
+                    _label(r),
+                    *(fmt_figure(v, m.unit) for v in values),
+                    # two lines on a terminal; one, as compare prints it, in Markdown and HTML
+                    fmt_change(r["pct_diff"]["b"], r["pct_diff_ci95"]["b"], sep="\n"),
                     r["verdict"],
-                    "" if more is None else str(more),
+                    "n/a" if mde is None else "±" + fmt_pct(mde, signed=False),
                 )
             )
         out.append(
             Table(
-                ("Workload", a, b, "Δ", "95 % CI (%)", "Verdict", "More rounds"),
+                ("Workload", a, b, "Δ [95 % CI]", "Verdict", "Smallest detectable"),
                 tuple(body),
                 title=f"{m.title} ({m.unit}): {b} vs {a}, {rows[0]['blocks']} blocks",
             )
         )
     iops = [r for r in doc["rows"] if r["metric"] == "iops"]
     if iops:
-        names = [
-            r["workload"] if r["op"] in ("read", "write") else f"{r['workload']} ({r['op']})"
-            for r in iops
-        ]
+        names = [_label(r) for r in iops]
         points = []
         for k, rd in enumerate(doc["rounds"]):
             label = a if rd["side"] == "A" else b
             vals = [
-                _num(r["points"][k]["value"], 1.0) if k < len(r["points"]) else "n/a" for r in iops
+                fmt_figure(r["points"][k]["value"], "IO/s") if k < len(r["points"]) else "n/a"
+                for r in iops
             ]
             points.append((str(rd["round"]), label, f"#{rd['run_id']}", *vals))
         out.append(Table(("Round", "Side", "Run", *names), tuple(points), title="IOPS per round"))
@@ -114,6 +108,7 @@ def tables(doc: dict[str, Any]) -> tuple[list, list[str]]:
     for r in doc["reverted"]:
         lines.append(f"restored {r['setting']} = {r['value']} (verified)")
     lines.append(f"Order: {doc['order']}; test: {doc['test']}")
+    lines.append(legend(doc))
     complete = doc["order"][: len(doc["order"]) // 2 * 2]
     weight = drift_weight(complete) if complete else 0.0
     if weight:
@@ -126,3 +121,17 @@ def tables(doc: dict[str, Any]) -> tuple[list, list[str]]:
         lines.append(f"Sequential: {doc['sequential']}; stopped: {doc['stopped']}")
     lines.append(doc["summary"])
     return out, lines
+
+
+def _label(row: dict[str, Any]) -> str:
+    return row["workload"] if row["op"] in ("read", "write") else f"{row['workload']} ({row['op']})"
+
+
+def legend(doc: dict[str, Any]) -> str:
+    """What the verdicts and the smallest detectable change mean."""
+    band = f"±{doc.get('same_within_pct', SAME_WITHIN):g} %"
+    return (
+        f"Verdict: better or worse when significant; same when the whole 95 % CI is within "
+        f"{band} (--same-within); inconclusive when neither. Smallest detectable: the CI's "
+        "half-width, the least difference this experiment could tell from none."
+    )

@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 
 from cephbench.report.charts import PALETTE, short
 from cephbench.report.sections import ChartSink, ReportData
+from cephbench.tables.table import fmt_pct, fmt_pct_ci
 from cephbench.tuning.report import tables
 
 MARKERS = {"A": "o", "B": "^"}
@@ -72,9 +73,9 @@ def rounds_chart(doc: dict[str, Any]) -> Figure | None:
                     zorder=2,
                 )
         pct, ci = row["pct_diff"]["b"], row["pct_diff_ci95"]["b"]
-        verdict = "" if pct is None else f": {pct:+.1f} %"
+        verdict = "" if pct is None else f": {fmt_pct(pct)}"
         if ci is not None:
-            verdict += f" (95 % CI {ci[0]:+.1f}…{ci[1]:+.1f}), {row['verdict']}"
+            verdict += f" (95 % CI {fmt_pct_ci(ci)}), {row['verdict']}"
         workload = (
             row["workload"]
             if row["op"] in ("read", "write")

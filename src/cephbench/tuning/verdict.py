@@ -29,6 +29,18 @@ block and divides out. Choices, and why:
   ``min_n p_n n (n - 1)``, and the CI reported is the running intersection of the sequence.
   It is conservative (wider than Lai's or a mixture martingale's sequence) but exact at the
   few blocks benchmarks have, where the asymptotic sequences are not yet valid.
+- **Verdict**: better or worse when significant (as above), else ``same`` when the whole CI
+  lies within the equivalence band (``--same-within``, default ±5 %) and ``inconclusive``
+  when it does not: :mod:`cephbench.analysis.equivalence`, the rule ``compare`` uses too.
+- **Smallest detectable change** (``mde_pct``, printed per workload): the half-width of the
+  CI the verdict uses (the fixed design's t interval, or the confidence sequence's). The
+  interval excludes 0, i.e. the test calls the cell significant, exactly when the estimate is
+  farther from 0 than that half-width (``|mean r| > t se``), so it is the smallest
+  difference this experiment, at the spread it saw, would have told from none (per cell,
+  before the correction across cells). It is a resolution, not a power statement: a true
+  difference of exactly that size is found about half the time; "more rounds" below plans
+  for 80 %. It is also the quantity ``--target-ci`` stops on, so the target is the
+  resolution asked for.
 - **More rounds**: for a cell that is not significant, the number of further blocks after
   which a difference of the observed size and spread would be found with 80 % power by the
   fixed-sample test (the smallest ``n`` with ``(t_{1-alpha/2} + t_{0.8}) s / sqrt(n) <= |m|``).
@@ -71,7 +83,7 @@ class Paired:
 
     @property
     def half_width(self) -> float | None:
-        """Half the CI's width, in percentage points."""
+        """Half the CI's width, in percentage points: the smallest detectable change."""
         return None if self.ci95 is None else (self.ci95[1] - self.ci95[0]) / 2
 
 

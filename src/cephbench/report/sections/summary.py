@@ -1,11 +1,12 @@
-"""The Summary section: per compared run, how many cells are better, worse or unchanged; the
-comparison's warnings; the chart of every difference to the baseline."""
+"""The Summary section: per compared run, how many cells are better, worse, the same or
+inconclusive; the comparison's warnings; the chart of every difference to the baseline."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from cephbench.analysis.compare import Comparison
+from cephbench.analysis.equivalence import SAME_WITHIN, VERDICTS
 from cephbench.report import charts
 from cephbench.report.markdown import comparison_notes
 from cephbench.report.sections import TEMPLATES, ReportData
@@ -27,19 +28,26 @@ class SummarySection:
 
 
 def summary(cmp: Comparison) -> list[str]:
-    """One line per compared run: how many cells are better, worse, not significant, untested."""
+    """One line per compared run: how many cells are better, worse, the same, inconclusive,
+    untested (:mod:`cephbench.analysis.equivalence`)."""
     if len(cmp.columns) < 2:
         return [f"One configuration ({cmp.baseline.name}): nothing to compare; its figures follow."]
+    band = f"±{SAME_WITHIN:g} %"
     lines = []
     for col in cmp.columns[1:]:
-        counts = {"better": 0, "worse": 0, "same": 0, "unknown": 0, "missing": 0}
+        counts = dict.fromkeys(VERDICTS, 0)
         for row in cmp.rows:
             counts[row.verdict(col.key)] += 1
         parts = [
             f"{counts['better']} significantly better",
             f"{counts['worse']} significantly worse",
-            f"{counts['same']} not significant",
+            f"{counts['same']} the same (95 % CI within {band})",
         ]
+        if counts["inconclusive"]:
+            parts.append(
+                f"{counts['inconclusive']} inconclusive (not significant, but the CI reaches "
+                f"past {band})"
+            )
         if counts["unknown"]:
             parts.append(f"{counts['unknown']} untested (1 sample: significance unknown)")
         if counts["missing"]:
