@@ -225,3 +225,18 @@ def test_show_of_an_aborted_run_says_why_it_is_empty_or_short(invoke, db):
     shown = invoke("show", str(short))
     assert "No results" not in shown.stdout
     assert f"Run {short} aborted during workload 2 of 4 (seq_rd)" in shown.stderr
+
+
+@pytest.mark.parametrize("tool, suite", [("osd-bench", "osd"), ("iperf3", "network")])
+def test_show_of_an_empty_aborted_run_of_a_tool_with_its_own_table_says_why(
+    invoke, db, tool, suite
+):
+    reason = "aborted during workload 1 of 3 (osd.0): interrupted; nothing finished, so no figures"
+    with Store(db) as s:
+        empty = s.start_run(
+            label=None, suite=suite, target="ceph:cluster", environment={}, params={"tool": tool}
+        )
+        s.finish_run(empty, "aborted", reason)
+    shown = invoke("show", str(empty))
+    assert f"No results: {reason}" in shown.stdout + shown.stderr
+    assert (shown.stdout + shown.stderr).count("No results:") == 1

@@ -53,10 +53,9 @@ BUILTIN_COMMANDS: dict[str, Entry] = {
     ),
     "import": Entry(
         "cephbench.cli.import_:import_",
-        "Import fio JSON or normal output (2.x and 3.x), rados bench, ceph tell osd "
-        "bench or iperf3 (-J or normal) output, as files, Markdown, or stdin (-); or "
-        "cephbench's own JSON (`show --format json`, `export`), stored back with "
-        "everything it holds.",
+        "Import the tools' outputs you already have (the formats --as names), as files, "
+        "Markdown, or stdin (-); or cephbench's own JSON (`show --format json`, `export`), "
+        "stored back with everything it holds.",
     ),
     "export": Entry(
         "cephbench.cli.export:export",

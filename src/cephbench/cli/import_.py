@@ -45,9 +45,12 @@ def import_(
     fmt: str,
     store: Store,
 ) -> None:
-    """Import fio JSON or normal output (2.x and 3.x), rados bench, ceph tell osd bench or
-    iperf3 (-J or normal) output, as files, Markdown, or stdin (-); or cephbench's own JSON
-    (`show --format json`, `export`), stored back with everything it holds.
+    """Import the tools' outputs you already have (the formats --as names), as files,
+    Markdown, or stdin (-); or cephbench's own JSON (`show --format json`, `export`), stored
+    back with everything it holds.
+
+    fio JSON or normal output (2.x and 3.x), iperf3 -J or normal, and each tool's output as it
+    prints it are recognised without --as.
 
     Several rados bench outputs in one file (write, seq, rand) are one run with a workload
     each, as `cephbench run rados` stores them; so are the OSDs of `ceph tell osd.* bench`.

@@ -89,10 +89,14 @@ def emit_run(run: Run, fmt: str, store: Store | None = None, raw: bool = False) 
 
         click.echo(results_csv([run]), nl=False)
         return
-    for i, table in enumerate(tools.of_run(run).tables(run)):
+    tables = tools.of_run(run).tables(run)
+    for i, table in enumerate(tables):
         if i and fmt == "md":
             click.echo()
         emit_table(table, fmt)
+    empty = not run.results and not run.failures and run.error
+    if empty and not any(n.startswith("No results:") for t in tables for n in t.notes):
+        console_err.print(f"No results: {run.error}", soft_wrap=True)  # a tool's own table
     if store is not None and isinstance(run, StoredRun):
         for note in _notes(run, store):
             console_err.print(note, soft_wrap=True)
