@@ -76,7 +76,8 @@ def compare(
     """
     # scipy and numpy (~0.3 s) load when comparing, not for `compare --help`
     from cephbench.analysis.compare import compare as compare_runs
-    from cephbench.analysis.compare import match_notes, to_json
+    from cephbench.analysis.compare import to_json
+    from cephbench.analysis.matching import match_notes
     from cephbench.report.markdown import comparison_markdown
 
     limit = parse_percent(threshold)
@@ -101,7 +102,7 @@ def compare(
     elif fmt == "md":
         click.echo(comparison_markdown(cmp), nl=False)
         if cmp.by_params:  # the JSON schema takes no new key: the matching is said here only
-            click.echo("\n" + "  \n".join(match_notes(cmp)))
+            click.echo("\n" + "  \n".join(match_notes(cmp.by_params)))
     else:
         _print_rich(cmp)
     if fmt != "json" and diagnoses:
@@ -174,13 +175,13 @@ def _findings_json(store: Store, runs: Sequence[StoredRun]) -> list[dict]:
 
 
 def _print_rich(cmp: Comparison) -> None:
-    from cephbench.analysis.compare import match_notes
+    from cephbench.analysis.matching import match_notes
     from cephbench.report.markdown import comparison_notes, env_table, result_tables
     from cephbench.tables.table import to_rich
 
     for table in result_tables(cmp):
         console.print(to_rich(table, console.width))
-    for note in (*match_notes(cmp), *comparison_notes(cmp)):
+    for note in (*match_notes(cmp.by_params), *comparison_notes(cmp)):
         console.print(note, markup=False)
     env = env_table(cmp)
     if env:

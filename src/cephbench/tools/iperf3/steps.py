@@ -21,22 +21,21 @@ retransmits); ``rtt_ms`` is ping's average, ``mtu`` the sender's MTU in bytes an
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TypeVar
 
 from cephbench.errors import CephbenchError, ParseError, ToolFailed, UsageError
-from cephbench.hosts.ssh import DEFAULT_FANOUT
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import LabState, load
-from cephbench.model import RawOutput, Result, WorkloadOutcome, now
+from cephbench.model import Result, WorkloadOutcome, now
 from cephbench.system.process import ProcessResult
-from cephbench.tools.base import RunContext, Step, Stopped, raw_output
+from cephbench.tools.base import RunContext, Step, raw_output
 from cephbench.tools.iperf3 import driver as iperf3
-from cephbench.tools.iperf3 import ping, probe
+from cephbench.tools.iperf3 import probe
+from cephbench.tools.iperf3.checks import PairChecks, pair_checks
+from cephbench.tools.iperf3.fanout import PROBE_TIMEOUT, bind, together
 from cephbench.tools.iperf3.hostexec import (
     HostExec,
     NetHost,
@@ -47,10 +46,8 @@ from cephbench.tools.iperf3.hostexec import (
 )
 from cephbench.tools.iperf3.options import NetworkOptions
 
-T = TypeVar("T")
 LISTEN_SECONDS = 10.0
 CONNECT_RETRIES = 20
-PROBE_TIMEOUT = 30.0
 SKEW_SHARE = 0.05
 """A pair's processes starting further apart than this share of the runtime get a warning."""
 
@@ -109,133 +106,6 @@ def _two_or_more(ex: HostExec) -> HostExec:
     return ex
 
 
-# -- running things on many hosts at once ---------------------------------------------------
-
-
-def together(
-    calls: list[Callable[[], T]], on_interrupt: Callable[[], None] = lambda: None
-) -> list[T]:
-    """Every call at once (at most DEFAULT_FANOUT), results in order; the first error raised
-    once all have ended. Ctrl-C runs ``on_interrupt`` (stop the servers, so that clients
-    end), waits for the calls, then raises Stopped."""
-    if not calls:
-        return []
-    pool = ThreadPoolExecutor(max_workers=min(DEFAULT_FANOUT, len(calls)))
-    futures: list[Future[T]] = [pool.submit(c) for c in calls]
-    try:
-        while not all(f.done() for f in futures):
-            wait(futures, timeout=0.2, return_when=FIRST_EXCEPTION)
-    except KeyboardInterrupt:
-        on_interrupt()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise Stopped from None
-    pool.shutdown(wait=True)
-    for f in futures:
-        if (e := f.exception()) is not None:
-            raise e
-    return [f.result() for f in futures]
-
-
-# -- probes: MTU, ports, ping ---------------------------------------------------------------
-
-
-@dataclass
-class PairChecks:
-    """What ping found on one directed pair, and the outputs it came from."""
-
-    metrics: dict[str, float] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    raws: list[RawOutput] = field(default_factory=list)
-
-
-def host_mtus(ex: HostExec) -> dict[str, tuple[int | None, str | None, RawOutput]]:
-    """Per host: (MTU of the interface holding its address, or None with why, the output)."""
-
-    def one(h: NetHost) -> tuple[int | None, str | None, RawOutput]:
-        started = now()
-        result = ex.run(h, probe.IP_ADDR_ARGV, PROBE_TIMEOUT)
-        raw = raw_output("ip", result, started)
-        if not _is_ip(h.address):
-            return None, f"{h.name}'s address {h.address} is a name, not an IP", raw
-        try:
-            found = probe.interface_mtu(result.stdout, h.address)
-        except ParseError as e:
-            return None, f"{h.name}: {e}", raw
-        if found is None:
-            return None, f"no interface of {h.name} holds {h.address}", raw
-        return found[1], None, raw
-
-    found = together([_bind(one, h) for h in ex.hosts])
-    return dict(zip((h.name for h in ex.hosts), found, strict=True))
-
-
-def _is_ip(address: str) -> bool:
-    import ipaddress
-
-    try:
-        ipaddress.ip_address(address)
-    except ValueError:
-        return False
-    return True
-
-
-def pair_checks(
-    ex: HostExec, pairs: list[tuple[NetHost, NetHost]]
-) -> tuple[dict[str, PairChecks], list[RawOutput]]:
-    """RTT and MTU of every pair (all at once: a few small packets each), and the hosts'
-    ``ip -j addr`` outputs the MTUs were read from."""
-    mtus = host_mtus(ex)
-    out = {f"{a.name}->{b.name}": PairChecks() for a, b in pairs}
-    for a, b in pairs:
-        why = mtus[a.name][1]
-        if why:
-            out[f"{a.name}->{b.name}"].warnings.append(f"MTU check skipped: {why}")
-    calls: list[Callable[[], tuple[str, str, ProcessResult, str]]] = []
-    for a, b in pairs:
-        name = f"{a.name}->{b.name}"
-        calls.append(_bind(_ping, ex, a, ping.rtt_argv(b.address), name, "rtt"))
-        mtu = mtus[a.name][0]
-        if mtu is not None:
-            calls.append(_bind(_ping, ex, a, ping.mtu_argv(b.address, mtu), name, "mtu"))
-    for name, what, result, started in together(calls):
-        checks = out[name]
-        checks.raws.append(raw_output("ping", result, started))
-        try:
-            p = ping.parse(result.stdout, result.stderr)
-        except ParseError as e:
-            checks.warnings.append(f"ping ({what}): {e}")
-            continue
-        if what == "rtt":
-            if p.rtt_avg_ms is None:
-                checks.warnings.append(f"no ping reply from {name.split('->')[1]}: no RTT")
-            else:
-                checks.metrics["rtt_ms"] = p.rtt_avg_ms
-        else:
-            sender = name.split("->")[0]
-            mtu = mtus[sender][0]
-            assert mtu is not None, "an MTU check runs only where the MTU is known"
-            checks.metrics["mtu"] = float(mtu)
-            checks.metrics["mtu_ok"] = 1.0 if p.answered else 0.0
-            if not p.answered:
-                checks.warnings.append(
-                    f"{mtu}-byte packets (the MTU of {sender}) do not cross unfragmented"
-                    + (f"; the path's MTU is {p.mtu_reported}" if p.mtu_reported else "")
-                    + ": check the MTU on both hosts and the switches between them"
-                )
-    return out, [raw for _mtu, _why, raw in mtus.values()]
-
-
-def _ping(
-    ex: HostExec, a: NetHost, argv: list[str], name: str, what: str
-) -> tuple[str, str, ProcessResult, str]:
-    started = now()
-    return name, what, ex.run(a, argv, PROBE_TIMEOUT), started
-
-
-def _bind(fn: Callable[..., T], *args: object) -> Callable[[], T]:
-    return lambda: fn(*args)
-
-
 # -- iperf3 servers ------------------------------------------------------------------------
 
 
@@ -247,13 +117,13 @@ def servers(ex: HostExec, count: dict[str, int]) -> Iterator[ServerSet]:
     running = ServerSet(ex)
     try:
         taken = together(
-            [_bind(ex.run, h, probe.SS_ARGV, PROBE_TIMEOUT) for h in ex.hosts], running.stop_all
+            [bind(ex.run, h, probe.SS_ARGV, PROBE_TIMEOUT) for h in ex.hosts], running.stop_all
         )
         plan = []
         for h, ss in zip(ex.hosts, taken, strict=True):
             busy = probe.listening_ports(ss.stdout) if ss.returncode == 0 else set()
             plan.append((h, probe.free_ports(busy, count.get(h.name, 0), ex.avoid_ports)))
-        together([_bind(running.start, h, ports) for h, ports in plan if ports], running.stop_all)
+        together([bind(running.start, h, ports) for h, ports in plan if ports], running.stop_all)
         running.wait_listening()
         yield running
     finally:
@@ -283,7 +153,7 @@ class ServerSet:
         deadline = time.monotonic() + LISTEN_SECONDS
         hosts = [h for h in self.ex.hosts if self.ports.get(h.name)]
         while hosts:
-            results = together([_bind(self.ex.run, h, probe.SS_ARGV, PROBE_TIMEOUT) for h in hosts])
+            results = together([bind(self.ex.run, h, probe.SS_ARGV, PROBE_TIMEOUT) for h in hosts])
             hosts = [
                 h
                 for h, ss in zip(hosts, results, strict=True)
@@ -305,7 +175,7 @@ class ServerSet:
         while self.servers:
             server = self.servers.pop()
             by_host.setdefault(server.host.name, []).append(server)
-        together([_bind(self._stop, group) for group in by_host.values()])
+        together([bind(self._stop, group) for group in by_host.values()])
 
     def _stop(self, group: list[Server]) -> None:
         first: CephbenchError | None = None
@@ -345,7 +215,7 @@ def network_steps(ctx: RunContext, repeat: int) -> Iterator[Step]:
                     ctx.before_each()
                     ports = running.ports[b.name][: opts.procs]
                     outs = together(
-                        [_bind(_client, ex, a, b, p, seconds) for p in ports], running.stop_all
+                        [bind(_client, ex, a, b, p, seconds) for p in ports], running.stop_all
                     )
                     yield from _pair_steps(f"{a.name}->{b.name}", outs, checks, repeat, seconds)
     finally:
@@ -370,7 +240,7 @@ def _mesh(
         peers = [h.name for h in ex.hosts if h.name != b.name]
         slot = peers.index(a.name)
         for port in running.ports[b.name][slot * procs : (slot + 1) * procs]:
-            calls.append(_bind(_client, ex, a, b, port, seconds))
+            calls.append(bind(_client, ex, a, b, port, seconds))
             names.append(f"{a.name}->{b.name}")
     outs = together(calls, running.stop_all)
     by_pair: dict[str, list[ClientRun]] = {}
