@@ -51,8 +51,16 @@ def test_a_ci_excluding_zero_is_better_or_worse_by_the_metrics_direction():
     assert verdict(12.0, (9.0, 15.0), True, higher_is_better=True) == "better"
     assert verdict(-12.0, (-15.0, -9.0), True, higher_is_better=True) == "worse"
     assert verdict(-12.0, (-15.0, -9.0), True, higher_is_better=False) == "better"  # latency
-    # significant and small: still a real change, whatever the band
-    assert verdict(1.0, (0.5, 1.5), True, higher_is_better=True) == "better"
+    # significant and reaching past the band: a change worth acting on
+    assert verdict(6.0, (3.0, 9.0), True, higher_is_better=True) == "better"
+
+
+def test_a_significant_change_inside_the_band_is_the_same():
+    # an A/A experiment with a paced workload: a tight CI calls +1 % significant; it is not a
+    # change a benchmark can stand behind (criterion.rs: "change within noise threshold")
+    assert verdict(1.0, (0.5, 1.5), True, higher_is_better=True) == "same"
+    assert verdict(-4.0, (-5.0, -3.0), True, higher_is_better=True) == "same"
+    assert verdict(1.0, (0.5, 1.5), True, higher_is_better=True, same_within=1.0) == "better"
 
 
 def test_untested_and_missing_stay_as_they_were():
@@ -66,7 +74,8 @@ def test_compare_applies_the_same_rule_to_its_welch_ci():
 
     assert row((-40.0, 42.0), False).verdict("2") == "inconclusive"
     assert row((-2.0, 4.0), False).verdict("2") == "same"
-    assert row((2.0, 4.0), True).verdict("2") == "better"
+    assert row((2.0, 9.0), True).verdict("2") == "better"
+    assert row((2.0, 4.0), True).verdict("2") == "same"
 
 
 def test_the_report_summary_counts_same_and_inconclusive_apart(db: Path):

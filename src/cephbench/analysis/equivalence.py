@@ -6,11 +6,15 @@ with an *equivalence band*: the difference is the same when its whole 95 % confi
 interval lies within ±band (an interval inside the band is the two one-sided tests of
 equivalence, TOST, each at 2.5 %). So a difference is
 
+- ``same``: the whole CI inside ±band, significant or not. A difference smaller than the band
+  that a tight CI calls significant is real for the statistics and not for a benchmark: at
+  that size it is as likely a systematic effect of the set-up (round order, a warm cache, a
+  paced workload's edges) as of the change, and it is not worth acting on. criterion.rs's
+  "change within noise threshold" is the same rule;
 - ``better`` or ``worse``: significant (the test's own rule, Benjamini-Hochberg across cells;
-  its CI excludes 0), in the metric's good or bad direction;
-- ``same``: not significant, and the whole CI inside ±band;
-- ``inconclusive``: neither: the CI reaches past the band on at least one side, so a change
-  the band counts as real may hide in it (more samples narrow it);
+  its CI excludes 0) and the CI reaching past the band, in the metric's good or bad direction;
+- ``inconclusive``: neither: not significant, and the CI reaches past the band on at least one
+  side, so a change the band counts as real may hide in it (more samples narrow it);
 - ``unknown``: not testable (one sample or one block: no CI); ``missing``: a side has no figure.
 
 The default band, ±5 %, is about the run-to-run spread of a storage benchmark on a quiet
@@ -37,8 +41,8 @@ def verdict(
         return "missing"
     if significant is None:
         return "unknown"
-    if significant:
-        return "better" if (pct > 0) == higher_is_better else "worse"
     if ci is not None and -same_within <= ci[0] and ci[1] <= same_within:
         return "same"
+    if significant:
+        return "better" if (pct > 0) == higher_is_better else "worse"
     return "inconclusive"

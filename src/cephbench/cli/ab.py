@@ -66,8 +66,8 @@ if TYPE_CHECKING:
     metavar="PCT",
     default=f"{SAME_WITHIN:g}%",
     show_default=True,
-    help="The verdict is 'same' when the whole 95 % CI of the difference is within ±PCT; "
-    "not significant and wider: 'inconclusive'.",
+    help="The verdict is 'same' when the whole 95 % CI of the difference is within ±PCT, "
+    "significant or not; not significant and wider: 'inconclusive'.",
 )
 @click.option(
     "--hosts",
