@@ -7,9 +7,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the project runs: fio (with the rbd and rados engines), Ceph Pacific, iperf3,
 # what the lab and the device guard use (uuidgen, blkid/lsblk/losetup, ip/tc, mkfs.ext4), and
 # chromium, which the report tests render HTML reports in; openssh-server for the lab's hosts
-# (`lab up --ssh`); iputils-ping for the network suite's RTT and MTU checks.
+# (`lab up --ssh`); iputils-ping for the network suite's RTT and MTU checks; ceph-mds and
+# ceph-fuse for CephFS (`lab up --cephfs`, the cephfs: target); rbd-fuse, etcd, containerd, runc
+# and the CNI plugins for the lab's Kubernetes (`lab up --k8s`).
 DEB_PKGS := fio iperf3 iputils-ping ceph-mon ceph-osd ceph-mgr ceph-common uuid-runtime util-linux \
-            iproute2 e2fsprogs fdisk python3-venv chromium openssh-server
+            iproute2 e2fsprogs fdisk python3-venv chromium openssh-server \
+            ceph-mds ceph-fuse rbd-fuse etcd-server containerd runc containernetworking-plugins
 DEMO_DIR := demo-output
 
 .PHONY: install deps venv test test-fast lint typecheck demo clean
