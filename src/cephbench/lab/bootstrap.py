@@ -16,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from cephbench.errors import ToolFailed
-from cephbench.lab import keys, net, preflight, sshd, teardown
+from cephbench.lab import k8s, k8s_build, keys, net, preflight, sshd, teardown
 from cephbench.lab.ceph import ceph, ceph_json, not_ready
 from cephbench.lab.conf import MGR, MON, Endpoints, render_conf
 from cephbench.lab.daemons import failure, is_ours, run_tool, start
@@ -81,6 +81,9 @@ def up(spec: LabSpec, progress: Progress = _quiet, timeout: float = 300) -> UpRe
     preflight.check(spec)
     if spec.dir.exists() and any(spec.dir.iterdir()):
         raise LabError(f"{spec.dir} is not empty", hint="choose a new or empty --dir")
+    if spec.k8s:  # before anything is created: the first build takes minutes
+        k8s.preflight()
+        k8s_build.ensure_binaries(k8s_build.VERSION, progress)
     start_time = time.monotonic()
     spec.dir.mkdir(parents=True, exist_ok=True)
     rec = _Recorder(
@@ -88,6 +91,8 @@ def up(spec: LabSpec, progress: Progress = _quiet, timeout: float = 300) -> UpRe
     )
     try:
         _bootstrap(rec, progress, start_time + timeout)
+        if spec.k8s:
+            k8s.up(rec, progress, time.monotonic() + timeout)
     except BaseException as e:
         progress("up did not finish: taking down what it started")
         result = teardown.down(spec.dir)
