@@ -71,6 +71,11 @@ def up(spec: LabSpec, progress: Progress = _quiet, timeout: float = 300) -> UpRe
     """Bring up the lab ``spec`` describes, or return the one already running there."""
     running = find_running(spec.dir)
     if running is not None:
+        if spec.k8s and running.k8s is None:
+            raise LabError(
+                f"the lab running in {spec.dir} has no Kubernetes",
+                hint=f"take it down, then: cephbench lab up --k8s --dir {spec.dir}",
+            )
         return UpResult(running, 0.0, already_running=True)
     layout = Layout(spec.dir)
     if layout.state.exists():

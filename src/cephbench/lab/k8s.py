@@ -24,7 +24,7 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Protocol
@@ -311,17 +311,21 @@ def _make_cgroups(rec: Recorder, cgroup: str) -> None:
 
 
 @contextlib.contextmanager
-def _host_record() -> Any:
-    HOST_PATHS_RECORD.parent.mkdir(parents=True, exist_ok=True)
-    with open(HOST_PATHS_RECORD.with_suffix(".lock"), "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+def _host_record() -> Iterator[dict[str, list[str]]]:
+    """The record, read and written back under its own lock; removed once it is empty."""
+    with open(HOST_PATHS_RECORD, "a+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        f.seek(0)
         try:
-            record = json.loads(HOST_PATHS_RECORD.read_text())
-        except (FileNotFoundError, ValueError):
-            record = {"created": [], "labs": []}
+            record = json.loads(f.read() or "{}")
+        except ValueError:
+            record = {}
+        record = {"created": record.get("created", []), "labs": record.get("labs", [])}
         yield record
         if record["labs"] or record["created"]:
-            HOST_PATHS_RECORD.write_text(json.dumps(record, indent=2) + "\n")
+            f.seek(0)
+            f.truncate()
+            f.write(json.dumps(record, indent=2) + "\n")
         else:
             HOST_PATHS_RECORD.unlink(missing_ok=True)
 
