@@ -27,6 +27,7 @@ from pathlib import Path
 from cephbench.errors import ToolFailed, ToolMissing
 from cephbench.system.process import run
 
+FIO = "/usr/bin/fio"
 FIO_IMAGE = "localhost/cephbench-fio"
 PAUSE_IMAGE = "localhost/pause"
 PAUSE_TAG = "cephbench"
@@ -195,7 +196,7 @@ def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     tar.addfile(info, io.BytesIO(data))
 
 
-def build_fio_image(out: Path, fio: str = "/usr/bin/fio") -> ImageRef:
+def build_fio_image(out: Path, fio: str = FIO) -> ImageRef:
     """Write the fio image (``localhost/cephbench-fio:<fio version>``) to ``out``."""
     if not Path(fio).exists():
         raise ToolMissing(f"{fio} does not exist", hint="install it with: apt-get install fio")

@@ -23,6 +23,7 @@ import shutil
 import signal
 import socket
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
@@ -123,13 +124,18 @@ def preflight() -> None:
 # --------------------------------------------------------------------------- up
 
 
-def up(rec: Recorder, progress: Progress, deadline: float) -> K8sInfo:
-    """Start the cluster of the lab ``rec`` records; the Ceph cluster is already up."""
+def start(
+    rec: Recorder, progress: Progress, deadline: float, stop: threading.Event | None = None
+) -> None:
+    """Start the cluster of the lab ``rec`` records, up to a Ready node whose pods can be
+    created. Needs nothing of Ceph: it runs while the Ceph cluster starts, in a thread that
+    ``stop`` halts between two steps (``up`` failed or was interrupted)."""
+    stop = stop or threading.Event()
     layout = rec.layout
     kl = K8sLayout(layout.dir)
-    start = time.monotonic()
+    began = time.monotonic()
     bin_cache = k8s_build.ensure_binaries(k8s_build.VERSION, progress)
-    ports = Ports.block(net.free_port_block(net.LOOPBACK, Ports.count()))
+    ports = _ports(rec, deadline, stop)
     node = socket.gethostname().lower()
     k = K8sState(
         version=k8s_build.VERSION,
@@ -142,25 +148,23 @@ def up(rec: Recorder, progress: Progress, deadline: float) -> K8sInfo:
     )
     rec(lambda s: setattr(s, "k8s", k))
     progress(f"Kubernetes {k.version}: certificates, images, configuration")
-    for d in (kl.root, kl.bin, kl.conf, kl.cni_conf_dir, kl.run, kl.images, kl.volumes):
+    for d in (layout.log, kl.root, kl.bin, kl.conf, kl.cni_conf_dir, kl.run, kl.volumes):
         d.mkdir(parents=True, exist_ok=True)
     for command in k8s_build.COMMANDS:
         (kl.bin / command).symlink_to(bin_cache / command)
     k8s_pki.make(kl, node, ports.apiserver)
-    images = _images(rec, kl, progress)
+    images = _images(rec, progress)
     kl.containerd_conf.write_text(render_containerd(kl, ports, images[0]))
     kl.kubelet_conf.write_text(render_kubelet(kl, ports, k.cgroup))
     (kl.cni_conf_dir / "10-cephbench.conflist").write_text(render_cni(kl, k.bridge))
+    _halt_if(stop)
     _claim_host_paths(rec)
     _bind_shared(rec, kl)
     progress("Kubernetes: starting etcd, containerd and the apiserver")
     _start(rec, "etcd", etcd_argv(kl, ports))
     _start(rec, "containerd", containerd_argv(kl))
     _start(rec, "kube-apiserver", apiserver_argv(kl, ports, kl.bin))
-    lab_info = info_from_state(layout, rec.state)
-    rec(lambda s: s.pools.append(POOL) if POOL not in s.pools else None)
-    lab_pools.create_pool(lab_info, POOL, pg_num=16)
-    _wait(rec, "containerd's socket", deadline, lambda: _ctr(kl, "version").returncode == 0)
+    _wait(rec, "containerd's socket", deadline, stop, lambda: _ctr(kl, "version").returncode == 0)
     for tar in images[1]:
         result = _ctr(kl, "-n", "k8s.io", "images", "import", str(tar), timeout=120)
         if result.returncode != 0:
@@ -168,8 +172,13 @@ def up(rec: Recorder, progress: Progress, deadline: float) -> K8sInfo:
                 f"importing {tar.name} into containerd failed: {result.last_error_line()}"
             )
     _wait(
-        rec, "the apiserver (/readyz)", deadline, lambda: _kubectl_ok(kl, "get", "--raw", "/readyz")
+        rec,
+        "the apiserver (/readyz)",
+        deadline,
+        stop,
+        lambda: _kubectl_ok(kl, "get", "--raw", "/readyz"),
     )
+    _halt_if(stop)
     _start(rec, "kube-controller-manager", controller_manager_argv(kl, ports, kl.bin))
     _start(rec, "kube-scheduler", scheduler_argv(kl, ports, kl.bin))
     _make_cgroups(rec, k.cgroup)
@@ -178,25 +187,67 @@ def up(rec: Recorder, progress: Progress, deadline: float) -> K8sInfo:
         (kl.fakesys / Path(path).name).write_text(value + "\n")
     nsexec = [sys.executable, "-m", "cephbench.lab.k8s_nsexec", str(kl.fakesys), "--"]
     progress("Kubernetes: starting the controller manager, the scheduler and the kubelet")
+    _halt_if(stop)
     _start(rec, KUBELET, nsexec + kubelet_argv(kl, kl.bin))
-    _wait(rec, f"node {node} Ready", deadline, lambda: node_ready(kl, node))
+    _wait(rec, f"node {node} Ready", deadline, stop, lambda: node_ready(kl, node))
     _wait(
-        rec, "the default ServiceAccount", deadline, lambda: _kubectl_ok(kl, "get", "sa", "default")
+        rec,
+        "the default ServiceAccount",
+        deadline,
+        stop,
+        lambda: _kubectl_ok(kl, "get", "sa", "default"),
     )
+    seconds = round(time.monotonic() - began, 2)
+    rec(lambda s: setattr(s.k8s, "ready_seconds", seconds) if s.k8s else None)
+
+
+def create_pool(rec: Recorder) -> None:
+    """The pool of the class's images (recorded first), once Ceph is up."""
+    rec(lambda s: s.pools.append(POOL) if POOL not in s.pools else None)
+    lab_pools.create_pool(info_from_state(rec.layout, rec.state), POOL, pg_num=16)
+
+
+def finish(rec: Recorder, progress: Progress) -> K8sInfo:
+    """Once both clusters are up (and the pool made): the StorageClass and its provisioner."""
+    layout = rec.layout
+    kl = K8sLayout(layout.dir)
+    progress(f"Kubernetes: StorageClass {STORAGE_CLASS} on pool {POOL}")
     kubectl(kl, "apply", "-f", "-", stdin=json.dumps(storage_class(layout.dir)))
     _start(
         rec,
         PROVISIONER_DAEMON,
         [sys.executable, "-m", "cephbench.lab.k8s_provisioner", str(kl.root)],
     )
-    seconds = round(time.monotonic() - start, 2)
-    rec(lambda s: setattr(s.k8s, "ready_seconds", seconds) if s.k8s else None)
     found = info_from_state(layout, rec.state).k8s
     assert found is not None
     return found
 
 
-def _images(rec: Recorder, kl: K8sLayout, progress: Progress) -> tuple[str, list[Path]]:
+class _Halted(LabError):
+    """``start`` was told to stop (``up`` is failing or interrupted elsewhere)."""
+
+
+def _halt_if(stop: threading.Event) -> None:
+    if stop.is_set():
+        raise _Halted("lab up was interrupted while Kubernetes started")
+
+
+def _ports(rec: Recorder, deadline: float, stop: threading.Event) -> Ports:
+    """Free ports for the cluster that are none of the Ceph daemons' (chosen meanwhile)."""
+    while rec.state.bind_ports is None or rec.state.mon_ports is None:
+        _halt_if(stop)
+        if time.monotonic() > deadline:
+            raise LabError("the Ceph lab never chose its ports")
+        time.sleep(0.05)
+    low = min(*rec.state.mon_ports, rec.state.bind_ports[0])
+    high = max(*rec.state.mon_ports, rec.state.bind_ports[1])
+    while True:
+        first = net.free_port_block(net.LOOPBACK, Ports.count())
+        if first + Ports.count() <= low or first > high:
+            return Ports.block(first)
+
+
+def _images(rec: Recorder, progress: Progress) -> tuple[str, list[Path]]:
     """The sandbox image's name and the tars to import (pause cached per Go, fio per fio)."""
     cache = k8s_build.cache_root() / "images"
     cache.mkdir(parents=True, exist_ok=True)
@@ -204,10 +255,19 @@ def _images(rec: Recorder, kl: K8sLayout, progress: Progress) -> tuple[str, list
     if not pause.exists():
         go = k8s_build.find_go((1, 21, 0), progress)
         kimage.build_pause_image(pause, go.path, go.env)
-    fio = kl.images / "fio.tar"
-    ref = kimage.build_fio_image(fio)
+    st = Path(kimage.FIO).stat()
+    fio = cache / f"fio-{st.st_size}-{st.st_mtime_ns}.tar"  # a new fio binary: a new image
+    if fio.with_suffix(".ref").exists():  # written after the tar
+        ref = kimage.ImageRef(kimage.FIO_IMAGE, _fio_tag(fio), _fio_tag(fio), fio)
+    else:
+        ref = kimage.build_fio_image(fio)
+        fio.with_suffix(".ref").write_text(ref.tag)
     rec(lambda s: setattr(s.k8s, "fio_image", ref.ref) if s.k8s else None)
     return f"{kimage.PAUSE_IMAGE}:{kimage.PAUSE_TAG}", [pause, fio]
+
+
+def _fio_tag(tar: Path) -> str:
+    return tar.with_suffix(".ref").read_text().strip()
 
 
 def _start(rec: Recorder, name: str, argv: list[str]) -> None:
@@ -217,12 +277,19 @@ def _start(rec: Recorder, name: str, argv: list[str]) -> None:
     rec(lambda s: s.k8s.daemons.__setitem__(name, pid) if s.k8s else None)
 
 
-def _wait(rec: Recorder, what: str, deadline: float, ready: Callable[[], bool]) -> None:
+def _wait(
+    rec: Recorder,
+    what: str,
+    deadline: float,
+    stop: threading.Event,
+    ready: Callable[[], bool],
+) -> None:
     """Poll ``ready`` until it is true; fail fast, with its log, if a daemon dies."""
     layout, k = rec.layout, rec.state.k8s
     assert k is not None
     kl = K8sLayout(layout.dir)
     while not ready():
+        _halt_if(stop)
         for name, pid in k.daemons.items():
             if pid and not is_ours(pid, kl):
                 raise LabError(

@@ -9,6 +9,8 @@ to the kubelet (``system:masters``), the controller manager, the scheduler and t
 from __future__ import annotations
 
 import base64
+import secrets
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from cephbench.lab.errors import LabError
@@ -84,11 +86,16 @@ def _cert(p: Path, name: str, cn: str, org: str, ext: str) -> None:
     (p / f"{name}.ext").write_text(ext)
     _openssl(
         "x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-        "-CAcreateserial", "-days", DAYS, "-out", f"{name}.crt", "-extfile", f"{name}.ext",
+        "-set_serial", str(secrets.randbits(63)), "-days", DAYS, "-out", f"{name}.crt", "-extfile", f"{name}.ext",
         cwd=p,
     )  # fmt: skip
     (p / f"{name}.csr").unlink()
     (p / f"{name}.ext").unlink()
+
+
+def _sa_keys(p: Path) -> None:
+    _key(p, "sa")
+    _openssl("rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub", cwd=p)
 
 
 def make(kl: K8sLayout, node: str, apiserver_port: int) -> None:
@@ -100,15 +107,16 @@ def make(kl: K8sLayout, node: str, apiserver_port: int) -> None:
         "req", "-x509", "-new", "-nodes", "-key", "ca.key", "-subj", "/CN=cephbench-lab-ca",
         "-days", DAYS, "-out", "ca.crt", cwd=p,
     )  # fmt: skip
-    _key(p, "sa")
-    _openssl("rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub", cwd=p)
-    _cert(p, "apiserver", "kube-apiserver", "", server_ext(node))
-    _cert(
-        p, "apiserver-kubelet-client", "kube-apiserver-kubelet-client", "system:masters", CLIENT_EXT
-    )
     users = {**USERS, "kubelet": ("kubelet", f"system:node:{node}", "system:nodes")}
-    for stem, cn, org in users.values():
-        _cert(p, stem, cn, org, CLIENT_EXT)
+    certs = [
+        ("apiserver", "kube-apiserver", "", server_ext(node)),
+        ("apiserver-kubelet-client", "kube-apiserver-kubelet-client", "system:masters", CLIENT_EXT),
+        *((stem, cn, org, CLIENT_EXT) for stem, cn, org in users.values()),
+    ]
+    with ThreadPoolExecutor(max_workers=4) as pool:  # key generation is the slow part
+        jobs = [pool.submit(_sa_keys, p)] + [pool.submit(_cert, p, *c) for c in certs]
+        for job in jobs:
+            job.result()
     server = f"https://127.0.0.1:{apiserver_port}"
     ca = (p / "ca.crt").read_bytes()
     for name, (stem, cn, _) in users.items():
