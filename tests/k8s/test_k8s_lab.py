@@ -231,3 +231,36 @@ def test_down_leaves_nothing_after_kubelet_and_apiserver_are_killed(
     # the session's lab still runs: the hard-wired host paths stay while it does
     assert kubectl(k8s_lab, "get", "nodes").returncode == 0
     assert all(Path(p).exists() for p in HARDWIRED)
+
+
+def test_ctrl_c_while_kubernetes_starts_leaves_nothing(tmp_path_factory: pytest.TempPathFactory):
+    """SIGINT to ``lab up --k8s`` once its apiserver runs (Ceph still starting or just up):
+    exit 130, and the lab's directory, processes, mounts, cgroups and bridge are gone."""
+    import subprocess
+
+    from tests.helpers import CEPHBENCH
+
+    lab_dir = tmp_path_factory.mktemp("k8s-int") / "lab"
+    argv = [*CEPHBENCH, "lab", "up", "--k8s", "--osd-size", "4G", "--dir", str(lab_dir)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+
+        def apiserver_started() -> bool:
+            state = load(Layout(lab_dir)) if Layout(lab_dir).state.exists() else None
+            return bool(state and state.k8s and state.k8s.daemons.get("kube-apiserver"))
+
+        wait_for(apiserver_started, "lab up --k8s to start the apiserver", 120, poll=0.1)
+        state = load(Layout(lab_dir))
+        assert state is not None and state.k8s is not None
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=180)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        down(lab_dir, purge=True)
+    assert proc.returncode == 130, out
+    assert not lab_dir.exists(), out
+    assert not k8s.processes(K8sLayout(lab_dir))
+    assert not [m for m in _mountpoints() if m.startswith(str(lab_dir))]
+    assert not list(Path("/sys/fs/cgroup").glob(f"*/{state.k8s.cgroup.strip('/')}"))
+    assert not Path(f"/sys/class/net/{state.k8s.bridge}").exists()
