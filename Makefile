@@ -45,7 +45,8 @@ $(BIN)/cephbench: pyproject.toml
 test: install lint typecheck
 	@$(BIN)/pytest -m lab --durations=15 > .lab-tests.log 2>&1 & lab=$$!; \
 	$(BIN)/pytest -m "not lab and not k8s" -q --durations=10; rest=$$?; \
-	$(BIN)/cephbench lab build-k8s && $(BIN)/pytest -m k8s -q --durations=10; k8src=$$?; \
+	{ [ "$$(id -u)" != 0 ] || $(BIN)/cephbench lab build-k8s; } && \
+	  $(BIN)/pytest -m k8s -q --durations=10; k8src=$$?; \
 	wait $$lab; labrc=$$?; echo "== the lab tier"; cat .lab-tests.log; rm -f .lab-tests.log; \
 	[ $$rest = 0 ] && [ $$k8src = 0 ] && [ $$labrc = 0 ]
 

@@ -37,7 +37,6 @@ from cephbench.lab.daemons import CLIENT_ENV, log_tail, rss_mib, signal_until_go
 from cephbench.lab.errors import LabError
 from cephbench.lab.info import info_from_state
 from cephbench.lab.k8s_conf import (
-    DAEMONS,
     HARDWIRED,
     KERNEL_TUNABLES,
     KUBELET,
@@ -521,8 +520,9 @@ def down(layout: Layout, state: LabState) -> None:
     # the pods' processes, whatever became of containerd and its shims
     signal_until_gone(cgroup_pids(k), _alive, signal.SIGKILL, grace=5.0)
     _stop([daemons.get("containerd") or 0], kl, grace=10.0)
-    others = [daemons.get(n) or 0 for n in reversed(DAEMONS) if n != "containerd"]
-    _stop(others, kl, grace=10.0)
+    # the apiserver while etcd still answers (else it waits on etcd before it exits)
+    for names in (("kube-scheduler", "kube-controller-manager"), ("kube-apiserver",), ("etcd",)):
+        _stop([daemons.get(n) or 0 for n in names], kl, grace=10.0)
     k8s_volumes.release_all(kl)  # rbd-fuse, loop devices and filesystems of the volumes
     _stop(processes(kl), kl, grace=5.0)  # shims, anything else naming the lab
     unmount_under(kl.root)
