@@ -264,3 +264,10 @@ def test_ctrl_c_while_kubernetes_starts_leaves_nothing(tmp_path_factory: pytest.
     assert not [m for m in _mountpoints() if m.startswith(str(lab_dir))]
     assert not list(Path("/sys/fs/cgroup").glob(f"*/{state.k8s.cgroup.strip('/')}"))
     assert not Path(f"/sys/class/net/{state.k8s.bridge}").exists()
+
+
+def test_build_k8s_finds_the_cached_binaries(k8s_lab: K8sLab):
+    from tests.helpers import invoke
+
+    out = invoke("lab", "build-k8s", expect=0).stdout
+    assert f"Kubernetes {k8s_lab.k8s.version} is cached" in out

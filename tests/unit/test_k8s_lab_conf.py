@@ -297,3 +297,12 @@ def test_archive_is_a_docker_archive_of_one_layer(tmp_path: Path):
     assert members["bin"].isdir() and members["tmp"].mode == 0o1777
     assert members["bin/hello"].mode == 0o755
     assert config["rootfs"]["diff_ids"][0].endswith(manifest["Layers"][0].split("/")[0])
+
+
+def test_a_failed_provisioning_is_an_event_on_the_claim():
+    event = k8s_provisioner.failure_event(CLAIM, "rbd create k8s/pvc-1 failed: no space")
+    assert event["involvedObject"]["uid"] == "1234-abcd"
+    assert event["involvedObject"]["kind"] == "PersistentVolumeClaim"
+    assert event["metadata"]["namespace"] == "ns1"
+    assert event["type"] == "Warning" and event["reason"] == "ProvisioningFailed"
+    assert "no space" in event["message"]

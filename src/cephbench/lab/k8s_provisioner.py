@@ -10,6 +10,7 @@ the PV and undoes the volume, image included. SIGTERM stops it between two steps
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import sys
@@ -72,6 +73,27 @@ def released(volumes: list[dict]) -> list[dict]:
     ]
 
 
+def failure_event(claim: dict, message: str) -> dict:
+    """A Warning event on ``claim``: why its volume could not be made (pure)."""
+    meta = claim["metadata"]
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"generateName": f"{meta['name']}.", "namespace": meta["namespace"]},
+        "involvedObject": {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "name": meta["name"],
+            "namespace": meta["namespace"],
+            "uid": meta["uid"],
+        },
+        "type": "Warning",
+        "reason": "ProvisioningFailed",
+        "message": f"{PROVISIONER}: {message}"[:1000],
+        "source": {"component": PROVISIONER},
+    }
+
+
 class Provisioner:
     def __init__(self, root: Path):
         self.kl = K8sLayout(root.parent)
@@ -132,6 +154,8 @@ class Provisioner:
         except CephbenchError as e:
             print(f"provisioning {name} for {where} failed: {e}", flush=True)
             self.failed[name] = time.monotonic() + 10
+            with contextlib.suppress(CephbenchError):  # `kubectl describe pvc` shows why
+                self.kubectl("create", "-f", "-", stdin=json.dumps(failure_event(claim, str(e))))
             for rec in k8s_volumes.records(self.kl):
                 if rec["pv"] == name:
                     k8s_volumes.release(self.kl, rec, self.lab)
