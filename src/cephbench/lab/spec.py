@@ -83,6 +83,7 @@ class LabSpec(BaseModel):
     auth: Literal["cephx", "none"] = "cephx"
     conf_set: dict[str, str] = Field(default_factory=dict, description="extra ceph.conf options")
     ssh: bool = Field(False, description="an sshd in each host namespace (--hosts lab)")
+    k8s: bool = Field(False, description="a single-node Kubernetes beside Ceph (lab up --k8s)")
 
     @field_validator("osd_size", mode="before")
     @classmethod
@@ -125,6 +126,8 @@ class LabSpec(BaseModel):
             raise ValueError("--rate limits the links between hosts: it needs --hosts 2 or more")
         if self.ssh and self.hosts < 2:
             raise ValueError("--ssh runs an sshd per host namespace: it needs --hosts 2 or more")
+        if self.k8s and self.hosts != 1:
+            raise ValueError("--k8s runs beside a one-host lab: use it with --hosts 1")
         if self.osd_size < 1024**2:
             raise ValueError("--osd-size must be at least 1M")
         return self
