@@ -11,10 +11,9 @@ records say so (``osd_cpu_measured`` false) and explain says "CPU not measured".
 from __future__ import annotations
 
 import os
+import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from cephbench.ceph.commands import ceph_json
 from cephbench.ceph.connection import Connection
@@ -49,11 +48,51 @@ def cores() -> float:
         return float(os.cpu_count() or 1)
 
 
-@dataclass
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (``/proc/PID/task/TID/children``)."""
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                kids = Path(f"/proc/{p}/task/{tid}/children").read_text().split()
+            except OSError:
+                continue
+            for k in kids:
+                out.append(int(k))
+                todo.append(int(k))
+    return out
+
+
+def client_cpu_seconds() -> float:
+    """CPU seconds of this process' children, ended (reaped) and still running (fio and
+    the processes it forks)."""
+    live = sum(proc_cpu_seconds(p) or 0.0 for p in descendants(os.getpid()))
+    return children_cpu_seconds() + live
+
+
+Sample = tuple[float, float, dict[str, float | None]]
+"""(time.monotonic(), the client's CPU seconds so far, OSD -> its CPU seconds so far)."""
+
+INTERVAL_S = 0.25
+"""How often the CPU is sampled while a run's steps run."""
+
+
 class Accounting:
-    store: Store
-    run_id: int
-    osd_pids: dict[str, int]
+    """The pool's placement, recorded at the start; the CPU sampled every ``INTERVAL_S``
+    while the run's steps run (a thread), so each workload of a step (fio runs several in
+    one process) gets the CPU of its own time window."""
+
+    def __init__(self, store: Store, run_id: int, osd_pids: dict[str, int]):
+        self.store, self.run_id, self.osd_pids = store, run_id, osd_pids
+        self.samples: list[Sample] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
 
     @classmethod
     def open(cls, store: Store, run_id: int, conn: Connection, pool: str | None) -> Accounting:
@@ -71,6 +110,22 @@ class Accounting:
             acc._placement(conn, pool)
         return acc
 
+    def __enter__(self) -> Accounting:
+        self._thread = threading.Thread(target=self._sample, name="accounting", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _sample(self) -> None:
+        while True:
+            self.samples.append(self.snapshot())
+            if self._stop.wait(INTERVAL_S):
+                return
+
     def _placement(self, conn: Connection, pool: str) -> None:
         try:
             data = ceph_json(conn, "pg", "ls-by-pool", pool)
@@ -85,39 +140,68 @@ class Accounting:
         record = {"pool": pool, "pgs": pgs}
         self.store.add_series(self.run_id, [Series(0, "", "", "placement", [0.0], [record])])
 
-    def snapshot(self) -> tuple[float, float, dict[str, float | None]]:
+    def snapshot(self) -> Sample:
         return (
             time.monotonic(),
-            children_cpu_seconds(),
+            client_cpu_seconds(),
             {n: proc_cpu_seconds(p) for n, p in self.osd_pids.items()},
         )
 
     def record(
         self,
-        before: tuple[float, float, dict[str, float | None]],
+        before: Sample,
         repeat: int,
         outcomes: list[WorkloadOutcome],
+        windows: list[tuple[float, float]],
     ) -> None:
-        """The CPU seconds of the step that produced ``outcomes`` (its whole time)."""
-        t1, c1, osd1 = self.snapshot()
-        t0, c0, osd0 = before
-        osd: dict[str, float] = {}
-        for name, a in osd0.items():
-            b = osd1.get(name)
-            if a is not None and b is not None and b >= a:
-                osd[name] = round(b - a, 4)
-        ios = 0.0
-        for o in outcomes:
-            for r in o.results:
-                ios += float(r.total_ios or 0)
-        record: dict[str, Any] = {
-            "repeat": repeat,
-            "workloads": [o.name for o in outcomes],
-            "wall_s": round(t1 - t0, 4),
-            "ios": ios,
-            "cpu_s": {**osd, "client": round(c1 - c0, 4)},
-            "osd_cpu_measured": bool(osd),
-            "cores": cores(),
-            "machine": "this machine" if osd else "the client",
-        }
-        self.store.add_series(self.run_id, [Series(0, "", "", "cpu", [t1], [record])])
+        """Each workload's CPU seconds over its time window (trimmed of its first half second
+        and last second and a half: the windows are fio's planned slots, padded), and the
+        I/Os it made in that time at its measured rate."""
+        end = self.snapshot()
+        self.samples.append(end)
+        records = []
+        for i, o in enumerate(outcomes):
+            t0, t1 = windows[i] if i < len(windows) else (before[0], end[0])
+            t0, t1 = max(t0, before[0]), min(t1, end[0])
+            if t1 - t0 > 3.0:
+                t0, t1 = t0 + 0.5, t1 - 1.5
+            a, b = self._at(t0), self._at(t1)
+            iops = sum(float(r.iops or 0) for r in o.results)
+            osd = {}
+            for name, x in a[2].items():
+                y = b[2].get(name)
+                if x is not None and y is not None and y >= x:
+                    osd[name] = round(y - x, 4)
+            records.append(
+                {
+                    "repeat": repeat,
+                    "workloads": [o.name],
+                    "wall_s": round(t1 - t0, 4),
+                    "ios": round(iops * (t1 - t0), 1),
+                    "cpu_s": {**osd, "client": round(max(0.0, b[1] - a[1]), 4)},
+                    "osd_cpu_measured": bool(osd),
+                    "cores": cores(),
+                    "machine": "this machine" if osd else "the client",
+                }
+            )
+        self.samples = [s for s in self.samples if s[0] >= end[0]]  # what is left to explain
+        if records:
+            times = [end[0]] * len(records)
+            self.store.add_series(self.run_id, [Series(0, "", "", "cpu", times, records)])
+
+    def _at(self, t: float) -> Sample:
+        """The cumulative figures at ``t``, interpolated between the samples around it."""
+        samples = sorted(self.samples, key=lambda s: s[0])
+        prev = samples[0]
+        for s in samples:
+            if s[0] >= t:
+                if s[0] == prev[0]:
+                    return s
+                f = (t - prev[0]) / (s[0] - prev[0])
+                osd = {
+                    k: (None if v is None or s[2].get(k) is None else v + f * (s[2][k] - v))  # type: ignore[operator]
+                    for k, v in prev[2].items()
+                }
+                return (t, prev[1] + f * (s[1] - prev[1]), osd)
+            prev = s
+        return prev

@@ -199,7 +199,9 @@ def execute(
                 from cephbench.execution.accounting import Accounting
 
                 stage.now("recording the pool's placement")
-                accounting = Accounting.open(store, run_id, conn, getattr(target, "pool", None))
+                accounting = stack.enter_context(
+                    Accounting.open(store, run_id, conn, getattr(target, "pool", None))
+                )
             remote = None
             if options.hosts:
                 stage.now("connecting to the hosts")
@@ -286,7 +288,7 @@ def _run_steps(
             )
             _store(store, ctx.run_id, step, outcomes)
             if accounting is not None and before is not None and outcomes:
-                accounting.record(before, step.repeat, outcomes)
+                accounting.record(before, step.repeat, outcomes, step.windows)
             for o in outcomes:
                 ctx.schedule.record(o.name, step.repeat, o.results, o.error)
             failed += sum(1 for o in outcomes if o.error)
