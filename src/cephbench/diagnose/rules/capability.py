@@ -29,10 +29,6 @@ BEST_RATIO = 5.0
 BENCH_RATIO = 8.0
 """osd bench 4k writes this many times fewer than the best OSD's is slow (healthy OSDs of
 the lab, benched at once, differ by 1.5x; one at a time by up to 6x)."""
-CPU_QUEUED = (4.0, 2.0)
-CPU_SUBOP = (2.5, 8.0)
-"""(ratio to the best OSD, least excess in ms) of the queue and the replica writes: both at
-once name an OSD short of CPU."""
 
 
 @dataclass(frozen=True)
@@ -158,37 +154,58 @@ def _bench(figs: dict[str, dict[str, float | None]], named: set[str], d: Diagnos
         )
 
 
+CPU_SIGNALS = {
+    "queued_ms": ("ops queued", 3.0, 1.5),
+    "subop_w_ms": ("replica writes applied in", 2.0, 8.0),
+    "write_queued_ms": ("client writes queued", 3.0, 0.8),
+}
+"""figure -> (words, ratio to the best OSD, least excess in ms): where a starved OSD shows."""
+BENCH_CPU_RATIO = 3.0
+"""osd bench 4k writes this many times fewer than the best OSD's (all benched at once, on a
+normal device wait) is a CPU signal too."""
+
+
 def _cpu(figs: dict[str, dict[str, float | None]], named: set[str], d: Diagnosis) -> None:
-    queued, subop = _column(figs, "queued_ms"), _column(figs, "subop_w_ms")
-    if len(queued) < 2 or len(subop) < 2:
-        return
-    qb, sb = min(queued.values()), min(subop.values())
+    """An OSD short of CPU on two signals at once against the best OSD (never on one)."""
     dev = _column(figs, "device_ms")
-    for name in sorted(set(queued) & set(subop)):
+    columns = {k: _column(figs, k) for k in CPU_SIGNALS}
+    bench = _column(figs, "bench_4k_iops")
+    for name in sorted(figs):
         if name in named or dev.get(name, 0.0) >= DEVICE_SLOW_MS:
             continue
-        q, s = queued[name], subop[name]
-        if not (q >= CPU_QUEUED[0] * max(qb, 0.05) and q - qb >= CPU_QUEUED[1]):
+        said, ratios = [], []
+        for key, (words, ratio, excess) in CPU_SIGNALS.items():
+            col = columns[key]
+            if name not in col or len(col) < 2:
+                continue
+            best = min(col.values())
+            mine = col[name]
+            if mine >= ratio * max(best, 0.05) and mine - best >= excess:
+                said.append(f"{words} {mine:.2f} ms (the best OSD {best:.2f} ms)")
+                ratios.append(mine / max(best, 0.05))
+        if name in bench and len(bench) >= 2 and bench[name] > 0:
+            top = max(bench.values())
+            if top / bench[name] >= BENCH_CPU_RATIO:
+                said.append(f"osd bench 4k {bench[name]:.0f}/s (the best OSD {top:.0f}/s)")
+                ratios.append(top / bench[name])
+        if len(said) < 2:
             continue
-        if not (s >= CPU_SUBOP[0] * max(sb, 0.05) and s - sb >= CPU_SUBOP[1]):
-            continue
-        ratio = min(q / max(qb, 0.05), s / max(sb, 0.05))
+        ratio = sorted(ratios)[-2]  # the weaker of its two strongest signals
         d.findings.append(
             Finding(
                 codes.OSD_CPU_STARVED_VS_BEST,
                 name,
                 severity(ratio),
-                f"{name} keeps ops queued {q:.2f} ms (the best OSD {qb:.2f} ms) and applies "
-                f"replica writes in {s:.2f} ms (the best {sb:.2f} ms) while its device wait is "
-                "normal: short of CPU, judged against the best OSD (its peers' median was no "
-                "guide: most OSDs are slow)",
+                f"{name} is slow where CPU shows ({'; '.join(said)}) while its device wait is "
+                "normal: short of CPU, judged against the best OSD (most OSDs may be slow, so "
+                "their median is no guide)",
                 AgainstBest(
                     "queued_ms",
-                    rounded(q),
-                    {"queued_ms": rounded(qb), "subop_w_ms": rounded(sb)},
+                    rounded(columns["queued_ms"].get(name)),
+                    {k: rounded(min(c.values())) if c else None for k, c in columns.items()},
                     None,
                     "best OSD",
-                    {k: rounded(v) for k, v in queued.items()},
+                    {k: rounded(v) for k, v in columns["queued_ms"].items()},
                 ),
                 f"check {name}'s CPU (top -p its pid; cgroup or container limits, CPU frequency, "
                 "noisy neighbours)",
