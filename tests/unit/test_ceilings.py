@@ -179,7 +179,14 @@ def test_the_qd1_floor_is_round_trips_and_the_slowest_commit():
     assert x.floor_ms == pytest.approx(0.2 + 2.0)  # 2 round trips + 1/500 s on osd.1
     assert "osd.1" in (x.floor_why or "")
     assert x.to_json()["latency_over_floor"] == pytest.approx(4.0 / 2.2, rel=1e-3)
-    assert explain(caps, randwrite(100.0)).floor_ms is None  # QD32: no floor
+    assert explain(caps, randwrite(100.0)).floor_ms is None  # QD32: no floor reported
+    limit = x.limit
+    assert limit is not None and limit.part == "osd.1's commit (one I/O at a time)"
+    assert limit.iops == pytest.approx(1000 / 2.2)  # Little's law: 1 in flight / 2.2 ms
+    slow_net = Capabilities(caps.osds, caps.layout, rtt_ms=5.0)
+    got = explain(slow_net, w).limit
+    assert got is not None and got.part == "the round trips (one I/O at a time)"
+    assert got.layer == "network"
 
 
 def test_capabilities_from_a_recorded_diagnosis_of_the_lab():
@@ -200,7 +207,9 @@ def test_a_slow_disk_in_a_recorded_diagnosis_is_the_limiting_part():
     caps = capability.capabilities(e, capability.layout_of(e["pools"][0]))
     x = explain(caps, randwrite(100.0))
     if caps.osds[1].write_4k_iops is not None:
-        assert x.limit is not None and x.limit.part == "osd.1's device"
+        # its device, or its commit latency with the I/Os in flight (Little's law)
+        assert x.limit is not None and x.limit.part.startswith("osd.1's"), x.limit
+        assert x.limit.layer == "osd"
 
 
 def test_shares_from_a_pools_pg_up_sets():

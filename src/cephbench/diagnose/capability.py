@@ -102,6 +102,7 @@ def capabilities(
                 (info.get("bench_4m") or {}).get("bytes_per_sec"),
                 rep,
                 prim,
+                ((info.get("qd1_write") or {}).get("commit") or {}).get("ms"),
             )
         )
     link, rtt = links(e)

@@ -51,6 +51,15 @@ class OsdCapability:
     """Its share of the pool's copies (PGs it holds / PGs x copies); the shares sum to 1."""
     primary_share: float
     """Its share of the pool's primaries; the shares sum to 1."""
+    commit_ms: float | None = None
+    """BlueStore's commit of one write at QD1 (the diagnosis' QD1 writes), ms; else the
+    floor takes one osd bench write's share of its time."""
+
+    def commit_time_ms(self, bs: int) -> float | None:
+        if self.commit_ms is not None:
+            return self.commit_ms
+        iops = self.write_iops(bs)
+        return 1000.0 / iops if iops else None
 
     def write_iops(self, bs: int) -> float | None:
         """Writes of ``bs`` bytes per second, through the two bench points (cost per write
@@ -155,7 +164,7 @@ class Part:
     """The ceiling one part allows (client IOPS), and why."""
 
     part: str
-    layer: str  # "osd", "network", "cpu"
+    layer: str  # "osd", "network", "cpu", "client"
     iops: float
     why: str
 
@@ -262,7 +271,20 @@ def explain(caps: Capabilities, w: Workload, cpu: CpuUse | None = None) -> Expla
         )
     else:
         missing.append("CPU not measured for this run")
-    floor, why = _floor(caps, w)
+    floor, why, (who, layer) = _floor(caps, w)
+    if floor:
+        qd = w.iodepth * w.numjobs
+        flight = "one I/O at a time" if qd == 1 else f"{qd} I/Os in flight"
+        parts.append(
+            Part(
+                f"{who} ({flight})",
+                layer,
+                qd * 1000.0 / floor,
+                f"each I/O takes at least {floor:.2f} ms: {why}",
+            )
+        )
+    if w.iodepth * w.numjobs != 1:
+        floor, why = None, None  # the floor is reported for QD1 results
     return Explained(w, parts, missing, floor, why)
 
 
@@ -332,22 +354,33 @@ def _link_parts(caps: Capabilities, w: Workload, missing: list[str]) -> list[Par
     return out
 
 
-def _floor(caps: Capabilities, w: Workload) -> tuple[float | None, str | None]:
-    if w.iodepth * w.numjobs != 1 or caps.rtt_ms is None:
-        return None, None
+def _floor(caps: Capabilities, w: Workload) -> tuple[float | None, str | None, tuple[str, str]]:
+    """The least time one I/O takes: a round trip to the primary; for a write, the commit on
+    the slowest OSD holding a copy and (with copies) a round trip to the replicas. With the
+    part that takes most of it (name, layer)."""
+    trip = ("the round trips", "network")
+    if caps.rtt_ms is None:
+        return None, None, trip
     if not w.writes:
-        return caps.rtt_ms, f"one round trip {caps.rtt_ms:.3f} ms; device reads not measured"
+        return (
+            caps.rtt_ms,
+            f"one round trip {caps.rtt_ms:.3f} ms; device reads not measured",
+            trip,
+        )
     piece = caps.layout.piece(w.bs)
-    commits = [(o.name, o.write_iops(piece)) for o in caps.osds if o.replica_share > 0]
-    known = [(n, 1000.0 / c) for n, c in commits if c]
+    commits = [(o.name, o.commit_time_ms(piece)) for o in caps.osds if o.replica_share > 0]
+    known = [(n, c) for n, c in commits if c]
     if not known:
-        return None, None
+        return None, None, trip
     slowest, commit = max(known, key=lambda nc: nc[1])
     trips = 2 if caps.layout.copies > 1 else 1
     floor = trips * caps.rtt_ms + commit
-    return floor, (
+    who = (f"{slowest}'s commit", "osd") if commit >= trips * caps.rtt_ms else trip
+    return (
+        floor,
         f"{trips} round trip(s) of {caps.rtt_ms:.3f} ms + {commit:.2f} ms to commit "
-        f"{_size(piece)} on the slowest, {slowest}"
+        f"{_size(piece)} on the slowest, {slowest}",
+        who,
     )
 
 

@@ -162,6 +162,7 @@ def capabilities_json(caps: Capabilities) -> dict[str, Any]:
                 "write_4m_bytes_per_s": o.write_4m_bytes_per_s,
                 "replica_share": round(o.replica_share, 4),
                 "primary_share": round(o.primary_share, 4),
+                "commit_ms": o.commit_ms,
             }
             for o in caps.osds
         ],
