@@ -41,3 +41,10 @@ def test_each_workload_gets_the_cpu_of_its_own_window(db):
     assert a["ios"] == pytest.approx(100.0 * 8.0)
     assert b["cpu_s"]["client"] == pytest.approx(2.0)  # 10.5 s to 18.5 s at 0.25
     assert a["osd_cpu_measured"] is False and a["machine"] == "the client"
+
+
+def test_an_unlimited_process_has_no_cpu_allowance_and_a_gone_one_neither():
+    assert (
+        accounting.cpu_allowance(os.getpid()) is None or accounting.cpu_allowance(os.getpid()) > 0
+    )
+    assert accounting.cpu_allowance(2**22 + 7) is None

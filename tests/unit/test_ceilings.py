@@ -252,3 +252,15 @@ def test_cpu_records_of_a_run_per_workload():
     a = capability.cpu_use(records, "a")
     assert a is not None and a.per_io == pytest.approx(3.0 / 2000) and a.cores == 2
     assert capability.cpu_use(records, "b") is None
+
+
+def test_an_osd_whose_cgroup_caps_its_cpu_is_the_limit_when_its_share_needs_more():
+    caps = Capabilities(
+        [osd(i, 20000, 800, THIRD, THIRD) for i in range(3)], PoolLayout("replicated", 3)
+    )
+    spent = {"osd.0": 1.0, "osd.1": 1.0, "osd.2": 1.0, "client": 1.0}
+    cpu = CpuUse(10_000, spent, 2.0, limits={"osd.2": 0.15})
+    x = explain(caps, randwrite(1000.0), cpu)
+    assert x.limit is not None and x.limit.part == "osd.2's CPU allowance"
+    assert x.limit.iops == pytest.approx(0.15 / (1.0 / 10_000))  # 1,500 IOPS
+    assert "its cgroup allows it 0.15 cores; 100 µs of its CPU per I/O" in x.limit.why

@@ -114,6 +114,7 @@ def cpu_use(records: list[dict[str, Any]], workload: str) -> CpuUse | None:
     None when the OSDs' CPU was not measured."""
     ios, spent = 0.0, dict[str, float]()
     cores, machine = 1.0, "this machine"
+    limits: dict[str, float] = {}
     for r in records:
         if workload not in r.get("workloads", []) or not r.get("osd_cpu_measured"):
             continue
@@ -123,6 +124,7 @@ def cpu_use(records: list[dict[str, Any]], workload: str) -> CpuUse | None:
         for k, v in r.get("cpu_s", {}).items():
             spent[k] = spent.get(k, 0.0) + float(v) * share
         cores, machine = float(r.get("cores") or 1), r.get("machine", machine)
+        limits.update(r.get("cpu_limit_cores") or {})
     if not spent or ios <= 0:
         return None
-    return CpuUse(ios, spent, cores, machine)
+    return CpuUse(ios, spent, cores, machine, limits)

@@ -117,6 +117,8 @@ class CpuUse:
     """"osd.N" / "client" -> CPU seconds (user + system)."""
     cores: float
     machine: str = "this machine"
+    limits: dict[str, float] = field(default_factory=dict)
+    """"osd.N" -> the cores its cgroup allows it (a CPU quota), where one is set."""
 
     @property
     def per_io(self) -> float | None:
@@ -269,6 +271,19 @@ def explain(caps: Capabilities, w: Workload, cpu: CpuUse | None = None) -> Expla
                 f"{cpu.cores:g} cores; {cpu.per_io * 1e6:.0f} µs of CPU per I/O: {spent}",
             )
         )
+        for proc, allowed in sorted(cpu.limits.items()):
+            spent_s = cpu.seconds_by_process.get(proc)
+            if spent_s:
+                per_io = spent_s / cpu.ios
+                parts.append(
+                    Part(
+                        f"{proc}'s CPU allowance",
+                        "cpu",
+                        allowed / per_io,
+                        f"its cgroup allows it {allowed:g} cores; {per_io * 1e6:.0f} µs of its "
+                        "CPU per I/O",
+                    )
+                )
     else:
         missing.append("CPU not measured for this run")
     floor, why, (who, layer) = _floor(caps, w)

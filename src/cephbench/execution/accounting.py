@@ -40,6 +40,36 @@ def children_cpu_seconds() -> float:
     return t.children_user + t.children_system
 
 
+def cpu_allowance(pid: int) -> float | None:
+    """The cores ``pid``'s cgroup lets it use (its CFS quota / period: cgroup v1's
+    ``cpu.cfs_quota_us``, v2's ``cpu.max``); None when unlimited or unreadable."""
+    try:
+        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        rel = path.lstrip("/")
+        try:
+            if "cpu" in controllers.split(","):
+                for mount in ("cpu", "cpu,cpuacct"):
+                    base = Path("/sys/fs/cgroup") / mount / rel
+                    quota = base / "cpu.cfs_quota_us"
+                    if quota.is_file():
+                        q = int(quota.read_text())
+                        period = int((base / "cpu.cfs_period_us").read_text())
+                        return q / period if q > 0 and period > 0 else None
+            elif controllers == "":
+                limit = Path("/sys/fs/cgroup") / rel / "cpu.max"
+                if limit.is_file():
+                    quota_text, period_text = limit.read_text().split()
+                    if quota_text != "max" and int(period_text) > 0:
+                        return int(quota_text) / int(period_text)
+        except (OSError, ValueError):
+            continue
+    return None
+
+
 def cores() -> float:
     """The cores this machine gives its processes (affinity; not counting other loads)."""
     try:
@@ -184,6 +214,14 @@ class Accounting:
                     "machine": "this machine" if osd else "the client",
                 }
             )
+        limits = {}
+        for name, pid in self.osd_pids.items():
+            allowed = cpu_allowance(pid)
+            if allowed is not None and allowed < cores():
+                limits[name] = round(allowed, 4)
+        for r in records:
+            if limits:
+                r["cpu_limit_cores"] = limits
         self.samples = [s for s in self.samples if s[0] >= end[0]]  # what is left to explain
         if records:
             times = [end[0]] * len(records)
