@@ -45,8 +45,11 @@ def explained(invoke_json, tmp_path) -> tuple[dict, dict]:
 
 
 def test_healthy_every_workload_has_a_ceiling_it_does_not_exceed(on_lab3, invoke_json, tmp_path):
-    diag, doc = explained(invoke_json, tmp_path)
-    assert diag["ceilings"]["ceilings"][0]["ceiling_iops"] > 0
+    jobs = tmp_path / "explain.fio"
+    jobs.write_text(JOBS)
+    run = invoke_json("run", str(jobs), "--size", "128M", "--no-prefill")
+    doc = invoke_json("explain", str(run["id"]), "--measure")  # no diagnosis stored: made now
+    assert doc["diagnosis_run"] > run["id"]
     assert doc["cpu_measured"] is True
     assert {w["workload"] for w in doc["workloads"]} == {"rand_wr_4k", "seq_wr_1m"}
     for w in doc["workloads"]:
