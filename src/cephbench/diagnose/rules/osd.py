@@ -145,7 +145,9 @@ def osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
         o.name: o
         for o in outliers(_column(figs, "queued_ms"), high=True, min_ratio=4.0, min_excess=2.0)
     }
-    bench = {o.name: o for o in outliers(_column(figs, "bench_4k_iops"), high=False, min_ratio=2.5)}
+    # osd bench runs on every OSD at once: a short 4k bench on a busy machine leaves a healthy
+    # OSD up to 3.4x below its peers (the lab, another helper's load on its two cores)
+    bench = {o.name: o for o in outliers(_column(figs, "bench_4k_iops"), high=False, min_ratio=4.0)}
     subops = {
         o.name: o
         for o in outliers(_column(figs, "subop_w_ms"), high=True, min_ratio=2.5, min_excess=2.0)
