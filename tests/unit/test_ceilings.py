@@ -207,8 +207,7 @@ def test_a_slow_disk_in_a_recorded_diagnosis_is_the_limiting_part():
     caps = capability.capabilities(e, capability.layout_of(e["pools"][0]))
     x = explain(caps, randwrite(100.0))
     if caps.osds[1].write_4k_iops is not None:
-        # its device, or its commit latency with the I/Os in flight (Little's law)
-        assert x.limit is not None and x.limit.part.startswith("osd.1's"), x.limit
+        assert x.limit is not None and x.limit.part == "osd.1's device", x.limit
         assert x.limit.layer == "osd"
 
 
