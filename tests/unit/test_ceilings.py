@@ -162,6 +162,8 @@ def test_a_result_above_its_ceiling_is_a_model_defect_said_so():
     assert x.model_defect and x.to_json()["model_defect"]
     assert "ABOVE the ceiling by 20 %: a defect of the model" in x.line()
     assert not explain(caps, randwrite(1090.0)).model_defect
+    assert "far below every ceiling" in explain(caps, randwrite(100.0)).line()
+    assert "far below" not in explain(caps, randwrite(500.0)).line()
 
 
 def test_the_qd1_floor_is_round_trips_and_the_slowest_commit():

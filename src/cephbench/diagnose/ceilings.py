@@ -34,6 +34,9 @@ from typing import Any
 
 DEFECT = 1.10
 """A result this far above its ceiling is a defect of the model, said so."""
+UNEXPLAINED = 0.30
+"""A result below this share of its ceiling is limited by something not measured, said so
+(a slow disk's 1M writes stalled at 0.4/s against ceilings of 4-8/s)."""
 
 SMALL = 4096
 LARGE = 4 << 20
@@ -215,6 +218,11 @@ class Explained:
             )
             if self.model_defect:
                 text += f"; ABOVE the ceiling by {_pct(eff - 1)}: a defect of the model"
+            elif eff < UNEXPLAINED:
+                text += (
+                    "; far below every ceiling: what limits it was not measured (a part's "
+                    "latency under this load, say)"
+                )
         if self.floor_ms is not None and w.lat_mean_us:
             text += (
                 f"; latency {w.lat_mean_us / 1000:.2f} ms = {w.lat_mean_us / 1000 / self.floor_ms:.1f}x "
