@@ -1,12 +1,19 @@
-"""Diagnosis against injected faults on a 3-host lab: N trials each of healthy, a slow disk,
-a CPU-starved OSD, a slow link to one host and every link rate-limited; prints the confusion
-matrix (injected vs the top finding's layer and component) and the median time per
-diagnosis. Goal: the right layer and component in >= 9 of 10 trials of every fault, no
-fault finding (nothing above "info") in >= 9 of 10 healthy trials.
+"""Diagnosis and explain against injected faults on a 3-host lab: N trials each of healthy, a
+slow disk, a CPU-starved OSD, a slow link to one host, every link rate-limited, two faults of
+different layers at once (a slow disk and a slow link) and most OSDs slow (two slow disks of
+three). Prints the confusion matrix of the fault injected against the findings above info
+(the top one, or every injected part found for two faults), and against the limiting part
+`explain` names for a 4k random write (QD32) and a 1M sequential write (QD16) run made under
+the fault; the healthy lab's efficiencies; every result above its ceiling; the median time
+per diagnosis. Goal: the right layer and component in >= 9 of 10 trials of every fault, no
+finding above info in >= 9 of 10 healthy trials, no result above its ceiling by over 10 %.
 
     python bench/diagnose_faults.py --trials 10 [--lab-dir DIR] [--full] [--no-osd-bench]
+                                    [--no-explain] [--cases healthy,slow-disk,...]
+                                    [--existing LAB_DIR]
 
-Brings a lab up in DIR (default a temporary directory) and takes it down afterwards.
+Brings a lab up in DIR (default a temporary directory) and takes it down afterwards; or uses
+the 3-host lab already running in LAB_DIR (`lab up --hosts 3 --ssh --rate 500mbit`).
 """
 
 from __future__ import annotations
@@ -20,34 +27,79 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from cephbench.lab import LabSpec, down, faults, up
+from cephbench.lab import LabInfo, LabSpec, down, faults, up
 from cephbench.system.process import run
 
+SLOW_DISK = {"iops": 150}
 CASES = [
-    ("healthy", [], "none"),
-    ("slow disk osd.1", [("slow-disk", "osd.1", {"iops": 150})], "device|osd osd.1"),
-    ("cpu osd.2", [("cpu", "osd.2", {"percent": 15})], "osd osd.2"),
-    ("slow link host2", [("slow-link", "host2", {"rate": "100mbit"})], "network host2"),
+    # name, faults, what the findings should name, what explain's limiting part should name
+    ("healthy", [], ["none"], None),
+    ("slow-disk", [("slow-disk", "osd.1", SLOW_DISK)], ["device|osd osd.1"], ["osd.1"]),
+    ("cpu", [("cpu", "osd.2", {"percent": 15})], ["osd osd.2"], ["osd.2"]),
+    ("slow-link", [("slow-link", "host2", {"rate": "100mbit"})], ["network host2"], ["host2"]),
     (
-        "all links",
+        "all-links",
         [("slow-link", f"host{i}", {"rate": "100mbit"}) for i in range(3)],
-        "network all links",
+        ["network all links"],
+        ["link"],
+    ),
+    (
+        "disk+link",
+        [("slow-disk", "osd.1", SLOW_DISK), ("slow-link", "host2", {"rate": "100mbit"})],
+        ["device|osd osd.1", "network host2"],
+        ["osd.1", "host2"],
+    ),
+    (
+        "most-disks",
+        [("slow-disk", "osd.1", SLOW_DISK), ("slow-disk", "osd.2", SLOW_DISK)],
+        ["device|osd osd.1", "device|osd osd.2"],
+        ["osd.1", "osd.2"],
     ),
 ]
 
+JOBS = """\
+[rand_wr_4k]
+rw=randwrite
+bs=4k
+iodepth=32
+time_based=1
+runtime=6
+stonewall
 
-def top(doc: dict) -> str:
-    """The top finding as "layer component"; "none" when nothing is above info."""
-    real = [f for f in doc["findings"] if f["severity"] != "info"]
-    return f"{real[0]['layer']} {real[0]['component']}" if real else "none"
+[seq_wr_1m]
+rw=write
+bs=1M
+iodepth=16
+time_based=1
+runtime=6
+stonewall
+"""
 
 
-def right(expected: str, got: str) -> bool:
-    if expected == "none":
-        return got == "none"
-    layers, component = expected.split(" ", 1)
-    layer, _, comp = got.partition(" ")
-    return layer in layers.split("|") and comp == component
+def above_info(doc: dict) -> list[str]:
+    return [f"{f['layer']} {f['component']}" for f in doc["findings"] if f["severity"] != "info"]
+
+
+def found(expected: list[str], got: list[str]) -> bool:
+    """Whether the findings name what was injected: nothing for a healthy lab; the top
+    finding for one fault; every injected part among the findings for several."""
+    if expected == ["none"]:
+        return not got
+    if not got:
+        return False
+
+    def match(exp: str, g: str) -> bool:
+        layers, component = exp.split(" ", 1)
+        layer, _, comp = g.partition(" ")
+        return layer in layers.split("|") and comp == component
+
+    if len(expected) == 1:
+        return match(expected[0], got[0])
+    return all(any(match(e, g) for g in got) for e in expected)
+
+
+def cell(got: list[str]) -> str:
+    return " + ".join(got[:3]) if got else "none"
 
 
 def main() -> int:
@@ -56,46 +108,133 @@ def main() -> int:
     ap.add_argument("--lab-dir")
     ap.add_argument("--full", action="store_true", help="diagnose without --quick")
     ap.add_argument("--no-osd-bench", action="store_true", help="diagnose --no-osd-bench")
+    ap.add_argument("--no-explain", action="store_true", help="no runs under the faults")
+    ap.add_argument("--cases", help="comma-separated case names (default: all)")
+    ap.add_argument("--existing", help="a running 3-host lab's directory (left running)")
     args = ap.parse_args()
-    lab_dir = Path(args.lab_dir or tempfile.mkdtemp(prefix="cb-diag-bench-")) / "lab"
-    db = lab_dir.parent / "bench.db"
+    cases = [c for c in CASES if not args.cases or c[0] in args.cases.split(",")]
+    if args.existing:
+        lab_dir = Path(args.existing)
+        work = Path(tempfile.mkdtemp(prefix="cb-diag-bench-"))
+    else:
+        lab_dir = Path(args.lab_dir or tempfile.mkdtemp(prefix="cb-diag-bench-")) / "lab"
+        work = lab_dir.parent
+    db = work / "bench.db"
+    jobs = work / "explain-jobs.fio"
     cb = str(Path(sys.executable).parent / "cephbench")
     env = {"CEPHBENCH_LAB_DIR": str(lab_dir), "CEPHBENCH_DB": str(db)}
     extra = [
         *([] if args.full else ["--quick"]),
         *(["--no-osd-bench"] if args.no_osd_bench else []),
     ]
-    matrix: dict[str, Counter] = {name: Counter() for name, _, _ in CASES}
+    findings: dict[str, Counter] = {c[0]: Counter() for c in cases}
+    limits: dict[str, Counter] = {c[0]: Counter() for c in cases}
+    right_f: Counter = Counter()
+    right_l: Counter = Counter()
     seconds: list[float] = []
-    info = up(LabSpec(dir=lab_dir, hosts=3, osds=3, rate="500mbit"), timeout=240).info
+    efficiencies: dict[str, list[float]] = {}
+    defects: list[str] = []
+    info: LabInfo | Path = lab_dir
+    if not args.existing:
+        spec = LabSpec(dir=lab_dir, hosts=3, osds=3, rate="500mbit", ssh=True)
+        info = up(spec, timeout=240).info
+    jobs.write_text(JOBS)
+    print(f"store: {db}", flush=True)
     try:
         for trial in range(args.trials):
-            for name, inject, _expected in CASES:
+            for name, inject, expected, limiting in cases:
+                lims: list[str] = []
                 try:
                     for kind, target, params in inject:
                         faults.inject(info, kind, target, **params)
                     t0 = time.monotonic()
-                    argv = [cb, "diagnose", "--format", "json", *extra]
-                    out = run(argv, env=env, timeout=600)
+                    out = run([cb, "diagnose", "--format", "json", *extra], env=env, timeout=600)
                     seconds.append(time.monotonic() - t0)
-                    got = top(json.loads(out.stdout)) if out.returncode == 0 else "error"
                     if out.returncode != 0:
                         print(out.stderr.strip().splitlines()[-1:], flush=True)
+                        got = ["error"]
+                    else:
+                        doc = json.loads(out.stdout)
+                        got = above_info(doc)
+                        if not args.no_explain:
+                            lims = explain_under(
+                                cb, env, jobs, doc["run"], name, efficiencies, defects
+                            )
                 finally:
                     faults.clear(info)
-                matrix[name][got] += 1
-                print(f"trial {trial + 1} {name}: {got} ({seconds[-1]:.1f} s)", flush=True)
+                findings[name][cell(got)] += 1
+                right_f[name] += found(expected, got)
+                if limiting is not None:
+                    for lim in lims:
+                        limits[name][lim] += 1
+                    right_l[name] += sum(any(k in lim for k in limiting) for lim in lims)
+                print(
+                    f"trial {trial + 1} {name}: {cell(got)}; limits {lims} ({seconds[-1]:.1f} s)",
+                    flush=True,
+                )
     finally:
-        down(lab_dir, purge=True)
+        if not args.existing:
+            down(lab_dir, purge=True)
     print()
-    print("| injected | top finding (count) | right |")
-    print("|---|---|---:|")
-    for name, _, expected in CASES:
-        ok = sum(n for got, n in matrix[name].items() if right(expected, got))
-        cells = ", ".join(f"{got}: {n}" for got, n in matrix[name].most_common())
-        print(f"| {name} | {cells} | {ok}/{sum(matrix[name].values())} |")
-    print(f"\nmedian time per diagnosis: {statistics.median(seconds):.1f} s over {len(seconds)}")
+    print(
+        "| injected | findings above info (count) | right | explain's limiting part, 4k randwrite and 1M write (count) | right |"
+    )
+    print("|---|---|---:|---|---:|")
+    for name, _, _, limiting in cases:
+        n = sum(findings[name].values())
+        cells = ", ".join(f"{g}: {k}" for g, k in findings[name].most_common())
+        lim = ", ".join(f"{g}: {k}" for g, k in limits[name].most_common()) or "-"
+        nl = sum(limits[name].values())
+        ok_l = f"{right_l[name]}/{nl}" if limiting is not None and nl else "-"
+        print(f"| {name} | {cells} | {right_f[name]}/{n} | {lim} | {ok_l} |")
+    if efficiencies:
+        print("\nhealthy lab, efficiency (measured / ceiling) per workload:")
+        for w, effs in efficiencies.items():
+            print(f"  {w}: median {statistics.median(effs):.0%}, {min(effs):.0%}-{max(effs):.0%}")
+    print(f"\nresults above their ceiling by > 10 %: {len(defects)}")
+    for d in defects:
+        print(f"  {d}")
+    print(f"median time per diagnosis: {statistics.median(seconds):.1f} s over {len(seconds)}")
     return 0
+
+
+def explain_under(
+    cb: str,
+    env: dict[str, str],
+    jobs: Path,
+    diag: int,
+    case: str,
+    efficiencies: dict[str, list[float]],
+    defects: list[str],
+) -> list[str]:
+    """A 4k random write and a 1M write run under the fault, explained by the diagnosis made
+    under it: the limiting part of each."""
+    out = run(
+        [cb, "run", str(jobs), "--size", "256M", "--no-prefill", "--format", "json"],
+        env=env,
+        timeout=600,
+    )
+    if out.returncode != 0:
+        print(out.stderr.strip().splitlines()[-1:], flush=True)
+        return ["run failed"]
+    run_id = json.loads(out.stdout)["id"]
+    out = run(
+        [cb, "explain", str(run_id), "--diagnosis", str(diag), "--format", "json"],
+        env=env,
+        timeout=120,
+    )
+    if out.returncode != 0:
+        print(out.stderr.strip().splitlines()[-1:], flush=True)
+        return ["explain failed"]
+    doc = json.loads(out.stdout)
+    lims = []
+    for w in doc["workloads"]:
+        lims.append(f"{w['workload']}: {w['limiting_part']}")
+        if w["model_defect"]:
+            defects.append(f"{case}: {w['line']}")
+        if case == "healthy" and w["efficiency"] is not None:
+            efficiencies.setdefault(w["workload"], []).append(w["efficiency"])
+    return lims
 
 
 if __name__ == "__main__":

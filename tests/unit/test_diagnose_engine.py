@@ -25,6 +25,8 @@ CASES = {
     "cpu-osd2-f": ({"osd"}, "osd.2"),
     "all-links": ({"network"}, "all links"),
     "slow-link-host2": ({"network"}, "host2"),
+    "most-slow-disks": ({"device"}, "osd.1"),
+    "most-cpu": ({"osd"}, "osd.1"),
 }
 
 
@@ -211,6 +213,8 @@ TOP_CODES = {
     "cpu-osd2-f": codes.OSD_CPU_STARVED,
     "all-links": codes.NETWORK_SLOW_LINKS,
     "slow-link-host2": codes.NETWORK_SLOW_LINK,
+    "most-slow-disks": codes.DEVICE_SLOW_COMMIT_ABSOLUTE,
+    "most-cpu": codes.OSD_CPU_STARVED_VS_BEST,
 }
 
 
@@ -225,6 +229,9 @@ def _variants(e: dict) -> list[dict]:
     bench = json.loads(json.dumps(e))
     for osd, info in bench["osds"].items():
         info["bench_4k"] = {"iops": 50.0 if osd == "0" else 900.0, "bytes_per_sec": 1.0}
+    most = json.loads(json.dumps(e))  # two of three slow: only the best OSD can judge them
+    for osd, info in most["osds"].items():
+        info["bench_4k"] = {"iops": 9000.0 if osd == "2" else 50.0 + int(osd), "bytes_per_sec": 1.0}
     pools = json.loads(json.dumps(e))
     pools["pools"] = [
         {"name": "a", "type": "replicated", "size": 1, "min_size": 1, "ours": False},
@@ -248,7 +255,7 @@ def _variants(e: dict) -> list[dict]:
             if a != b
         }
     }
-    return [e, bench, pools, busy, beats]
+    return [e, bench, most, pools, busy, beats]
 
 
 def test_each_rule_s_findings_carry_its_codes_and_their_layer_is_the_code_s():
@@ -342,7 +349,8 @@ def test_a_rule_is_one_module_and_one_registry_line(monkeypatch):
     from cephbench.registry import Registry
 
     assert REGISTRY.group == "cephbench.diagnose_rules"
-    order = ["osd-peers", "network", "sync-writes", "placement", "health", "client"]
+    order = ["osd-peers", "osd-capability", "network", "sync-writes", "placement", "health"]
+    order.append("client")
     assert list(rules()) == order
     assert all(isinstance(r, Rule) for r in rules().values())
     extra = Registry({**REGISTRY.builtins, "extra": f"{__name__}:extra_rule"})

@@ -23,6 +23,7 @@ def test_the_registry_order_is_the_report_order():
     assert list(loaded) == list(SECTIONS.builtins)
     assert [s.name for s in sorted(loaded.values(), key=lambda s: s.order)] == list(loaded)
     assert [s.name for s in sections.sections("report")] == [
+        "diagnosis_first",
         "ab",
         "summary",
         "sweep",
@@ -35,7 +36,7 @@ def test_the_registry_order_is_the_report_order():
         "validity",
         "runs",
     ]
-    assert [s.name for s in sections.sections("run")] == ["diagnosis"]
+    assert [s.name for s in sections.sections("run")] == ["diagnosis", "explained"]
 
 
 def test_every_section_is_named_as_registered_and_has_both_fragments():
@@ -121,7 +122,7 @@ def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_section_registered_at_runtime_shows_at_its_order(plugin, invoke, db, tmp_path):
     ids = [store_run(db, "a", RUN), store_run(db, "b", RUN)]
-    assert [s.name for s in sections.sections("report")][1:3] == ["summary", "tiny"]
+    assert [s.name for s in sections.sections("report")][2:4] == ["summary", "tiny"]
     invoke("report", *map(str, ids), "-o", str(tmp_path / "r.html"))
     invoke("report", *map(str, ids), "-o", str(tmp_path / "r.md"))
 

@@ -42,6 +42,10 @@ BUILTIN_COMMANDS: dict[str, Entry] = {
         "cephbench.cli.diagnose:diagnose",
         "Diagnose a Ceph cluster: where the performance goes, layer by layer, with evidence.",
     ),
+    "explain": Entry(
+        "cephbench.cli.explain:explain",
+        "Explain a stored Ceph run: each workload's ceiling, efficiency and limiting part.",
+    ),
     "runs": Entry("cephbench.cli.runs:runs", "List the stored runs, oldest first."),
     "show": Entry(
         "cephbench.cli.show:show", "Show a stored run (an id from `cephbench runs`, or 'last')."

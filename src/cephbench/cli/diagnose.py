@@ -11,6 +11,7 @@ from cephbench.cli.options import SectionedCommand
 from cephbench.cli.run_options import ceph_connection
 
 if TYPE_CHECKING:
+    from cephbench.ceph.connection import Connection
     from cephbench.planning.request import CephConnectionOptions
     from cephbench.store import Store
 
@@ -55,15 +56,30 @@ def diagnose(
       cephbench diagnose --format json            # cephbench.diagnosis/1
       cephbench report last -o diag.html          # the evidence drawn
     """
+    from cephbench.lab.connect import resolve
+
+    conn = resolve(ceph.conf, ceph.client_id, ceph.keyring, ceph.cluster, ceph.connect_timeout)
+    run_id = measure(store, conn, quick, not no_osd_bench, label, allow_unhealthy)
+    emit(store, run_id, fmt)
+    console_err.print(f"Stored as run {run_id} in {store.path}")
+
+
+def measure(
+    store: Store,
+    conn: Connection,
+    quick: bool,
+    osd_bench: bool = True,
+    label: str | None = None,
+    allow_unhealthy: bool = False,
+) -> int:
+    """Diagnose the cluster ``conn`` reaches; the stored diagnosis' run id."""
     from cephbench.ceph.session import HealthOptions
     from cephbench.diagnose.target import IMAGE, QUICK_IMAGE, DiagnoseTarget
     from cephbench.execution.runner import execute
-    from cephbench.lab.connect import resolve
     from cephbench.targets.cluster import CephOptions
     from cephbench.tools.options import RunOptions
     from cephbench.tools.plan import ToolPlan
 
-    conn = resolve(ceph.conf, ceph.client_id, ceph.keyring, ceph.cluster, ceph.connect_timeout)
     target = DiagnoseTarget(QUICK_IMAGE if quick else IMAGE)
     target.configure(CephOptions(conn, None, 32 if quick else 128, prefill=True))
     plan = ToolPlan(
@@ -71,7 +87,7 @@ def diagnose(
         "diagnose",
         "ceph:diagnose",
         [],
-        options={"quick": quick, "osd_bench": not no_osd_bench},
+        options={"quick": quick, "osd_bench": osd_bench},
         reads=True,
     )
     outcome = execute(
@@ -81,8 +97,7 @@ def diagnose(
         label=label,
         options=RunOptions(HealthOptions(allow_unhealthy=allow_unhealthy)),
     )
-    emit(store, outcome.run_id, fmt)
-    console_err.print(f"Stored as run {outcome.run_id} in {store.path}")
+    return outcome.run_id
 
 
 def emit(store: Store, run_id: int, fmt: str) -> None:

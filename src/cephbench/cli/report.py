@@ -75,11 +75,36 @@ def report(
         ab, run_refs = _experiment(store, experiment)
     runs = pick_runs(store, run_refs, run_filter)
     provenance = {run.id: store.outputs(run.id) for run in runs}
+    _explain(store, runs, provenance)
     series = {run.id: [s for s in store.series(run.id) if s.workload] for run in runs}  # not health
     written = write_report(
         compare(runs, clusters=load_clusters(store, runs)), provenance, output, series, ab
     )
     click.echo(str(written[0]))
+
+
+def _explain(store: Store, runs: list, provenance: dict[int, list[dict]]) -> None:
+    """Each Ceph run's explanation (its ceilings), added to its outputs for the Explained
+    section, when a diagnosis of its cluster is stored."""
+    from cephbench.diagnose import explain
+    from cephbench.diagnose.explained import explanation_output
+    from cephbench.errors import CephbenchError
+
+    for run in runs:
+        if run.suite == "diagnose":
+            continue
+        fsid = explain.fsid_of(store, run.id)[0]
+        if fsid is None:
+            continue
+        diag = explain.latest_diagnosis(store, fsid)
+        if diag is None:
+            continue
+        try:
+            doc = explain.document(store, run.id, diag)
+        except CephbenchError:
+            continue
+        if doc["workloads"]:
+            provenance[run.id] = [*provenance[run.id], explanation_output(doc)]
 
 
 def _experiment(store: Store, exp_id: int) -> tuple[dict, tuple[str, ...]]:

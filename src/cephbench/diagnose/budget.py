@@ -45,25 +45,42 @@ def budget(e: dict[str, Any]) -> dict[str, Any]:
     if client is None or op_w is None or process is None:
         out["note"] = "not measured: the QD1 writes or the OSDs' counters are missing"
         return out
-    queued = max(0.0, op_w - process)
-    local = min(commit, process) if commit is not None else None
-    rep = min(replicas, max(0.0, process - (local or 0.0))) if replicas is not None else None
-    other = max(0.0, process - (local or 0.0) - (rep or 0.0))
+    # each part as measured, never clamped: a part the others overlap has no figure of its
+    # own and says why (the counters are means over different ops and windows)
+    local = commit
+    rest = process - (local or 0.0) - (replicas or 0.0)
     parts = [
-        ("client and network to the primary", max(0.0, client - op_w)),
-        ("queued in the primary OSD", queued),
-        ("processing in the primary OSD", other),
-        ("waiting for replicas after the local commit", rep),
-        ("BlueStore commit on the primary's device", local),
+        (
+            "client and network to the primary",
+            client - op_w,
+            "the OSD's op time exceeds the client's",
+        ),
+        ("queued in the primary OSD", op_w - process, "processing exceeds the op time"),
+        (
+            "processing in the primary OSD",
+            rest,
+            "the replica wait and the commit together exceed the processing time: they overlap",
+        ),
+        ("waiting for replicas after the local commit", replicas, ""),
+        ("BlueStore commit on the primary's device", local, ""),
     ]
-    for name, ms in parts:
-        out["parts"].append(
-            {
-                "part": name,
-                "ms": _r(ms),
-                "share": round(ms / client, 3) if ms is not None and client else None,
-            }
+    notes = []
+    for name, ms, why in parts:
+        entry: dict[str, Any] = {"part": name, "ms": _r(ms), "share": None}
+        if ms is not None and ms < 0:
+            entry["ms"] = None
+            entry["note"] = f"overlaps ({ms:.3f} ms left): {why}"
+            notes.append(f"{name}: {ms:.3f} ms left over; {why}")
+        elif ms is not None and client:
+            entry["share"] = round(ms / client, 3)
+        out["parts"].append(entry)
+    if commit is not None and commit > process:
+        notes.append(
+            f"BlueStore's commit ({commit:.3f} ms) is longer than the primary's processing "
+            f"({process:.3f} ms): the commit overlaps the op's other parts"
         )
+    if notes:
+        out["notes"] = notes
     out["primary_op_ms"] = _r(op_w)
     return out
 

@@ -54,6 +54,20 @@ OSD_SLOW_BENCH = Code(
     "osd.slow_bench",
     "an OSD writes far fewer 4 KiB blocks per second in osd bench than its peers",
 )
+DEVICE_SLOW_COMMIT_ABSOLUTE = Code(
+    "device.slow_commit_absolute",
+    "an OSD's device takes far longer than a healthy one's to make a write durable, judged "
+    "against the best OSD and an absolute expectation (when most OSDs are slow)",
+)
+OSD_SLOW_BENCH_VS_BEST = Code(
+    "osd.slow_bench_vs_best",
+    "an OSD writes far fewer 4 KiB blocks per second in osd bench than the best OSD",
+)
+OSD_CPU_STARVED_VS_BEST = Code(
+    "osd.cpu_starved_vs_best",
+    "an OSD keeps ops queued and applies replica writes far slower than the best OSD while "
+    "its device wait is normal (when most OSDs are slow)",
+)
 NETWORK_SLOW_LINK = Code(
     "network.slow_link",
     "a host's links (iperf3) carry far less than the other hosts'",

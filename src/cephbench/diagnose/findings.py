@@ -42,7 +42,9 @@ def _behind_network(e: dict[str, Any], d: Diagnosis) -> None:
     every = any(f.code == codes.NETWORK_SLOW_LINKS for f in slow)
     hosts = {f.component for f in slow}
     for i, f in enumerate(d.findings):
-        if f.code == codes.OSD_CPU_STARVED and (every or host_of(e, f.component) in hosts):
+        if f.code in (codes.OSD_CPU_STARVED, codes.OSD_CPU_STARVED_VS_BEST) and (
+            every or host_of(e, f.component) in hosts
+        ):
             d.findings[i] = replace(
                 f,
                 severity="info",

@@ -9,6 +9,7 @@ hides the cluster's own latency. The client's cache settings are read and report
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -18,6 +19,7 @@ from cephbench.diagnose import counters, evidence, unchecked
 from cephbench.diagnose.facts import after_load
 from cephbench.diagnose.probes import Probe
 from cephbench.diagnose.session import Session
+from cephbench.diagnose.together import together
 from cephbench.errors import ParseError
 from cephbench.model import WorkloadOutcome, now
 from cephbench.system.process import ProcessInterrupted, run, which
@@ -133,8 +135,10 @@ class ClientLoad(Probe):
 
 
 class OsdBenchProbe(Probe):
-    """``ceph tell osd.N bench`` at 4 MiB and 4 KiB on every OSD, one at a time (skipped with
-    ``--no-osd-bench``: it writes into the OSDs)."""
+    """``ceph tell osd.N bench`` at 4 MiB and 4 KiB on every OSD, all OSDs at once (so that
+    what they share, the machine's CPU or a host's disks, shows in each OSD's figure, as it
+    does under a client's load; and the probe takes one OSD's time, not the sum); skipped
+    with ``--no-osd-bench`` (it writes into the OSDs)."""
 
     name = "osd-bench"
 
@@ -142,12 +146,16 @@ class OsdBenchProbe(Probe):
         if not session.options.osd_bench:
             session.evidence.setdefault("not_checked", []).append(unchecked.OSD_BENCH_SKIPPED.text)
             return
+        session.evidence["osd_bench_together"] = True
         for label, total, bs in (
             ("4m", session.options.bench_large_bytes, 4 << 20),
             ("4k", session.options.bench_small_bytes, 4096),
         ):
-            for osd in session.osds:
-                yield session.measured(self._one(session, osd, label, total, bs))
+            steps = together(
+                [functools.partial(self._one, session, o, label, total, bs) for o in session.osds]
+            )
+            for step in steps:
+                yield session.measured(step)
 
     def _one(self, session: Session, osd: int, label: str, total: int, bs: int) -> Step:
         from cephbench.ceph.commands import ceph

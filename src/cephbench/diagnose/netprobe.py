@@ -6,13 +6,15 @@ not possible are listed."""
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from cephbench.diagnose import unchecked
 from cephbench.diagnose.probes import Probe
 from cephbench.diagnose.session import Session
+from cephbench.diagnose.together import together
 from cephbench.model import now
 from cephbench.system.process import ProcessInterrupted
 from cephbench.tools.base import Step, Stopped, raw_output
@@ -99,11 +101,17 @@ class LabNetwork(Probe):
                 found.setdefault(f"{a}->{b}", {})["rtt_ms"] = float(m.group(1)) if m else None
             hosts = sorted({h for p in pairs for h in p})
             ctx = session.ctx
+            seconds = session.options.iperf_seconds
             with sshnet.servers(ssh, [by_name[h] for h in hosts], port, ctx.run_id, ctx.resources):
-                for a, b in pairs:
-                    step = sshnet.pair(
-                        ssh, by_name[a], by_name[b], port, session.options.iperf_seconds
-                    )
+                calls: list[Callable[[], Step]] = [
+                    functools.partial(sshnet.pair, ssh, by_name[a], by_name[b], port, seconds)
+                    for a, b in pairs
+                ]
+                # a ring's pairs at once: each host sends to one and receives from one, and
+                # its link carries each direction at full rate (one server per host, one
+                # client each); every ordered pair shares links, so one after another
+                steps = together(calls) if _is_ring(pairs) else [c() for c in calls]
+                for (a, b), step in zip(pairs, steps, strict=True):
                     yield session.measured(step)
                     found[f"{a}->{b}"]["bits_per_second"] = _bits(step)
         net["pairs"] = found
@@ -124,6 +132,12 @@ def _bits(step: Step) -> float | None:
         for r in o.results:
             return dict(r.metrics).get("bits_per_second")
     return None
+
+
+def _is_ring(pairs: list[tuple[str, str]]) -> bool:
+    """Every host sends in one pair and receives in one (so the pairs can run at once)."""
+    senders, receivers = [a for a, _ in pairs], [b for _, b in pairs]
+    return len(pairs) > 2 and len(set(senders)) == len(pairs) == len(set(receivers))
 
 
 def _pairs(names: list[str], ring: bool) -> list[tuple[str, str]]:

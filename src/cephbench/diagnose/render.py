@@ -3,7 +3,6 @@ then the latency budget; as rich tables, Markdown, or the JSON document."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from cephbench.tables.table import Table
@@ -13,32 +12,95 @@ COMPARED = {
     "osd": "queued_ms",
 }
 
+UNITS = (
+    ("_ms", "ms"),
+    ("_us", "µs"),
+    ("_iops", "IOPS"),
+    ("_mbit_per_s", "Mbit/s"),
+    ("_per_s", "/s"),
+    ("_bytes", "B"),
+)
+"""A figure's unit from its name's ending."""
 
-def digest(f: dict[str, Any]) -> str:
-    """The evidence in one line: the figure and the peers it was compared with."""
+WORDS: dict[str, str] = {
+    "device_ms": "device wait",
+    "queued_ms": "queued",
+    "write_queued_ms": "writes queued",
+    "subop_w_ms": "replica writes",
+    "qd1_write_queued_ms": "QD1 writes queued",
+    "qd1_subop_w_ms": "QD1 replica writes",
+    "bench_4k_iops": "osd bench 4k",
+    "osd_perf_commit_ms": "commit",
+}
+
+
+def _value(key: str, v: Any) -> str:
+    if v is None:
+        return "n/a"
+    if isinstance(v, float):
+        v = f"{v:,.2f}" if abs(v) < 100 else f"{v:,.0f}"
+    for end, unit in UNITS:
+        if key.endswith(end):
+            return f"{v} {unit}"
+    return str(v)
+
+
+def _flat(ev: Any, key: str = "") -> list[str]:
+    """Evidence as "name value unit" phrases."""
+    if isinstance(ev, dict):
+        out = []
+        for name, v in ev.items():
+            k = str(name)
+            if isinstance(v, dict | list):
+                inner = _flat(v, k)
+                if inner:
+                    out.append(f"{WORDS.get(k, k).replace('_', ' ')}: " + ", ".join(inner))
+            else:
+                unit_key = k if any(k.endswith(e) for e, _ in UNITS) else key
+                out.append(f"{WORDS.get(k, k).replace('_', ' ')} {_value(unit_key, v)}")
+        return out
+    if isinstance(ev, list):
+        return [
+            _value(key, v) if not isinstance(v, dict | list) else "; ".join(_flat(v)) for v in ev
+        ]
+    return [_value(key, ev)]
+
+
+def digest(f: dict[str, Any], limit: int = 240) -> str:
+    """The evidence as a short text with units: the figure compared and its peers'."""
     ev = f.get("evidence", {})
     if "figures" in ev and "peers" in ev:
-        key = COMPARED.get(f["layer"], "device_ms")
-        if "osd bench" in ev.get("compared", ""):
-            key = "bench_4k_iops"
-        elif "subop" in ev.get("compared", ""):
-            key = "subop_w_ms"
-        own = ev["figures"].get(key)
-        peers = ", ".join(f"{p} {v.get(key)}" for p, v in ev["peers"].items())
-        return f"{key}: {f['component']} {own}; peers {peers}"
+        compared = ev.get("compared", "")
+        keys = list(compared) if isinstance(compared, dict) else []
+        if not keys:
+            key = COMPARED.get(f["layer"], "device_ms")
+            if "osd bench" in str(compared):
+                key = "bench_4k_iops"
+            elif "subop" in str(compared) or "replica" in str(compared):
+                key = "subop_w_ms"
+            keys = [key]
+        parts = []
+        for key in keys[:2]:
+            own = _value(key, ev["figures"].get(key))
+            peers = ", ".join(f"{p} {_value(key, v.get(key))}" for p, v in ev["peers"].items())
+            parts.append(f"{WORDS.get(key, key)}: {f['component']} {own}; peers {peers}")
+        return "; ".join(parts)
     if "mbit_per_s" in ev:
-        own = ", ".join(f"{p} {v}" for p, v in ev["mbit_per_s"].items())
+        own = ", ".join(f"{p} {v} Mbit/s" for p, v in ev["mbit_per_s"].items())
+        text = own
         peers = ev.get("peers_mbit_per_s")
-        text = f"Mbit/s: {own}"
         if peers:
-            text += "; peers " + ", ".join(f"{p} {v}" for p, v in peers.items())
+            text += "; others " + ", ".join(f"{p} {v} Mbit/s" for p, v in peers.items())
         if ev.get("nominal_mbit_per_s"):
-            text += f"; nominal {ev['nominal_mbit_per_s']}"
+            text += f"; nominal {ev['nominal_mbit_per_s']} Mbit/s"
         return text
-    return json.dumps(ev, sort_keys=True)[:200]
+    text = "; ".join(_flat(ev))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def tables(doc: dict[str, Any]) -> list[Table]:
+def tables(doc: dict[str, Any], evidence: dict[str, Any] | None = None) -> list[Table]:
+    """Findings first, then the latency budget, the ceilings the capabilities imply (with
+    ``evidence``, or the document's own ``ceilings``), what was checked."""
     findings = doc["findings"]
     rows = tuple(
         (
@@ -60,6 +122,19 @@ def tables(doc: dict[str, Any]) -> list[Table]:
             notes=() if findings else ("No finding: every check below was normal.",),
             align=("r", "l", "l", "l", "l", "l", "l"),
         ),
+    ]
+    out += budget_tables(doc.get("budget") or {})
+    ceilings = doc.get("ceilings")
+    if ceilings is None and evidence:
+        from cephbench.diagnose.explain import diagnosis_ceilings
+
+        ceilings = diagnosis_ceilings(evidence)
+    if ceilings:
+        from cephbench.diagnose.explain import capability_tables, ceilings_table
+
+        out.append(ceilings_table(ceilings))
+        out += capability_tables(ceilings["capabilities"])
+    out.append(
         Table(
             ("Layer", "Check", "Status", "Detail"),
             tuple(
@@ -67,31 +142,43 @@ def tables(doc: dict[str, Any]) -> list[Table]:
             ),
             title="Checked",
             align=("l", "l", "l", "l"),
-        ),
-    ]
-    b = doc.get("budget") or {}
+        )
+    )
+    return out
+
+
+def budget_tables(b: dict[str, Any]) -> list[Table]:
     if b.get("parts"):
-        out.append(
+        notes = [
+            "From the OSDs' counters over the QD1 writes alone (op_w_latency, "
+            "op_w_process_latency, BlueStore commit_lat) and dump_historic_ops."
+        ]
+        notes += b.get("notes", [])
+        return [
             Table(
                 ("Part", "ms", "Share"),
                 tuple(
                     (
                         p["part"],
-                        "n/a" if p["ms"] is None else f"{p['ms']:.3f}",
-                        "n/a" if p["share"] is None else f"{p['share']:.0%}",
+                        _ms(p),
+                        "n/a" if p["share"] is None else f"{p['share'] * 100:.0f} %",
                     )
                     for p in b["parts"]
                 ),
                 title=f"Latency budget of a 4k write at QD1: {b['client_ms']:.3f} ms at the client",
-                notes=(
-                    "From the OSDs' counters over the QD1 writes alone (op_w_latency, "
-                    "op_w_process_latency, BlueStore commit_lat) and dump_historic_ops.",
-                ),
+                notes=tuple(notes),
             )
-        )
-    elif b.get("note"):
-        out.append(Table(("Latency budget",), ((b["note"],),), align=("l",)))
-    return out
+        ]
+    if b.get("note"):
+        return [Table(("Latency budget",), ((b["note"],),), align=("l",))]
+    return []
+
+
+def _ms(p: dict[str, Any]) -> str:
+    if p["ms"] is None:
+        return p.get("note") or "n/a"
+    text = f"{p['ms']:.3f}"
+    return f"{text} ({p['note']})" if p.get("note") else text
 
 
 def changes_table(base: int, new: int, changes: dict[str, list[dict[str, Any]]]) -> Table:

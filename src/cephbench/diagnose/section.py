@@ -1,6 +1,7 @@
-"""A diagnosis in ``cephbench report``: inside a diagnose run's block, its findings, checks
-and budget as tables, and the evidence drawn (each OSD's figures beside its peers', each host
-pair's throughput)."""
+"""A diagnosis in ``cephbench report``: its findings, budget, ceilings and checks as tables,
+and the evidence drawn (each OSD's figures beside its peers', each host pair's throughput):
+inside a diagnose run's block; or, in a report of diagnoses alone, first (the report opens
+with the findings: :class:`DiagnosisFirstSection`)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,29 @@ class DiagnosisSection:
 
     def build(self, data: ReportData) -> dict[str, Any] | None:
         assert data.run is not None  # a section of scope "run"
+        if data.probes_only:
+            return None  # shown first instead (DiagnosisFirstSection)
         return section(data.run.id, data.provenance.get(data.run.id, []), data.chart)
+
+
+class DiagnosisFirstSection:
+    """A report of diagnoses alone opens with each one's findings, budget and ceilings."""
+
+    name = "diagnosis_first"
+    order = 5
+    scope = "report"
+    templates = Path(__file__).parent / "templates"
+
+    def build(self, data: ReportData) -> list[dict[str, Any]] | None:
+        if not data.probes_only:
+            return None
+        out = []
+        for col in data.cmp.columns:
+            for run in col.runs:
+                got = section(run.id, data.provenance.get(run.id, []), data.chart)
+                if got is not None:
+                    out.append({"run": run.id, **got})
+        return out or None
 
 
 def section(run_id: int, outputs: list[dict[str, Any]], chart: ChartSink) -> dict[str, Any] | None:
@@ -38,7 +61,7 @@ def section(run_id: int, outputs: list[dict[str, Any]], chart: ChartSink) -> dic
         return None
     evidence = _stdout(outputs, EVIDENCE_TOOL) or {}
     return {
-        "tables": tables({"run": run_id, **data}),
+        "tables": tables({"run": run_id, **data}, evidence),
         "chart": chart(_figure(evidence), f"diagnosis-{run_id}"),
     }
 

@@ -30,7 +30,12 @@ def document(store: Store, run_id: int) -> dict[str, Any]:
             f"run {run_id} holds no diagnosis (it was interrupted before its findings)",
             hint="cephbench diagnose",
         )
-    return {"schema": SCHEMA, "run": run_id, **data}
+    doc = {"schema": SCHEMA, "run": run_id, **data}
+    if "ceilings" not in doc:
+        from cephbench.diagnose.explain import diagnosis_ceilings
+
+        doc["ceilings"] = diagnosis_ceilings(evidence(store, run_id))
+    return doc
 
 
 def evidence(store: Store, run_id: int) -> dict[str, Any]:

@@ -27,6 +27,7 @@ class Diagnose(Tool):
     name = "diagnose"
     version_argv = ("rbd", "--version")  # the same line as ``ceph --version``, 50x sooner
     target_kinds = ("rbd",)
+    accounted = False  # its own load is not a result to explain; its time budget is tight
     undo = (undo_config, undo_process, undo_dir)  # OSD settings it changes; its ssh probes
 
     def steps(self, ctx: RunContext) -> Iterator[Step]:

@@ -45,6 +45,7 @@ from cephbench.tools.options import RunOptions
 from cephbench.tools.schedule import Schedule
 
 if TYPE_CHECKING:
+    from cephbench.execution.accounting import Accounting
     from cephbench.planning.request import RunRequest
 
 WORKDIR_PREFIX = "cephbench-run-"
@@ -193,6 +194,14 @@ def execute(
                         getattr(target, "pool", None),
                     )
                 )
+            accounting = None
+            if conn is not None and tool.accounted:
+                from cephbench.execution.accounting import Accounting
+
+                stage.now("recording the pool's placement")
+                accounting = stack.enter_context(
+                    Accounting.open(store, run_id, conn, getattr(target, "pool", None))
+                )
             remote = None
             if options.hosts:
                 stage.now("connecting to the hosts")
@@ -211,7 +220,7 @@ def execute(
                 clients,
             )
             stage.now(WORKLOADS)
-            failed = _run_steps(store, tool, ctx, live)
+            failed = _run_steps(store, tool, ctx, live, accounting)
             ended = ("failed", f"{failed} workload(s) failed") if failed else ("complete", None)
             stage.now("cleaning up")
         assert ended is not None, "the run's block sets how it ended, or raises"
@@ -257,15 +266,29 @@ def _status_after(e: CephbenchError, ended: tuple[RunStatus, str | None] | None)
     return "failed"
 
 
-def _run_steps(store: Store, tool: Tool, ctx: RunContext, live: CephRun | None) -> int:
-    """Store each of the tool's steps as it finishes; the number of workloads that failed."""
+def _run_steps(
+    store: Store,
+    tool: Tool,
+    ctx: RunContext,
+    live: CephRun | None,
+    accounting: Accounting | None = None,
+) -> int:
+    """Store each of the tool's steps as it finishes; the number of workloads that failed
+    (``accounting``: each step's CPU seconds recorded too)."""
     failed, t0 = 0, time.monotonic()
+    steps = tool.steps(ctx)
     try:
-        for step in tool.steps(ctx):
+        while True:
+            before = accounting.snapshot() if accounting else None
+            step = next(steps, None)
+            if step is None:
+                break
             outcomes = (
                 live.flag(step.outcomes, step.windows) if live and step.outcomes else step.outcomes
             )
             _store(store, ctx.run_id, step, outcomes)
+            if accounting is not None and before is not None and outcomes:
+                accounting.record(before, step.repeat, outcomes, step.windows)
             for o in outcomes:
                 ctx.schedule.record(o.name, step.repeat, o.results, o.error)
             failed += sum(1 for o in outcomes if o.error)

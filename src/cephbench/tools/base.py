@@ -166,6 +166,9 @@ class Tool(ABC):
     """The tool option ``--bs`` sets."""
     reads: ClassVar[bool] = False
     """Whether its suites read what they wrote."""
+    accounted: ClassVar[bool] = True
+    """Whether a run of it on Ceph records what ``explain`` needs (the pool's placement, each
+    workload's CPU seconds: ``execution.accounting``)."""
     undo: ClassVar[tuple[Callable[..., None], ...]] = ()
     """The undo functions (``resources.undo.undoes``) of what its steps create: loading the
     tool registers them, so ``cephbench cleanup`` finds them through the tool registry."""

@@ -19,6 +19,7 @@ from cephbench.registry import Registry
 
 RULES: dict[str, str] = {
     "osd-peers": "cephbench.diagnose.rules.osd:osd_findings",
+    "osd-capability": "cephbench.diagnose.rules.capability:capability_findings",
     "network": "cephbench.diagnose.rules.network:network_findings",
     "sync-writes": "cephbench.diagnose.rules.osd:device_facts",
     "placement": "cephbench.diagnose.rules.cluster:placement_findings",

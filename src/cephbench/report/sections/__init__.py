@@ -38,6 +38,7 @@ TEMPLATES = Path(__file__).parents[1] / "templates" / "sections"
 
 SECTIONS = Registry(
     {  # in the order shown; each section's ``order`` says the same
+        "diagnosis_first": "cephbench.diagnose.section:DiagnosisFirstSection",
         "ab": "cephbench.tuning.section:AbSection",
         "summary": "cephbench.report.sections.summary:SummarySection",
         "sweep": "cephbench.report.sections.sweep:SweepSection",
@@ -51,6 +52,7 @@ SECTIONS = Registry(
         "runs": "cephbench.report.sections.runs:RunsSection",
         # per run, inside each run's block of the Runs section
         "diagnosis": "cephbench.diagnose.section:DiagnosisSection",
+        "explained": "cephbench.diagnose.explained:ExplainedSection",
     },
     group="cephbench.report_sections",
 )
@@ -77,10 +79,19 @@ class ReportData:
     @cached_property
     def swept(self) -> set[tuple[str, str]]:
         """(workload, op) charted in the Sweep section, so not one by one."""
+        if self.probes_only:
+            return set()
         return swept_workloads(self.cmp.columns, self.sweep)
 
     def for_run(self, run: StoredRun) -> ReportData:
         return replace(self, run=run)
+
+    @cached_property
+    def probes_only(self) -> bool:
+        """Whether every run is a diagnosis (suite ``diagnose``): its workloads are the
+        probes' known load, neither configurations to compare nor a sweep."""
+        runs = [r for c in self.cmp.columns for r in c.runs]
+        return bool(runs) and all(r.suite == "diagnose" for r in runs)
 
 
 class Section(Protocol):

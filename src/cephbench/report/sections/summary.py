@@ -18,7 +18,9 @@ class SummarySection:
     scope = "report"
     templates = TEMPLATES
 
-    def build(self, data: ReportData) -> dict[str, Any]:
+    def build(self, data: ReportData) -> dict[str, Any] | None:
+        if data.probes_only and len(data.cmp.columns) < 2:
+            return None  # a diagnosis: its findings open the report, nothing to compare
         cmp = data.cmp
         return {
             "lines": summary(cmp),

@@ -22,6 +22,8 @@ class SweepSection:
     templates = TEMPLATES
 
     def build(self, data: ReportData) -> dict | None:
+        if data.probes_only:
+            return None  # a diagnosis' probe workloads are a known load, not a sweep
         return sweep_section(data.sweep, data.chart)
 
 

@@ -1,0 +1,440 @@
+"""Ceilings: what the measured parts of a cluster allow a workload, which part limits it, and
+how much of it a result got. Pure: capabilities (:class:`Capabilities`, read from a diagnosis
+and a run by :mod:`cephbench.diagnose.capability`) and a workload in, an
+:class:`Explained` out.
+
+The model, for a workload of block size ``bs`` (client operations per second ``x``):
+
+- **OSD devices and object stores.** Each OSD's write capability at ``bs`` is drawn through
+  its two ``osd bench`` points (4 KiB: IOPS; 4 MiB: bandwidth; measured with every OSD
+  writing at once, so what they share shows) as a cost per write ``a + bs / B``. A client
+  write lands ``size`` times (replicated) or as ``k + m`` chunks of ``bs / k`` (erasure
+  coded); OSD ``i`` receives the share of them its PGs hold, so it saturates at
+  ``x = cap_i(bs) / (copies x share_i)``. Reads go to the primary: ``share_i`` is its share
+  of primaries; ``osd bench`` measures writes only, so reads have no device ceiling.
+- **The network.** Host ``h``'s link (iperf3) carries, per client write, the copies its OSDs
+  hold (``bs x copies x share_h`` in: the client's to the primary, the primary's to the
+  replicas) and the copies its primaries send on (``bs x (copies - 1) x primary_h`` out);
+  per client read, ``bs x primary_h`` out. Its ceiling is the link over the larger.
+- **CPU.** The CPU seconds the OSD daemons and the client spent per I/O, measured during the
+  run from the processes' own accounting (``/proc/PID/stat``), against the cores of the
+  machine they share: ``x = cores / cpu_s_per_io``.
+- **QD1 latency** has a floor instead: a round trip client to primary, the commit of one
+  write on the slowest OSD holding a copy, and (writes with copies) a round trip primary to
+  replica.
+
+A ceiling is an upper bound: a result above its ceiling by more than :data:`DEFECT` is a
+defect of the model, reported as such (``model_defect``), never hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+DEFECT = 1.10
+"""A result this far above its ceiling is a defect of the model, said so."""
+UNEXPLAINED = 0.30
+"""A result below this share of its ceiling is limited by something not measured, said so
+(a slow disk's 1M writes stalled at 0.4/s against ceilings of 4-8/s)."""
+
+SMALL = 4096
+LARGE = 4 << 20
+
+
+@dataclass(frozen=True)
+class OsdCapability:
+    """One OSD: where it is, what ``osd bench`` measured, and its share of the pool."""
+
+    name: str
+    host: str | None
+    write_4k_iops: float | None
+    write_4m_bytes_per_s: float | None
+    replica_share: float
+    """Its share of the pool's copies (PGs it holds / PGs x copies); the shares sum to 1."""
+    primary_share: float
+    """Its share of the pool's primaries; the shares sum to 1."""
+    commit_ms: float | None = None
+    """BlueStore's commit of one write at QD1 (the diagnosis' QD1 writes), ms; else the
+    floor takes one osd bench write's share of its time."""
+
+    def commit_time_ms(self, bs: int) -> float | None:
+        if self.commit_ms is not None:
+            return self.commit_ms
+        iops = self.write_iops(bs)
+        return 1000.0 / iops if iops else None
+
+    def write_iops(self, bs: int) -> float | None:
+        """Writes of ``bs`` bytes per second, through the two bench points (cost per write
+        ``a + bs / B``); one point alone when only one was measured."""
+        t4k = 1.0 / self.write_4k_iops if self.write_4k_iops else None
+        t4m = LARGE / self.write_4m_bytes_per_s if self.write_4m_bytes_per_s else None
+        if t4k is None and t4m is None:
+            return None
+        if t4k is None:
+            assert t4m is not None
+            return LARGE / t4m / max(bs, 1)  # bandwidth alone
+        if t4m is None:
+            return 1.0 / t4k if bs <= SMALL else None
+        per_byte = max(0.0, (t4m - t4k) / (LARGE - SMALL))
+        fixed = max(0.0, t4k - SMALL * per_byte)
+        cost = fixed + bs * per_byte
+        return 1.0 / cost if cost > 0 else None
+
+
+@dataclass(frozen=True)
+class PoolLayout:
+    """Replicated (``size`` copies) or erasure-coded (``k`` + ``m`` chunks of ``bs / k``)."""
+
+    kind: str  # "replicated" | "erasure"
+    size: int
+    k: int | None = None
+    m: int | None = None
+
+    @property
+    def copies(self) -> int:
+        """Writes a client write becomes on the OSDs."""
+        if self.kind == "erasure" and self.k and self.m:
+            return self.k + self.m
+        return max(1, self.size)
+
+    def piece(self, bs: int) -> int:
+        """Bytes of each of those writes."""
+        if self.kind == "erasure" and self.k:
+            return max(SMALL, -(-bs // self.k))
+        return bs
+
+    def describe(self) -> str:
+        if self.kind == "erasure" and self.k and self.m:
+            return f"erasure coded k={self.k} m={self.m}"
+        return f"replicated size {self.size}"
+
+
+@dataclass(frozen=True)
+class CpuUse:
+    """CPU seconds spent during one workload, and the cores of the machine they share."""
+
+    ios: float
+    """Client I/Os the workload completed in that time."""
+    seconds_by_process: dict[str, float]
+    """"osd.N" / "client" -> CPU seconds (user + system)."""
+    cores: float
+    machine: str = "this machine"
+    limits: dict[str, float] = field(default_factory=dict)
+    """"osd.N" -> the cores its cgroup allows it (a CPU quota), where one is set."""
+
+    @property
+    def per_io(self) -> float | None:
+        total = sum(self.seconds_by_process.values())
+        return total / self.ios if self.ios > 0 and total > 0 else None
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    osds: list[OsdCapability]
+    layout: PoolLayout
+    link_bytes_per_s: dict[str, float] = field(default_factory=dict)
+    """Host -> what its link carried (iperf3, bytes/s)."""
+    rtt_ms: float | None = None
+    """A round trip between hosts (ping): the median of the pairs measured."""
+    notes: list[str] = field(default_factory=list)
+    """What was not measured, said plainly."""
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    rw: str
+    bs: int
+    iodepth: int
+    numjobs: int
+    iops: float | None
+    bw_bytes_per_s: float | None
+    lat_mean_us: float | None
+    op: str = "write"
+
+    @property
+    def writes(self) -> bool:
+        return self.op == "write"
+
+    @property
+    def label(self) -> str:
+        kind = "rand" if self.rw.startswith("rand") else "seq"
+        qd = self.iodepth * self.numjobs
+        return f"{kind}_{'wr' if self.writes else 'rd'} {_size(self.bs)} qd{qd}"
+
+
+@dataclass(frozen=True)
+class Part:
+    """The ceiling one part allows (client IOPS), and why."""
+
+    part: str
+    layer: str  # "osd", "network", "cpu", "client"
+    iops: float
+    why: str
+
+    def to_json(self, bs: int) -> dict[str, Any]:
+        return {
+            "part": self.part,
+            "layer": self.layer,
+            "ceiling_iops": round(self.iops, 1),
+            "ceiling_bytes_per_s": round(self.iops * bs, 1),
+            "why": self.why,
+        }
+
+
+@dataclass(frozen=True)
+class Explained:
+    workload: Workload
+    parts: list[Part]
+    not_measured: list[str]
+    floor_ms: float | None = None
+    floor_why: str | None = None
+
+    @property
+    def limit(self) -> Part | None:
+        return min(self.parts, key=lambda p: p.iops) if self.parts else None
+
+    @property
+    def efficiency(self) -> float | None:
+        lim, iops = self.limit, self.workload.iops
+        return iops / lim.iops if lim and iops is not None and lim.iops > 0 else None
+
+    @property
+    def model_defect(self) -> bool:
+        eff = self.efficiency
+        return eff is not None and eff > DEFECT
+
+    def line(self) -> str:
+        """The one line a user pastes."""
+        w, lim, eff = self.workload, self.limit, self.efficiency
+        measured = _measured(w)
+        if lim is None or eff is None:
+            text = f"{w.label}: {measured}; no ceiling (" + "; ".join(self.not_measured) + ")"
+        else:
+            text = (
+                f"{w.label}: {measured} = {_pct(eff)} of the {_ceiling(w, lim.iops)} that "
+                f"{lim.part} allows ({lim.why})"
+            )
+            if self.model_defect:
+                text += f"; ABOVE the ceiling by {_pct(eff - 1)}: a defect of the model"
+            elif eff < UNEXPLAINED:
+                text += (
+                    "; far below every ceiling: what limits it was not measured (a part's "
+                    "latency under this load, say)"
+                )
+        if self.floor_ms is not None and w.lat_mean_us:
+            text += (
+                f"; latency {w.lat_mean_us / 1000:.2f} ms = {w.lat_mean_us / 1000 / self.floor_ms:.1f}x "
+                f"the floor {self.floor_ms:.2f} ms ({self.floor_why})"
+            )
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        w, lim, eff = self.workload, self.limit, self.efficiency
+        out: dict[str, Any] = {
+            "workload": w.name,
+            "op": w.op,
+            "rw": w.rw,
+            "bs_bytes": w.bs,
+            "iodepth": w.iodepth,
+            "numjobs": w.numjobs,
+            "iops": w.iops,
+            "bw_bytes_per_s": w.bw_bytes_per_s,
+            "lat_mean_us": w.lat_mean_us,
+            "parts": [p.to_json(w.bs) for p in sorted(self.parts, key=lambda p: p.iops)],
+            "ceiling_iops": round(lim.iops, 1) if lim else None,
+            "ceiling_bytes_per_s": round(lim.iops * w.bs, 1) if lim else None,
+            "limiting_part": lim.part if lim else None,
+            "limiting_layer": lim.layer if lim else None,
+            "efficiency": round(eff, 4) if eff is not None else None,
+            "model_defect": self.model_defect,
+            "not_measured": list(self.not_measured),
+            "line": self.line(),
+        }
+        if self.floor_ms is not None:
+            out["latency_floor_ms"] = round(self.floor_ms, 4)
+            out["latency_floor_why"] = self.floor_why
+            if w.lat_mean_us:
+                out["latency_over_floor"] = round(w.lat_mean_us / 1000 / self.floor_ms, 3)
+        return out
+
+
+def explain(caps: Capabilities, w: Workload, cpu: CpuUse | None = None) -> Explained:
+    """Every part's ceiling for ``w``, the QD1 latency floor, what was not measured."""
+    parts: list[Part] = []
+    missing = list(caps.notes)
+    parts += _osd_parts(caps, w, missing)
+    parts += _link_parts(caps, w, missing)
+    if cpu is not None and cpu.per_io:
+        spent = ", ".join(
+            f"{k} {v / cpu.ios * 1e6:.0f} µs"
+            for k, v in sorted(cpu.seconds_by_process.items(), key=lambda kv: -kv[1])
+        )
+        parts.append(
+            Part(
+                f"{cpu.machine}'s CPU",
+                "cpu",
+                cpu.cores / cpu.per_io,
+                f"{cpu.cores:g} cores; {cpu.per_io * 1e6:.0f} µs of CPU per I/O: {spent}",
+            )
+        )
+        for proc, allowed in sorted(cpu.limits.items()):
+            spent_s = cpu.seconds_by_process.get(proc)
+            if spent_s:
+                per_io = spent_s / cpu.ios
+                parts.append(
+                    Part(
+                        f"{proc}'s CPU allowance",
+                        "cpu",
+                        allowed / per_io,
+                        f"its cgroup allows it {allowed:g} cores; {per_io * 1e6:.0f} µs of its "
+                        "CPU per I/O",
+                    )
+                )
+    else:
+        missing.append("CPU not measured for this run")
+    floor, why, (who, layer) = _floor(caps, w)
+    if w.iodepth * w.numjobs != 1:
+        # with I/Os in flight BlueStore commits many writes in one device flush: the QD1
+        # commit time is no floor of each (the lab's slow disk: 45 ms at QD1, ~1,000 IOPS
+        # at QD32, 1.5x what 32 / 45 ms would allow)
+        floor, why = None, None
+    if floor:
+        parts.append(
+            Part(
+                f"{who} (one I/O at a time)",
+                layer,
+                1000.0 / floor,
+                f"each I/O takes at least {floor:.2f} ms: {why}",
+            )
+        )
+    return Explained(w, parts, missing, floor, why)
+
+
+def _osd_parts(caps: Capabilities, w: Workload, missing: list[str]) -> list[Part]:
+    if not w.writes:
+        missing.append("OSD reads: osd bench measures writes only, so reads have no device ceiling")
+        return []
+    lay = caps.layout
+    piece = lay.piece(w.bs)
+    out = []
+    for o in caps.osds:
+        cap = o.write_iops(piece)
+        if cap is None:
+            continue
+        if o.replica_share <= 0:
+            continue
+        iops = cap / (lay.copies * o.replica_share)
+        held = "chunks" if lay.kind == "erasure" else "replicas"
+        out.append(
+            Part(
+                f"{o.name}'s device",
+                "osd",
+                iops,
+                f"it holds {_pct(o.replica_share)} of the pool's {held} and writes "
+                f"{_size(piece)} at {_n(cap)} IOPS; {lay.describe()}",
+            )
+        )
+    if not out:
+        missing.append("OSD devices: no osd bench figures")
+    return out
+
+
+def _host_shares(caps: Capabilities) -> dict[str, tuple[float, float]]:
+    shares: dict[str, tuple[float, float]] = {}
+    for o in caps.osds:
+        if o.host is None:
+            continue
+        rep, prim = shares.get(o.host, (0.0, 0.0))
+        shares[o.host] = (rep + o.replica_share, prim + o.primary_share)
+    return shares
+
+
+def _link_parts(caps: Capabilities, w: Workload, missing: list[str]) -> list[Part]:
+    if not caps.link_bytes_per_s:
+        missing.append("links between hosts: not measured")
+        return []
+    lay, out = caps.layout, []
+    for host, (rep, prim) in sorted(_host_shares(caps).items()):
+        link = caps.link_bytes_per_s.get(host)
+        if not link:
+            continue
+        if w.writes:
+            piece = w.bs / lay.k if lay.kind == "erasure" and lay.k else w.bs
+            inbound = w.bs * prim + piece * max(0.0, lay.copies * rep - prim)
+            outbound = piece * (lay.copies - 1) * prim
+            why = (
+                f"{_mbit(link)} Mbit/s measured; per client write it takes in "
+                f"{inbound / w.bs:.2f}x the block (the copies its OSDs hold) and sends "
+                f"{outbound / w.bs:.2f}x on to replicas"
+            )
+        else:
+            inbound, outbound = 0.0, w.bs * prim
+            why = f"{_mbit(link)} Mbit/s measured; it sends {_pct(prim)} of the reads"
+        load = max(inbound, outbound)
+        if load > 0:
+            out.append(Part(f"{host}'s link", "network", link / load, why))
+    return out
+
+
+def _floor(caps: Capabilities, w: Workload) -> tuple[float | None, str | None, tuple[str, str]]:
+    """The least time one I/O takes: a round trip to the primary; for a write, the commit on
+    the slowest OSD holding a copy and (with copies) a round trip to the replicas. With the
+    part that takes most of it (name, layer)."""
+    trip = ("the round trips", "network")
+    if caps.rtt_ms is None:
+        return None, None, trip
+    if not w.writes:
+        return (
+            caps.rtt_ms,
+            f"one round trip {caps.rtt_ms:.3f} ms; device reads not measured",
+            trip,
+        )
+    piece = caps.layout.piece(w.bs)
+    commits = [(o.name, o.commit_time_ms(piece)) for o in caps.osds if o.replica_share > 0]
+    known = [(n, c) for n, c in commits if c]
+    if not known:
+        return None, None, trip
+    slowest, commit = max(known, key=lambda nc: nc[1])
+    trips = 2 if caps.layout.copies > 1 else 1
+    floor = trips * caps.rtt_ms + commit
+    who = (f"{slowest}'s commit", "osd") if commit >= trips * caps.rtt_ms else trip
+    return (
+        floor,
+        f"{trips} round trip(s) of {caps.rtt_ms:.3f} ms + {commit:.2f} ms to commit "
+        f"{_size(piece)} on the slowest, {slowest}",
+        who,
+    )
+
+
+def _size(bs: int) -> str:
+    if bs >= 1 << 20 and bs % (1 << 20) == 0:
+        return f"{bs >> 20}M"
+    if bs >= 1024 and bs % 1024 == 0:
+        return f"{bs >> 10}k"
+    return f"{bs}B"
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.0f} %"
+
+
+def _n(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def _mbit(bytes_per_s: float) -> str:
+    return f"{bytes_per_s * 8 / 1e6:,.0f}"
+
+
+def _ceiling(w: Workload, iops: float) -> str:
+    if w.bs >= 1 << 20:
+        return f"{iops * w.bs / (1 << 20):,.0f} MiB/s"
+    return _n(iops)
+
+
+def _measured(w: Workload) -> str:
+    if w.bs >= 1 << 20:
+        return f"{(w.bw_bytes_per_s or 0) / (1 << 20):,.0f} MiB/s"
+    return f"{_n(w.iops or 0)} IOPS"

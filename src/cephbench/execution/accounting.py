@@ -1,0 +1,245 @@
+"""What ``cephbench explain`` needs of a Ceph run beyond its figures, recorded as the run goes:
+the placement of the run's pool (each PG's up set and primary, once at the start) and the
+CPU seconds each workload cost (the lab's OSD daemons' and this process' children's, i.e.
+fio's, user + system time before and after each step, from the processes' own accounting).
+
+Stored as run-wide record series (workload ''): ``placement`` and ``cpu``. On a cluster
+whose OSD processes cephbench cannot see (not the lab), the OSDs' CPU is not measured: the
+records say so (``osd_cpu_measured`` false) and explain says "CPU not measured".
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+from cephbench.ceph.commands import ceph_json
+from cephbench.ceph.connection import Connection
+from cephbench.errors import CephbenchError
+from cephbench.model import Series, WorkloadOutcome
+from cephbench.store import Store
+
+TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def proc_cpu_seconds(pid: int) -> float | None:
+    """utime + stime of ``pid`` (``/proc/PID/stat`` fields 14 and 15), seconds; None if gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rfind(")") + 2 :].split()
+    # fields[0] is the state (field 3): utime is field 14, stime field 15
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def children_cpu_seconds() -> float:
+    t = os.times()
+    return t.children_user + t.children_system
+
+
+def cpu_allowance(pid: int) -> float | None:
+    """The cores ``pid``'s cgroup lets it use (its CFS quota / period: cgroup v1's
+    ``cpu.cfs_quota_us``, v2's ``cpu.max``); None when unlimited or unreadable."""
+    try:
+        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        rel = path.lstrip("/")
+        try:
+            if "cpu" in controllers.split(","):
+                for mount in ("cpu", "cpu,cpuacct"):
+                    base = Path("/sys/fs/cgroup") / mount / rel
+                    quota = base / "cpu.cfs_quota_us"
+                    if quota.is_file():
+                        q = int(quota.read_text())
+                        period = int((base / "cpu.cfs_period_us").read_text())
+                        return q / period if q > 0 and period > 0 else None
+            elif controllers == "":
+                limit = Path("/sys/fs/cgroup") / rel / "cpu.max"
+                if limit.is_file():
+                    quota_text, period_text = limit.read_text().split()
+                    if quota_text != "max" and int(period_text) > 0:
+                        return int(quota_text) / int(period_text)
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def cores() -> float:
+    """The cores this machine gives its processes (affinity; not counting other loads)."""
+    try:
+        return float(len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return float(os.cpu_count() or 1)
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (``/proc/PID/task/TID/children``)."""
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                kids = Path(f"/proc/{p}/task/{tid}/children").read_text().split()
+            except OSError:
+                continue
+            for k in kids:
+                out.append(int(k))
+                todo.append(int(k))
+    return out
+
+
+def client_cpu_seconds() -> float:
+    """CPU seconds of this process' children, ended (reaped) and still running (fio and
+    the processes it forks)."""
+    live = sum(proc_cpu_seconds(p) or 0.0 for p in descendants(os.getpid()))
+    return children_cpu_seconds() + live
+
+
+Sample = tuple[float, float, dict[str, float | None]]
+"""(time.monotonic(), the client's CPU seconds so far, OSD -> its CPU seconds so far)."""
+
+INTERVAL_S = 0.25
+"""How often the CPU is sampled while a run's steps run."""
+
+
+class Accounting:
+    """The pool's placement, recorded at the start; the CPU sampled every ``INTERVAL_S``
+    while the run's steps run (a thread), so each workload of a step (fio runs several in
+    one process) gets the CPU of its own time window."""
+
+    def __init__(self, store: Store, run_id: int, osd_pids: dict[str, int]):
+        self.store, self.run_id, self.osd_pids = store, run_id, osd_pids
+        self.samples: list[Sample] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def open(cls, store: Store, run_id: int, conn: Connection, pool: str | None) -> Accounting:
+        """Record the pool's placement now; the lab's OSD pids when ``conn`` is the lab's."""
+        pids: dict[str, int] = {}
+        if conn.lab_dir is not None:
+            from cephbench.lab.paths import Layout
+            from cephbench.lab.state import load
+
+            state = load(Layout(Path(conn.lab_dir)))
+            if state is not None:
+                pids = {d.name: d.pid for d in state.osds() if d.pid}
+        acc = cls(store, run_id, pids)
+        if pool:
+            acc._placement(conn, pool)
+        return acc
+
+    def __enter__(self) -> Accounting:
+        self._thread = threading.Thread(target=self._sample, name="accounting", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _sample(self) -> None:
+        while True:
+            self.samples.append(self.snapshot())
+            if self._stop.wait(INTERVAL_S):
+                return
+
+    def _placement(self, conn: Connection, pool: str) -> None:
+        try:
+            data = ceph_json(conn, "pg", "ls-by-pool", pool)
+        except CephbenchError:
+            return
+        stats = data.get("pg_stats", []) if isinstance(data, dict) else data or []
+        pgs = [
+            {"pgid": s.get("pgid"), "up": s.get("up", []), "up_primary": s.get("up_primary")}
+            for s in stats
+            if isinstance(s, dict)
+        ]
+        record = {"pool": pool, "pgs": pgs}
+        self.store.add_series(self.run_id, [Series(0, "", "", "placement", [0.0], [record])])
+
+    def snapshot(self) -> Sample:
+        return (
+            time.monotonic(),
+            client_cpu_seconds(),
+            {n: proc_cpu_seconds(p) for n, p in self.osd_pids.items()},
+        )
+
+    def record(
+        self,
+        before: Sample,
+        repeat: int,
+        outcomes: list[WorkloadOutcome],
+        windows: list[tuple[float, float]],
+    ) -> None:
+        """Each workload's CPU seconds over its time window (trimmed of its first half second
+        and last second and a half: the windows are fio's planned slots, padded), and the
+        I/Os it made in that time at its measured rate."""
+        end = self.snapshot()
+        self.samples.append(end)
+        records = []
+        for i, o in enumerate(outcomes):
+            t0, t1 = windows[i] if i < len(windows) else (before[0], end[0])
+            t0, t1 = max(t0, before[0]), min(t1, end[0])
+            if t1 - t0 > 3.0:
+                t0, t1 = t0 + 0.5, t1 - 1.5
+            a, b = self._at(t0), self._at(t1)
+            iops = sum(float(r.iops or 0) for r in o.results)
+            osd = {}
+            for name, x in a[2].items():
+                y = b[2].get(name)
+                if x is not None and y is not None and y >= x:
+                    osd[name] = round(y - x, 4)
+            records.append(
+                {
+                    "repeat": repeat,
+                    "workloads": [o.name],
+                    "wall_s": round(t1 - t0, 4),
+                    "ios": round(iops * (t1 - t0), 1),
+                    "cpu_s": {**osd, "client": round(max(0.0, b[1] - a[1]), 4)},
+                    "osd_cpu_measured": bool(osd),
+                    "cores": cores(),
+                    "machine": "this machine" if osd else "the client",
+                }
+            )
+        limits = {}
+        for name, pid in self.osd_pids.items():
+            allowed = cpu_allowance(pid)
+            if allowed is not None and allowed < cores():
+                limits[name] = round(allowed, 4)
+        for r in records:
+            if limits:
+                r["cpu_limit_cores"] = limits
+        self.samples = [s for s in self.samples if s[0] >= end[0]]  # what is left to explain
+        if records:
+            times = [end[0]] * len(records)
+            self.store.add_series(self.run_id, [Series(0, "", "", "cpu", times, records)])
+
+    def _at(self, t: float) -> Sample:
+        """The cumulative figures at ``t``, interpolated between the samples around it."""
+        samples = sorted(self.samples, key=lambda s: s[0])
+        prev = samples[0]
+        for s in samples:
+            if s[0] >= t:
+                if s[0] == prev[0]:
+                    return s
+                f = (t - prev[0]) / (s[0] - prev[0])
+                osd = {
+                    k: (None if v is None or s[2].get(k) is None else v + f * (s[2][k] - v))  # type: ignore[operator]
+                    for k, v in prev[2].items()
+                }
+                return (t, prev[1] + f * (s[1] - prev[1]), osd)
+            prev = s
+        return prev

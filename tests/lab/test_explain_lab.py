@@ -1,0 +1,76 @@
+"""``cephbench explain`` on the shared 3-host lab: a run of a 4k random write and a 1M write
+explained by a diagnosis made just before it; healthy, under a slow disk (the limiting part
+is that OSD) and under two faults of different layers at once (both found)."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+
+import pytest
+
+from cephbench.lab import faults
+
+JOBS = """\
+[rand_wr_4k]
+rw=randwrite
+bs=4k
+iodepth=32
+time_based=1
+runtime=3
+stonewall
+
+[seq_wr_1m]
+rw=write
+bs=1M
+iodepth=16
+time_based=1
+runtime=3
+stonewall
+"""
+
+
+@pytest.fixture
+def on_lab3(lab3, monkeypatch):
+    monkeypatch.setenv("CEPHBENCH_LAB_DIR", str(lab3.dir))
+    return lab3
+
+
+def explained(invoke_json, tmp_path) -> tuple[dict, dict]:
+    """(the diagnosis, the explanation of a run made right after it)."""
+    diag = invoke_json("diagnose", "--quick")
+    jobs = tmp_path / "explain.fio"
+    jobs.write_text(JOBS)
+    run = invoke_json("run", str(jobs), "--size", "128M", "--no-prefill")
+    return diag, invoke_json("explain", str(run["id"]), "--diagnosis", str(diag["run"]))
+
+
+def test_healthy_every_workload_has_a_ceiling_it_does_not_exceed(on_lab3, invoke_json, tmp_path):
+    jobs = tmp_path / "explain.fio"
+    jobs.write_text(JOBS)
+    run = invoke_json("run", str(jobs), "--size", "128M", "--no-prefill")
+    doc = invoke_json("explain", str(run["id"]), "--measure")  # no diagnosis stored: made now
+    assert doc["diagnosis_run"] > run["id"]
+    assert doc["cpu_measured"] is True
+    assert {w["workload"] for w in doc["workloads"]} == {"rand_wr_4k", "seq_wr_1m"}
+    for w in doc["workloads"]:
+        assert w["ceiling_iops"] > 0 and w["limiting_part"], w
+        assert w["efficiency"] <= 1.10, w["line"]
+
+
+def test_under_a_slow_disk_the_limiting_part_is_that_osd(on_lab3, invoke_json, tmp_path):
+    with faults.injected(on_lab3, "slow-disk", "osd.1", iops=150):
+        _, doc = explained(invoke_json, tmp_path)
+    rand = next(w for w in doc["workloads"] if w["workload"] == "rand_wr_4k")
+    assert rand["limiting_part"] == "osd.1's device", rand["line"]
+    assert faults.list_faults(on_lab3) == []
+
+
+def test_two_faults_of_different_layers_are_both_found(on_lab3, invoke_json):
+    with ExitStack() as stack:
+        stack.enter_context(faults.injected(on_lab3, "slow-disk", "osd.1", iops=150))
+        stack.enter_context(faults.injected(on_lab3, "slow-link", "host2", rate="100mbit"))
+        d = invoke_json("diagnose", "--quick")
+    named = {(f["layer"], f["component"]) for f in d["findings"] if f["severity"] != "info"}
+    assert named & {("device", "osd.1"), ("osd", "osd.1")}, d["findings"]
+    assert ("network", "host2") in named, d["findings"]
+    assert faults.list_faults(on_lab3) == []

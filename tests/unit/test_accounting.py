@@ -1,0 +1,50 @@
+"""What a Ceph run records for ``explain`` (execution.accounting): the CPU seconds of
+processes read from their own accounting, and each workload's share of the samples."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from cephbench.execution import accounting
+from cephbench.model import Result, WorkloadOutcome
+from cephbench.store import Store
+
+
+def test_a_process_cpu_seconds_from_proc_and_a_gone_process():
+    mine = accounting.proc_cpu_seconds(os.getpid())
+    assert mine is not None and mine > 0
+    assert accounting.proc_cpu_seconds(2**22 + 7) is None  # above pid_max: never a process
+    assert accounting.client_cpu_seconds() >= 0 and accounting.cores() >= 1
+
+
+def test_each_workload_gets_the_cpu_of_its_own_window(db):
+    with Store(db) as s:
+        run_id = s.start_run(label=None, suite="x", target="rbd:lab", environment={}, params={})
+        acc = accounting.Accounting(s, run_id, {})
+        acc.osd_pids = {}
+        # the client spends 1 CPU second a second in the first workload, 0.25 in the second
+        acc.samples = [
+            (float(t), t * 1.0 if t <= 10 else 10 + (t - 10) * 0.25, {}) for t in range(21)
+        ]
+        acc.snapshot = lambda: (20.0, 12.5, {"osd.0": 1.0})  # type: ignore[method-assign]
+        outcomes = [
+            WorkloadOutcome("a", (Result("a", 0, "write", iops=100.0),)),
+            WorkloadOutcome("b", (Result("b", 0, "write", iops=50.0),)),
+        ]
+        acc.record((0.0, 0.0, {}), 0, outcomes, [(0.0, 10.0), (10.0, 20.0)])
+        records = [v for series in s.series(run_id, "cpu") for v in series.values]
+    a, b = records
+    assert a["workloads"] == ["a"] and b["workloads"] == ["b"]
+    assert a["cpu_s"]["client"] == pytest.approx(8.0)  # 0.5 s to 8.5 s: trimmed, 1 CPU s/s
+    assert a["ios"] == pytest.approx(100.0 * 8.0)
+    assert b["cpu_s"]["client"] == pytest.approx(2.0)  # 10.5 s to 18.5 s at 0.25
+    assert a["osd_cpu_measured"] is False and a["machine"] == "the client"
+
+
+def test_an_unlimited_process_has_no_cpu_allowance_and_a_gone_one_neither():
+    assert (
+        accounting.cpu_allowance(os.getpid()) is None or accounting.cpu_allowance(os.getpid()) > 0
+    )
+    assert accounting.cpu_allowance(2**22 + 7) is None

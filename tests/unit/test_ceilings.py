@@ -1,0 +1,267 @@
+"""The ceiling arithmetic of ``explain`` on recorded capabilities (the lab's diagnoses) and on
+capabilities set by hand: replicated size 2 and 3, erasure coding, uneven PG shares, a slow
+link on the replication path, a CPU-limited run, a result above its ceiling."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cephbench.diagnose import capability
+from cephbench.diagnose.ceilings import (
+    Capabilities,
+    CpuUse,
+    OsdCapability,
+    PoolLayout,
+    Workload,
+    explain,
+)
+
+DATA = Path(__file__).parents[1] / "data" / "ceph" / "16.2.15"
+MIB = 1 << 20
+
+
+def evidence(name: str) -> dict:
+    return json.loads((DATA / f"diagnose-{name}.evidence.json").read_text())
+
+
+def osd(n: int, iops: float, mib_s: float, rep: float, prim: float, host: str | None = None):
+    return OsdCapability(f"osd.{n}", host or f"host{n}", iops, mib_s * MIB, rep, prim)
+
+
+def randwrite(iops: float | None = None, qd: int = 32, bs: int = 4096) -> Workload:
+    return Workload(
+        "rand_wr", "randwrite", bs, qd, 1, iops, None if iops is None else iops * bs, None
+    )
+
+
+def seqwrite(mib_s: float, bs: int = MIB) -> Workload:
+    return Workload("seq_wr", "write", bs, 16, 1, mib_s * MIB / bs, mib_s * MIB, None)
+
+
+THIRD = 1 / 3
+
+
+def test_an_osds_write_capability_passes_through_both_bench_points():
+    o = osd(0, 2000.0, 400.0, THIRD, THIRD)
+    assert o.write_iops(4096) == pytest.approx(2000.0)
+    assert o.write_iops(4 << 20) == pytest.approx(100.0)  # 400 MiB/s in 4 MiB writes
+    mid = o.write_iops(MIB)
+    assert mid is not None and 100.0 < mid < 2000.0
+    assert OsdCapability("osd.9", None, 2000.0, None, 0.5, 0.5).write_iops(1 << 20) is None
+
+
+def test_size_3_on_3_osds_each_write_lands_on_every_osd_the_slowest_limits():
+    caps = Capabilities(
+        [
+            osd(0, 3000, 400, THIRD, THIRD),
+            osd(1, 1990, 400, THIRD, THIRD),
+            osd(2, 3000, 400, THIRD, THIRD),
+        ],
+        PoolLayout("replicated", 3),
+    )
+    x = explain(caps, randwrite(1000.0))
+    assert x.limit is not None and x.limit.part == "osd.1's device"
+    assert x.limit.iops == pytest.approx(1990.0)  # 3 copies x 1/3 each: one write per client write
+    assert x.efficiency == pytest.approx(1000 / 1990)
+    line = x.line()
+    assert line.startswith("rand_wr 4k qd32: 1,000 IOPS = 50 % of the 1,990 that osd.1's device")
+    assert "it holds 33 % of the pool's replicas and writes 4k at 1,990 IOPS" in line
+    assert "CPU not measured for this run" in x.not_measured
+
+
+def test_size_2_halves_the_load_on_each_of_three_osds():
+    caps = Capabilities(
+        [osd(i, 2000, 400, THIRD, THIRD) for i in range(3)], PoolLayout("replicated", 2)
+    )
+    x = explain(caps, randwrite(500.0))
+    # each OSD holds a third of 2 copies per write: 2/3 of a write per client write
+    assert x.limit is not None and x.limit.iops == pytest.approx(3000.0)
+
+
+def test_uneven_pg_shares_the_osd_with_most_replicas_for_its_capability_saturates_first():
+    caps = Capabilities(
+        [
+            osd(0, 2000, 400, 0.41, 0.5),
+            osd(1, 2000, 400, 0.30, 0.25),
+            osd(2, 2600, 400, 0.29, 0.25),
+        ],
+        PoolLayout("replicated", 3),
+    )
+    x = explain(caps, randwrite(1845.0))
+    assert x.limit is not None and x.limit.part == "osd.0's device"
+    assert x.limit.iops == pytest.approx(2000 / (3 * 0.41))
+    assert "41 % of the pool's replicas" in x.line()
+
+
+def test_erasure_coding_writes_k_plus_m_chunks_of_a_kth_of_the_block():
+    lay = PoolLayout("erasure", 3, k=2, m=1)
+    assert lay.copies == 3 and lay.piece(MIB) == MIB // 2 and lay.piece(4096) == 4096
+    caps = Capabilities([osd(i, 2000, 300, THIRD, THIRD) for i in range(3)], lay)
+    x = explain(caps, seqwrite(100.0))
+    o = caps.osds[0]
+    assert x.limit is not None and x.limit.part.endswith("device")
+    assert x.limit.iops == pytest.approx(o.write_iops(MIB // 2) / (3 * THIRD))
+    assert "chunks" in x.limit.why and "erasure coded k=2 m=1" in x.limit.why
+
+
+def test_the_layout_of_a_recorded_pool_and_an_erasure_coded_one_without_its_profile():
+    assert capability.layout_of({"type": 1, "size": 2}) == PoolLayout("replicated", 2)
+    ec = capability.layout_of({"type": 3, "size": 6, "min_size": 5, "erasure_code_profile": "p"})
+    assert (ec.k, ec.m) == (4, 2)
+    prof = {"p": {"k": "3", "m": "3"}}
+    assert capability.layout_of({"type": 3, "size": 6, "erasure_code_profile": "p"}, prof).k == 3
+
+
+def test_a_slow_link_on_the_replication_path_limits_large_writes():
+    caps = Capabilities(
+        [osd(i, 5000, 800, THIRD, THIRD) for i in range(3)],
+        PoolLayout("replicated", 3),
+        link_bytes_per_s={"host0": 60e6, "host1": 60e6, "host2": 12.5e6},  # 100 Mbit/s
+    )
+    x = explain(caps, seqwrite(10.0))
+    assert x.limit is not None and x.limit.part == "host2's link" and x.limit.layer == "network"
+    # host2 takes in its third of the three copies per client write: 1x the block
+    assert x.limit.iops == pytest.approx(12.5e6 / MIB)
+    assert "100 Mbit/s measured" in x.limit.why
+
+
+def test_reads_have_no_device_ceiling_and_say_so():
+    caps = Capabilities(
+        [osd(i, 5000, 800, THIRD, 0.5 if i == 0 else 0.25) for i in range(3)],
+        PoolLayout("replicated", 3),
+        link_bytes_per_s={f"host{i}": 60e6 for i in range(3)},
+    )
+    w = Workload("seq_rd", "read", MIB, 16, 1, 50.0, 50.0 * MIB, None, "read")
+    x = explain(caps, w)
+    assert x.limit is not None and x.limit.part == "host0's link"  # half the reads
+    assert x.limit.iops == pytest.approx(60e6 / (MIB * 0.5))
+    assert any("osd bench measures writes only" in n for n in x.not_measured)
+
+
+def test_cpu_per_io_against_the_cores_can_be_the_limit():
+    caps = Capabilities(
+        [osd(i, 20000, 800, THIRD, THIRD) for i in range(3)], PoolLayout("replicated", 3)
+    )
+    cpu = CpuUse(10_000, {"osd.0": 3.0, "osd.1": 3.0, "osd.2": 3.0, "client": 1.0}, 2.0)
+    x = explain(caps, randwrite(1800.0), cpu)
+    assert x.limit is not None and x.limit.layer == "cpu"
+    assert x.limit.iops == pytest.approx(2.0 / (10.0 / 10_000))  # 2,000 IOPS
+    assert x.efficiency == pytest.approx(0.9)
+    assert "1000 µs of CPU per I/O" in x.limit.why
+    assert not any("CPU" in n for n in x.not_measured)
+
+
+def test_a_result_above_its_ceiling_is_a_model_defect_said_so():
+    caps = Capabilities(
+        [osd(i, 1000, 400, THIRD, THIRD) for i in range(3)], PoolLayout("replicated", 3)
+    )
+    x = explain(caps, randwrite(1200.0))
+    assert x.model_defect and x.to_json()["model_defect"]
+    assert "ABOVE the ceiling by 20 %: a defect of the model" in x.line()
+    assert not explain(caps, randwrite(1090.0)).model_defect
+    assert "far below every ceiling" in explain(caps, randwrite(100.0)).line()
+    assert "far below" not in explain(caps, randwrite(500.0)).line()
+
+
+def test_the_qd1_floor_is_round_trips_and_the_slowest_commit():
+    caps = Capabilities(
+        [
+            osd(0, 2000, 400, THIRD, THIRD),
+            osd(1, 500, 400, THIRD, THIRD),
+            osd(2, 2000, 400, THIRD, THIRD),
+        ],
+        PoolLayout("replicated", 3),
+        rtt_ms=0.1,
+    )
+    w = Workload("lat_wr", "randwrite", 4096, 1, 1, 250.0, 250.0 * 4096, 4000.0)
+    x = explain(caps, w)
+    assert x.floor_ms == pytest.approx(0.2 + 2.0)  # 2 round trips + 1/500 s on osd.1
+    assert "osd.1" in (x.floor_why or "")
+    assert x.to_json()["latency_over_floor"] == pytest.approx(4.0 / 2.2, rel=1e-3)
+    assert explain(caps, randwrite(100.0)).floor_ms is None  # QD32: no floor reported
+    limit = x.limit
+    assert limit is not None and limit.part == "osd.1's commit (one I/O at a time)"
+    assert limit.iops == pytest.approx(1000 / 2.2)  # Little's law: 1 in flight / 2.2 ms
+    slow_net = Capabilities(caps.osds, caps.layout, rtt_ms=5.0)
+    got = explain(slow_net, w).limit
+    assert got is not None and got.part == "the round trips (one I/O at a time)"
+    assert got.layer == "network"
+
+
+def test_capabilities_from_a_recorded_diagnosis_of_the_lab():
+    e = evidence("healthy")
+    caps = capability.capabilities(e, capability.layout_of(e["pools"][0]))
+    assert [o.name for o in caps.osds] == ["osd.0", "osd.1", "osd.2"]
+    assert sum(o.replica_share for o in caps.osds) == pytest.approx(1.0)
+    assert sum(o.primary_share for o in caps.osds) == pytest.approx(1.0)
+    assert caps.link_bytes_per_s["host0"] == pytest.approx(482186529.81093514 / 8)
+    assert caps.rtt_ms == pytest.approx(0.049)
+    assert caps.notes  # no placement of the run's pool: the diagnosis' used, said so
+    x = explain(caps, randwrite(1500.0))
+    assert x.limit is not None and x.efficiency is not None and 0 < x.efficiency < 1
+
+
+def test_a_slow_disk_in_a_recorded_diagnosis_is_the_limiting_part():
+    e = evidence("slow-disk-osd1")
+    caps = capability.capabilities(e, capability.layout_of(e["pools"][0]))
+    x = explain(caps, randwrite(100.0))
+    if caps.osds[1].write_4k_iops is not None:
+        assert x.limit is not None and x.limit.part == "osd.1's device", x.limit
+        assert x.limit.layer == "osd"
+
+
+def test_shares_from_a_pools_pg_up_sets():
+    pgs = [
+        {"pgid": "1.0", "up": [0, 1, 2], "up_primary": 0},
+        {"pgid": "1.1", "up": [0, 2, 1], "up_primary": 0},
+        {"pgid": "1.2", "up": [1, 0], "up_primary": 1},
+    ]
+    shares = capability.shares_from_pgs(pgs)
+    assert shares["0"] == pytest.approx((3 / 8, 2 / 3))
+    assert shares["2"] == pytest.approx((2 / 8, 0.0))
+
+
+def test_cpu_records_of_a_run_per_workload():
+    records = [
+        {
+            "workloads": ["a"],
+            "ios": 1000,
+            "cpu_s": {"osd.0": 1.0, "client": 0.5},
+            "cores": 2,
+            "osd_cpu_measured": True,
+            "machine": "this machine",
+        },
+        {
+            "workloads": ["a"],
+            "ios": 1000,
+            "cpu_s": {"osd.0": 1.0, "client": 0.5},
+            "cores": 2,
+            "osd_cpu_measured": True,
+            "machine": "this machine",
+        },
+        {
+            "workloads": ["b"],
+            "ios": 1000,
+            "cpu_s": {"client": 0.5},
+            "cores": 2,
+            "osd_cpu_measured": False,
+        },
+    ]
+    a = capability.cpu_use(records, "a")
+    assert a is not None and a.per_io == pytest.approx(3.0 / 2000) and a.cores == 2
+    assert capability.cpu_use(records, "b") is None
+
+
+def test_an_osd_whose_cgroup_caps_its_cpu_is_the_limit_when_its_share_needs_more():
+    caps = Capabilities(
+        [osd(i, 20000, 800, THIRD, THIRD) for i in range(3)], PoolLayout("replicated", 3)
+    )
+    spent = {"osd.0": 1.0, "osd.1": 1.0, "osd.2": 1.0, "client": 1.0}
+    cpu = CpuUse(10_000, spent, 2.0, limits={"osd.2": 0.15})
+    x = explain(caps, randwrite(1000.0), cpu)
+    assert x.limit is not None and x.limit.part == "osd.2's CPU allowance"
+    assert x.limit.iops == pytest.approx(0.15 / (1.0 / 10_000))  # 1,500 IOPS
+    assert "its cgroup allows it 0.15 cores; 100 µs of its CPU per I/O" in x.limit.why
