@@ -27,6 +27,7 @@ BUILTIN_TARGETS: dict[str, str] = {
     "rbd": "cephbench.targets.rbd:RbdTarget",
     "rados": "cephbench.targets.rados:RadosTarget",
     "ceph": "cephbench.targets.cluster:ClusterTarget",
+    "cephfs": "cephbench.targets.cephfs:CephfsTarget",
 }
 
 # Options a target replaces in every job: where the data lives is the target's to say.
@@ -39,6 +40,9 @@ class FioTarget:
 
     options: dict[str, str]
     env: dict[str, str] = field(default_factory=dict)
+    tree: str | None = None
+    """A directory of the run's own that the target removes with all it holds afterwards:
+    where the metadata suite's engines create their files (None: the target has none)."""
 
 
 @dataclass(frozen=True)

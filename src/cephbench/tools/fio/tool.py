@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 class Fio(Tool):
     name = "fio"
-    target_kinds = ("file", "device", "rbd")
+    target_kinds = ("file", "device", "rbd", "cephfs")
     resumable = True
     undo = (undo_process, undo_dir)  # fio servers on --clients, and their directories
 
@@ -26,7 +26,7 @@ class Fio(Tool):
         return {"fio": fio_command.version()}
 
     def check_target(self, plan: RunPlan, target: Target) -> None:
-        if plan.size is None and target.kind == "file":
+        if plan.size is None and target.kind in ("file", "cephfs"):
             raise UsageError(
                 "the job file sets no size for its data file", hint="add --size, e.g. --size 1G"
             )
