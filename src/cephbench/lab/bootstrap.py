@@ -129,7 +129,9 @@ def _bootstrap(rec: _Recorder, progress: Progress, deadline: float) -> None:
         _all(mkfs)
         progress(f"starting {spec.osds} OSDs")
         more = [mds.MDS] if spec.cephfs else []
-        _all([pool.submit(_start, rec, n) for n in [*(f"osd.{i}" for i in range(spec.osds)), *more]])
+        _all(
+            [pool.submit(_start, rec, n) for n in [*(f"osd.{i}" for i in range(spec.osds)), *more]]
+        )
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     _wait_ready(rec, progress, deadline)

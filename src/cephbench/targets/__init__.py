@@ -61,6 +61,8 @@ class Target(ABC):
     def __init__(self, location: str, options: TargetOptions):
         self.location = location
         self.options = options
+        self.wants_tree = False
+        """The plan creates files of its own (the metadata suite): the session gives a tree."""
 
     @property
     def spec(self) -> str:

@@ -50,7 +50,9 @@ def fio_steps(ctx: RunContext) -> Iterator[Step]:
         # steady state: one fio process per workload, as fio judges a job waiting at a chain
         # gate by its zero IOPS, calls that steady and ends it before it starts
         alone = ctx.options.drop_caches or plan.steady is not None
-        for index, batch in enumerate(plan.only(names).batches(ctx.fio_target.options, alone)):
+        for index, batch in enumerate(
+            plan.only(names).batches(ctx.fio_target.options, alone, ctx.fio_target.tree)
+        ):
             ctx.before_each()
             batch_dir = ctx.work / f"repeat{repeat}-batch{index}"  # each fio process its own
             batch_dir.mkdir()

@@ -26,10 +26,17 @@ class Fio(Tool):
         return {"fio": fio_command.version()}
 
     def check_target(self, plan: RunPlan, target: Target) -> None:
-        if plan.size is None and target.kind in ("file", "cephfs"):
+        if plan.size is None and target.kind in ("file", "cephfs") and not plan.metadata:
             raise UsageError(
                 "the job file sets no size for its data file", hint="add --size, e.g. --size 1G"
             )
+        if plan.metadata:
+            if target.kind not in ("file", "cephfs"):
+                raise UsageError(
+                    f"metadata workloads create files in a directory, not on {target.spec}",
+                    hint="use file:DIR or cephfs:FSNAME",
+                )
+            target.wants_tree = True
         if target.kind not in self.target_kinds:
             *others, last = (f"{k}:" for k in self.target_kinds)
             raise UsageError(
