@@ -77,9 +77,9 @@ def mount_of(path: str, mounts: list[Mount]) -> Mount | None:
     best = None
     for m in mounts:
         mp = m.mountpoint.rstrip("/") or "/"
-        if path == mp or path.startswith(mp.rstrip("/") + "/") or mp == "/":
-            if best is None or len(mp) >= len(best.mountpoint):
-                best = m
+        holds = path == mp or path.startswith(mp + "/") or mp == "/"
+        if holds and (best is None or len(mp) >= len(best.mountpoint.rstrip("/") or "/")):
+            best = m
     return best
 
 
@@ -91,6 +91,33 @@ def cephfs_mount_of(path: str | Path) -> Mount | None:
     """The CephFS mount ``path`` is on, None when it is on something else."""
     m = mount_of(os.path.realpath(path), mounts())
     return m if m is not None and m.is_cephfs else None
+
+
+XATTRS = ("ceph.dir.layout", "ceph.cluster_fsid", "ceph.client_id")
+
+
+def mount_fingerprint(path: str | Path) -> dict[str, Any] | None:
+    """What a CephFS mount ``path`` is on says about itself: the client (ceph-fuse or the
+    kernel), the mount's source, root and options, and the directory's layout (its data
+    pool), the cluster's fsid and the client id from Ceph's virtual xattrs; None when
+    ``path`` is not on CephFS."""
+    m = cephfs_mount_of(path)
+    if m is None:
+        return None
+    out: dict[str, Any] = {
+        "client": m.client,
+        "mountpoint": m.mountpoint,
+        "source": m.source,
+        "root": m.root,
+        "mount_options": m.options,
+        "super_options": m.super_options,
+    }
+    for name in XATTRS:
+        with contextlib.suppress(OSError):
+            out[name.removeprefix("ceph.").replace(".", "_")] = os.getxattr(path, name).decode()
+    if m.client == "ceph-fuse":
+        out["client_version"] = client_version()
+    return out
 
 
 def is_mounted(mountpoint: str) -> bool:

@@ -80,7 +80,8 @@ class CephfsTarget(CephTarget):
     def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
         tag = f"{run_id}-{secrets.token_hex(2)}"
         mountpoint = Path(tempfile.gettempdir()) / f"{MOUNT_PREFIX}{tag}"
-        detail = {
+        pid_file = f"{mountpoint}.pid"
+        detail: dict[str, Any] = {
             "conn": self.conn.to_json(),
             "fs": self.fs_name,
             "root": self.root,
@@ -91,9 +92,7 @@ class CephfsTarget(CephTarget):
                 rid = resources.add("cephfs_mount", str(mountpoint), detail)
                 undo.callback(_undo_recorded, _unmount, resources, rid, str(mountpoint), detail)
                 mountpoint.mkdir()
-                cephfs.mount_fuse(
-                    self.conn, self.fs_name, self.root, str(mountpoint), detail["pid_file"]
-                )
+                cephfs.mount_fuse(self.conn, self.fs_name, self.root, str(mountpoint), pid_file)
             workdir = mountpoint / f"{DIR_PREFIX}{tag}"
             wdetail = {**detail, "mountpoint": str(mountpoint)}
             with deferred_interrupts():

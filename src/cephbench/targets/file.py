@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from cephbench.ceph import cephfs
 from cephbench.errors import CephbenchError, TargetError
 from cephbench.resources.undo import remove_file, undoes
 from cephbench.store import Resource, ResourceLog
@@ -101,4 +102,8 @@ class FileTarget(Target):
             resources.removed(resource)
 
     def describe(self) -> dict[str, Any]:
-        return {"spec": self.spec, "path": str(self.path), **storage_of(str(self.directory))}
+        info = {"spec": self.spec, "path": str(self.path), **storage_of(str(self.directory))}
+        on_cephfs = cephfs.mount_fingerprint(self.directory)
+        if on_cephfs is not None:
+            info["cephfs"] = on_cephfs
+        return info

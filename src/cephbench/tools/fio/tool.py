@@ -26,11 +26,12 @@ class Fio(Tool):
         return {"fio": fio_command.version()}
 
     def check_target(self, plan: RunPlan, target: Target) -> None:
-        if plan.size is None and target.kind in ("file", "cephfs") and not plan.metadata:
+        metadata = bool(getattr(plan, "metadata", False))  # a fio Plan of metadata engines
+        if plan.size is None and target.kind in ("file", "cephfs") and not metadata:
             raise UsageError(
                 "the job file sets no size for its data file", hint="add --size, e.g. --size 1G"
             )
-        if plan.metadata:
+        if metadata:
             if target.kind not in ("file", "cephfs"):
                 raise UsageError(
                     f"metadata workloads create files in a directory, not on {target.spec}",
