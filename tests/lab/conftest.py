@@ -34,3 +34,15 @@ def lab3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
         yield result.info
     finally:
         down(lab_dir, purge=True)
+
+
+@pytest.fixture(scope="session")
+def lab_cephfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
+    """A 1-host, 3-OSD lab with an MDS and the filesystem ``lab`` (``lab up --cephfs``),
+    shared by the session's CephFS tests."""
+    lab_dir = tmp_path_factory.mktemp("labfs") / "cephfs"
+    try:
+        result = up(LabSpec(dir=lab_dir, cephfs=True), timeout=180)
+        yield result.info
+    finally:
+        down(lab_dir, purge=True)
