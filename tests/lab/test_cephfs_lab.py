@@ -189,8 +189,19 @@ def test_a_client_without_mds_caps_is_told(in_lab, invoke, tmp_path):
     keyring.write_text(out)
     try:
         result = invoke(
-            "run", "quick", "--target", "cephfs:lab", "--id", "cb-nocaps", "--keyring", keyring,
-            "--runtime", "1", "--size", "8m", expect=1,
+            "run",
+            "quick",
+            "--target",
+            "cephfs:lab",
+            "--id",
+            "cb-nocaps",
+            "--keyring",
+            keyring,
+            "--runtime",
+            "1",
+            "--size",
+            "8m",
+            expect=1,
         )
     finally:
         subprocess.run(["ceph", "auth", "rm", "client.cb-nocaps"], env={**os.environ, **in_lab.env})
