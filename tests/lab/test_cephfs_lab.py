@@ -207,3 +207,10 @@ def test_a_client_without_mds_caps_is_told(in_lab, invoke, tmp_path):
         subprocess.run(["ceph", "auth", "rm", "client.cb-nocaps"], env={**os.environ, **in_lab.env})
     assert "client.cb-nocaps has no MDS caps for CephFS lab" in result.stderr
     _assert_nothing_left(in_lab, tmp_path)
+
+
+def test_diagnose_reads_the_mds_layer(in_lab, invoke_json):
+    doc = invoke_json("diagnose", "--quick", "--no-osd-bench")
+    mds = [c for c in doc["checked"] if c["layer"] == "mds"]
+    assert {c["check"] for c in mds} >= {"MDS ranks of lab", "mds.a requests", "mds.a caps"}
+    assert not [f for f in doc["findings"] if f["layer"] == "mds"]
