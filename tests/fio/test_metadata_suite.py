@@ -15,12 +15,12 @@ def test_metadata_suite_counts_exactly_and_leaves_nothing(invoke, invoke_json, b
     assert run["status"] == "complete"
     counts = {r["workload"]: (r["total_ios"], r["numjobs"]) for r in run["results"]}
     assert counts == {
-        "create_j1_f4000": (4000, 1),
-        "stat_j1_f4000": (4000, 1),
-        "delete_j1_f4000": (4000, 1),
-        "create_j4_f1000": (4000, 4),
-        "stat_j4_f1000": (4000, 4),
-        "delete_j4_f1000": (4000, 4),
+        "create_d1_f4000": (4000, 1),
+        "stat_d1_f4000": (4000, 1),
+        "delete_d1_f4000": (4000, 1),
+        "create_d4_f1000": (4000, 4),
+        "stat_d4_f1000": (4000, 4),
+        "delete_d4_f1000": (4000, 4),
     }
     for r in run["results"]:
         assert r["iops"] > 0 and r["error"] == 0
@@ -28,7 +28,7 @@ def test_metadata_suite_counts_exactly_and_leaves_nothing(invoke, invoke_json, b
     assert list(bench_dir.iterdir()) == []  # the files and their directory are gone
     with Store(db) as s:
         (first, *_) = s.outputs(run["id"])
-        assert f"directory={bench_dir}/cephbench-{run['id']}.d" in first["input_text"]
+        assert f"directory={bench_dir}/cephbench-{run['id']}.d/dir0" in first["input_text"]
         assert s.open_resources() == []
 
 

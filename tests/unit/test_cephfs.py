@@ -21,7 +21,7 @@ from cephbench.lab import mds
 from cephbench.lab.spec import LabSpec
 from cephbench.system.process import ProcessResult
 from cephbench.targets.cephfs import parse_location
-from cephbench.tools.fio.plan import METADATA_FORMAT, make_fio_plan
+from cephbench.tools.fio.plan import METADATA_FORMAT, dirs_to_make, make_fio_plan
 from cephbench.tools.fio.suites import load_suite
 from cephbench.tools.plan import Overrides
 from tests.helpers import DATA
@@ -140,8 +140,11 @@ def test_metadata_suite_creates_stats_deletes_the_same_files_in_the_tree():
     plan = make_fio_plan("metadata", Overrides())
     assert plan.metadata
     jf = plan.for_target({"filename": "/x/cephbench-1.dat"}, tree="/x/cephbench-1.d")
-    assert jf.global_.get("directory") == "/x/cephbench-1.d"
     assert jf.global_.get("filename_format") == METADATA_FORMAT
     assert not jf.global_.has("filename")
+    dirs = [jf.merged(j)["directory"] for j in jf.jobs]
+    assert dirs[:3] == ["/x/cephbench-1.d/dir0"] * 3  # the creates' files for the stats, deletes
+    assert dirs[3] == ":".join(f"/x/cephbench-1.d/dir{i}" for i in range(4))
+    assert dirs_to_make(jf) == [f"/x/cephbench-1.d/dir{i}" for i in range(4)]
     with pytest.raises(UsageError, match="need a directory target"):
         plan.for_target({"ioengine": "rbd", "pool": "p", "rbdname": "i"})

@@ -25,8 +25,24 @@ JOBFILE_SUFFIXES = (".fio", ".ini", ".job", ".jobs", ".cfg", ".conf")
 METADATA_ENGINES = ("filecreate", "filestat", "filedelete")
 """fio's engines whose operations are file creates, stats and deletes (the metadata suite)."""
 METADATA_FORMAT = "f.$jobnum.$filenum"
-"""The names of a metadata job's files in the target's tree (one directory): the same for
-every engine, so the stats and deletes find exactly the files the creates made."""
+"""The names of a metadata job's files: the same for every engine, so the stats and deletes
+find exactly the files the creates made."""
+
+
+def metadata_dirs(tree: str, numjobs: int) -> list[str]:
+    """A metadata job's directories in the target's tree, one per job (``dir0``...): fio gives
+    each of a job's ``numjobs`` clones its own when ``directory`` lists as many (pure)."""
+    return [f"{tree}/dir{i}" for i in range(max(1, numjobs))]
+
+
+def dirs_to_make(jobfile: JobFile) -> list[str]:
+    """The directories a metadata job file's jobs work in, which must exist before fio runs."""
+    out: list[str] = []
+    for job in jobfile.jobs:
+        options = jobfile.merged(job)
+        if options.get("ioengine") in METADATA_ENGINES and options.get("directory"):
+            out += [d for d in (options["directory"] or "").split(":") if d and d not in out]
+    return out
 
 
 @dataclass(frozen=True)
@@ -176,6 +192,14 @@ class Plan:
                 )
             located = {k: v for k, v in target_options.items() if k != "filename"}
             target_options = {**located, "directory": tree, "filename_format": METADATA_FORMAT}
+            strip = (*LOCATION_KEYS, *target_options)
+            global_ = self.jobfile.global_.without(*strip).with_options(dict(target_options))
+            jobs = []
+            for j in self.jobfile.jobs:
+                n = int(self.jobfile.merged(j).get("numjobs") or 1)
+                dirs = ":".join(metadata_dirs(tree, n))
+                jobs.append(j.without(*strip).with_options({"directory": dirs}))
+            return JobFile(global_, tuple(jobs))
         strip = (*LOCATION_KEYS, *target_options)
         global_ = self.jobfile.global_.without(*strip).with_options(dict(target_options))
         return JobFile(global_, tuple(j.without(*strip) for j in self.jobfile.jobs))
