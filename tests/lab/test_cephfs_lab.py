@@ -214,3 +214,10 @@ def test_diagnose_reads_the_mds_layer(in_lab, invoke_json):
     mds = [c for c in doc["checked"] if c["layer"] == "mds"]
     assert {c["check"] for c in mds} >= {"MDS ranks of lab", "mds.a requests", "mds.a caps"}
     assert not [f for f in doc["findings"] if f["layer"] == "mds"]
+
+
+@pytest.mark.skipif(cephfs.kernel_available(), reason="this kernel has the CephFS client")
+def test_kernel_client_without_the_kernel_module_is_one_clear_error(in_lab, invoke, tmp_path):
+    result = invoke("run", "quick", "--target", "cephfs:lab", "--client", "kernel", expect=1)
+    assert "this kernel cannot mount CephFS" in result.stderr
+    _assert_nothing_left(in_lab, tmp_path)

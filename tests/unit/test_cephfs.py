@@ -10,12 +10,14 @@ import pytest
 
 from cephbench.ceph.cephfs import (
     fs_summaries,
+    kernel_argv,
     mount_error,
     mount_of,
     parse_mountinfo,
     pick_filesystem,
     with_pools,
 )
+from cephbench.ceph.connection import Connection
 from cephbench.errors import TargetError, UsageError
 from cephbench.lab import mds
 from cephbench.lab.spec import LabSpec
@@ -148,3 +150,16 @@ def test_metadata_suite_creates_stats_deletes_the_same_files_in_the_tree():
     assert dirs_to_make(jf) == [f"/x/cephbench-1.d/dir{i}" for i in range(4)]
     with pytest.raises(UsageError, match="need a directory target"):
         plan.for_target({"ioengine": "rbd", "pool": "p", "rbdname": "i"})
+
+
+def test_kernel_mount_argv():
+    conn = Connection(conf="/etc/ceph/ceph.conf", id="bench", keyring="/k")
+    assert kernel_argv(conn, "myfs", "/dir", "/mnt/x") == [
+        "mount",
+        "-t",
+        "ceph",
+        "bench@.myfs=/dir",
+        "/mnt/x",
+        "-o",
+        "name=bench,fs=myfs,conf=/etc/ceph/ceph.conf",
+    ]

@@ -273,6 +273,39 @@ def mount_fuse(conn: Connection, fs_name: str, root: str, mountpoint: str, pid_f
     return int(Path(pid_file).read_text().strip())
 
 
+def kernel_argv(conn: Connection, fs_name: str, root: str, mountpoint: str) -> list[str]:
+    """``mount -t ceph`` of ``fs_name``'s ``root`` as ``conn``'s client: mount.ceph finds the
+    monitors in the conf and the key in the keyring (``CEPH_KEYRING``, :attr:`Connection.env`,
+    or the conf's own)."""
+    options = [f"name={conn.id}", f"fs={fs_name}"]
+    if conn.conf:
+        options.append(f"conf={conn.conf}")
+    return [
+        "mount",
+        "-t",
+        "ceph",
+        f"{conn.id}@.{fs_name}={root or '/'}",
+        mountpoint,
+        "-o",
+        ",".join(options),
+    ]
+
+
+def mount_kernel(conn: Connection, fs_name: str, root: str, mountpoint: str) -> None:
+    """Mount with the kernel client; a TargetError with mount's own reason if it fails."""
+    result = run(
+        kernel_argv(conn, fs_name, root, mountpoint),
+        env=conn.env,
+        timeout=conn.timeout + MOUNT_TIMEOUT,
+    )
+    if result.returncode != 0 or not is_mounted(mountpoint):
+        raise TargetError(
+            f"the kernel could not mount CephFS {fs_name} path {root or '/'}: "
+            f"{result.last_error_line()}",
+            hint="see dmesg for the kernel client's reason",
+        )
+
+
 def kernel_available() -> bool:
     """The kernel can mount CephFS itself: ``ceph`` in /proc/filesystems."""
     try:

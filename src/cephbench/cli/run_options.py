@@ -187,6 +187,14 @@ device = Bundle(
             "lab, ceph, an inventory file, or h1,h2; the network suite measures between them "
             "(default: the running lab's).",
         ),
+        opt(
+            "--client",
+            "cephfs_client",
+            type=click.Choice(["ceph-fuse", "kernel"]),
+            default="ceph-fuse",
+            show_default=True,
+            help="What mounts a cephfs: target: ceph-fuse, or the kernel (where it has ceph).",
+        ),
     ],
     "device",
     rq.DeviceOptions,

@@ -116,6 +116,8 @@ class DeviceOptions:
     drop_caches: bool = False
     hosts: str | None = None
     """``--hosts``: an inventory (lab, ceph, a file, h1,h2) to drop caches on and fingerprint."""
+    cephfs_client: str = "ceph-fuse"
+    """``--client``: what mounts a ``cephfs:`` target, ceph-fuse or the kernel."""
 
 
 @dataclass(frozen=True)

@@ -97,8 +97,11 @@ def target(
     from cephbench.targets import TargetOptions, parse_target
 
     found = parse_target(
-        spec or _default_target(plan), TargetOptions(destroy_data=device.destroy_data)
+        spec or _default_target(plan),
+        TargetOptions(destroy_data=device.destroy_data, cephfs_client=device.cephfs_client),
     )
+    if device.cephfs_client != "ceph-fuse" and found.kind != "cephfs":
+        raise UsageError(f"--client is for cephfs: targets, not {found.kind}:")
     _configure(found, plan, ceph, pool)
     return found
 

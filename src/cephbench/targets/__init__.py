@@ -50,6 +50,8 @@ class TargetOptions:
     """What the user allowed: ``destroy_data`` names the one device that may be overwritten."""
 
     destroy_data: str | None = None
+    cephfs_client: str = "ceph-fuse"
+    """What mounts a ``cephfs:`` target: ``ceph-fuse`` or ``kernel``."""
 
 
 class Target(ABC):

@@ -6,13 +6,15 @@ before it exists, mounted, and the run works in ``cephbench-<run>-<hex>`` it cre
 (recorded first too); at the end that directory alone is removed and the filesystem
 unmounted, whatever ends the run. After a kill, ``cephbench cleanup`` mounts again where it
 must to remove the directory, then unmounts and stops the ceph-fuse daemon by its pid file.
-The kernel client (``mount -t ceph``) is not used here: the machines this was built on have
-no ``ceph`` kernel module (:func:`cephbench.ceph.cephfs.kernel_available`).
+``--client kernel`` mounts with ``mount -t ceph`` instead, where the kernel has CephFS
+(:func:`cephbench.ceph.cephfs.kernel_available`); elsewhere it is one clear error. (The
+machines this was built on have no ``ceph`` kernel module: that path is untried.)
 """
 
 from __future__ import annotations
 
 import contextlib
+import platform
 import re
 import secrets
 import shutil
@@ -54,16 +56,17 @@ class CephfsTarget(CephTarget):
     def __init__(self, location, options):
         super().__init__(location, options)
         self.fs_name, self.root = parse_location(location)
-        self.client = "ceph-fuse"
+        self.client = options.cephfs_client
         self.filesystem: dict[str, Any] = {}
 
     def check(self, size: int) -> None:
         if self.client == "kernel" and not cephfs.kernel_available():
             raise TargetError(
-                "this kernel cannot mount CephFS (no ceph in /proc/filesystems)",
-                hint="use the default client, ceph-fuse",
+                "--client kernel: this kernel cannot mount CephFS (no ceph in /proc/filesystems)",
+                hint="use the default client, ceph-fuse (--client ceph-fuse)",
             )
-        which("ceph-fuse", "ceph-fuse")
+        if self.client == "ceph-fuse":
+            which("ceph-fuse", "ceph-fuse")
         if self.location == FRESH:
             super().check(size)
         self.filesystem = cephfs.check_filesystem(self.conn, self.fs_name)
@@ -86,13 +89,14 @@ class CephfsTarget(CephTarget):
             "fs": self.fs_name,
             "root": self.root,
             "pid_file": f"{mountpoint}.pid",
+            "client": self.client,
         }
         with ExitStack() as undo:
             with deferred_interrupts():  # recorded, made and mounted; or not begun
                 rid = resources.add("cephfs_mount", str(mountpoint), detail)
                 undo.callback(_undo_recorded, _unmount, resources, rid, str(mountpoint), detail)
                 mountpoint.mkdir()
-                cephfs.mount_fuse(self.conn, self.fs_name, self.root, str(mountpoint), pid_file)
+                self._mount(str(mountpoint), pid_file)
             workdir = mountpoint / f"{DIR_PREFIX}{tag}"
             wdetail = {**detail, "mountpoint": str(mountpoint)}
             with deferred_interrupts():
@@ -110,16 +114,32 @@ class CephfsTarget(CephTarget):
                 tree=str(workdir),
             )
 
+    def _mount(self, mountpoint: str, pid_file: str) -> None:
+        if self.client == "kernel":
+            cephfs.mount_kernel(self.conn, self.fs_name, self.root, mountpoint)
+        else:
+            cephfs.mount_fuse(self.conn, self.fs_name, self.root, mountpoint, pid_file)
+
     def describe(self) -> dict[str, Any]:
         info = super().describe()
         info["cephfs"] = {
             **self.filesystem,
             "path": self.root,
             "client": self.client,
-            "client_version": cephfs.client_version(),
-            "mount_options": "rw,nosuid,nodev,relatime,allow_other (ceph-fuse's own)",
+            "client_version": cephfs.client_version() if self.client == "ceph-fuse" else None,
+            "kernel": platform.release() if self.client == "kernel" else None,
+            "mount_args": self._mount_args(),
         }
         return info
+
+    def _mount_args(self) -> list[str]:
+        """The mount's own options as cephbench gives them (the mountpoint's is made later)."""
+        where = "MOUNTPOINT"
+        if self.client == "kernel":
+            return cephfs.kernel_argv(self.conn, self.fs_name, self.root, where)[1:]
+        with contextlib.suppress(CephbenchError):
+            return cephfs.fuse_argv(self.conn, self.fs_name, self.root, where, "PIDFILE")[1:]
+        return []
 
 
 def _undo_recorded(fn, resources: ResourceLog, rid: int, name: str, detail: dict) -> None:
@@ -152,7 +172,10 @@ def _remove_dir(workdir: str, detail: dict) -> None:
     if not cephfs.is_mounted(mountpoint):
         Path(mountpoint).mkdir(exist_ok=True)
         conn = Connection.from_json(detail["conn"])
-        cephfs.mount_fuse(conn, detail["fs"], detail["root"], mountpoint, detail["pid_file"])
+        if detail.get("client") == "kernel":
+            cephfs.mount_kernel(conn, detail["fs"], detail["root"], mountpoint)
+        else:
+            cephfs.mount_fuse(conn, detail["fs"], detail["root"], mountpoint, detail["pid_file"])
     shutil.rmtree(path, ignore_errors=True)
     if path.exists():
         raise CephbenchError(f"could not remove {workdir}")
