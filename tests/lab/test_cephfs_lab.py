@@ -7,6 +7,7 @@ CephFS; and each error is one line."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -96,6 +97,23 @@ def test_quick_on_cephfs_lab_is_stored_and_leaves_nothing(in_lab, invoke, invoke
     _assert_nothing_left(in_lab, tmp_path)
 
 
+def test_a_path_in_the_filesystem_is_used_and_kept(in_lab, invoke, tmp_path):
+    mnt = tmp_path / "own"
+    mnt.mkdir()
+    env = {**os.environ, **in_lab.env}
+    fuse = ["ceph-fuse", "--client_fs", "lab", "--pid-file", str(tmp_path / "own.pid"), str(mnt)]
+    subprocess.run(fuse, env=env, check=True, capture_output=True)
+    try:
+        (mnt / "bench").mkdir()
+        (mnt / "bench" / "keep.txt").write_text("somebody's data")
+        invoke("run", "quick", "--target", "cephfs:lab/bench", "--runtime", "1", "--size", "8m")
+        assert sorted(os.listdir(mnt / "bench")) == ["keep.txt"]  # only its own directory went
+    finally:
+        shutil.rmtree(mnt / "bench", ignore_errors=True)
+        subprocess.run(["umount", str(mnt)], check=True)
+    _assert_nothing_left(in_lab, tmp_path)
+
+
 def test_metadata_on_cephfs_counts_exactly(in_lab, invoke, invoke_json, tmp_path):
     suite = tmp_path / "meta.yaml"
     suite.write_text(
@@ -115,18 +133,21 @@ def test_metadata_on_cephfs_counts_exactly(in_lab, invoke, invoke_json, tmp_path
     _assert_nothing_left(in_lab, tmp_path)
 
 
-@pytest.mark.parametrize("how", ["ctrl-c", "kill"])
+@pytest.mark.parametrize("how", ["ctrl-c mounted", "ctrl-c", "kill"])
 def test_interrupted_during_a_workload_leaves_nothing(in_lab, db, tmp_path, how):
     run = start(db, in_lab, "quick", "--target", "cephfs:lab", "--runtime", "3", "--size", "16m")
     try:
-        run.wait_for(lambda: run.child("fio", "job.fio"))
+        if how == "ctrl-c mounted":  # mounted, its directory made, fio not started yet
+            run.wait_for(lambda: run.resource("cephfs_dir"))
+        else:
+            run.wait_for(lambda: run.child("fio", "job.fio"))
         assert _cephbench_mounts()
-        run.proc.send_signal(signal.SIGINT if how == "ctrl-c" else signal.SIGKILL)
+        run.proc.send_signal(signal.SIGKILL if how == "kill" else signal.SIGINT)
         _out, err = run.proc.communicate(timeout=120)
     finally:
         if run.proc.poll() is None:
             run.proc.kill()
-    if how == "ctrl-c":
+    if how != "kill":
         assert run.proc.returncode == 130 and "Traceback" not in err
     else:
         wait_for(lambda: not run.child("fio"), "fio to stop")
