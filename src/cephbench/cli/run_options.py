@@ -30,7 +30,8 @@ run_basics = Bundle(
             help="Where the I/O goes: file:DIR_OR_NEW_FILE, device:/dev/X, rbd:POOL/IMAGE, rbd:lab "
             "(a fresh pool and image in the lab; the default while a lab is running), "
             "rados:POOL or rados:lab (the rados suite), "
-            "ceph:cluster (the osd and network suites).",
+            "ceph:cluster (the osd and network suites), "
+            "cephfs:FSNAME[/PATH] or cephfs:lab (CephFS, mounted for the run).",
         ),
         opt(
             "--label",
