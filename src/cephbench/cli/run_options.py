@@ -314,9 +314,17 @@ clients = Bundle(
             is_flag=True,
             help="With --clients: every client on the run's RBD image (default: one image each).",
         ),
+        opt(
+            "--shared-dir",
+            is_flag=True,
+            help="With --clients on cephfs: every client in the run's directory (default: "
+            "a directory each).",
+        ),
     ],
     "clients",
-    lambda clients_spec, shared_image: rq.ClientsOptions(clients_spec, shared_image),
+    lambda clients_spec, shared_image, shared_dir: rq.ClientsOptions(
+        clients_spec, shared_image, shared_dir
+    ),
 )
 
 

@@ -127,6 +127,8 @@ class ClientsOptions:
 
     spec: str | None = None
     shared_image: bool = False
+    shared_dir: bool = False
+    """``--shared-dir``: on a ``cephfs:`` target, every client in the run's one directory."""
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,7 @@ class RunRequest:
         plan = r.plan(self.suite, self.overrides, self.axes, self.steady, self.rados_bench, note)
         r.check(plan, self.network, resume)
         target = r.target(self.target, plan, self.device, self.ceph, self.pool)
+        r.check_shared(target, self.clients)
         options = r.run_options(
             self.health, self.adaptive, self.capture, self.device, self.clients, self.network
         )

@@ -106,6 +106,14 @@ def target(
     return found
 
 
+def check_shared(target: Target, clients: ClientsOptions) -> None:
+    """``--shared-image`` is for rbd: targets, ``--shared-dir`` for cephfs: ones."""
+    if clients.shared_dir and target.kind != "cephfs":
+        raise UsageError("--shared-dir is for cephfs: targets", hint="rbd: has --shared-image")
+    if clients.shared_image and target.kind == "cephfs":
+        raise UsageError("--shared-image is for rbd: targets", hint="cephfs: has --shared-dir")
+
+
 def run_options(
     health: HealthOptions,
     adaptive: AdaptiveOptions,
@@ -122,7 +130,7 @@ def run_options(
         logs=capture.logs,
         per_io_logs=capture.per_io_log,
         clients=clients.spec,
-        shared_image=clients.shared_image,
+        shared_image=clients.shared_image or clients.shared_dir,
         network=network,
         hosts=device.hosts,
     )

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from cephbench.errors import UsageError
+from cephbench.hosts.cephfs import undo_remote_mount
 from cephbench.hosts.remote import undo_dir, undo_process
 from cephbench.tools.base import Importer, RunContext, RunPlan, Step, Tool
 
@@ -18,7 +19,7 @@ class Fio(Tool):
     name = "fio"
     target_kinds = ("file", "device", "rbd", "cephfs")
     resumable = True
-    undo = (undo_process, undo_dir)  # fio servers on --clients, and their directories
+    undo = (undo_process, undo_dir, undo_remote_mount)  # --clients: servers, dirs, mounts
 
     def versions(self) -> dict[str, str]:
         from cephbench.tools.fio import command as fio_command
