@@ -46,3 +46,15 @@ def lab_cephfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
         yield result.info
     finally:
         down(lab_dir, purge=True)
+
+
+@pytest.fixture(scope="session")
+def lab_cephfs_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
+    """A 2-host lab (network namespaces, an sshd on each: ``--clients lab``) with an MDS and
+    the filesystem ``lab``, for the CephFS tests with many clients."""
+    lab_dir = tmp_path_factory.mktemp("labfs2") / "cephfs2"
+    try:
+        result = up(LabSpec(dir=lab_dir, hosts=2, osds=3, ssh=True, cephfs=True), timeout=240)
+        yield result.info
+    finally:
+        down(lab_dir, purge=True)

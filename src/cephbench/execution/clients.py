@@ -50,6 +50,11 @@ def load_clients(spec: str, target: Target) -> Inventory:
             f"--clients runs fio on the client hosts against Ceph; {target.spec} is not there",
             hint="use an rbd: or cephfs: target, e.g. --target rbd:lab or cephfs:lab",
         )
+    if target.wants_tree:
+        raise UsageError(
+            "the metadata suite does not run with --clients",
+            hint="run it on this machine (without --clients)",
+        )
     inventory = load_inventory(spec, target.cluster)
     if not client_hosts(inventory):
         raise UsageError(f"--clients {spec}: no hosts", hint="name at least one client host")
