@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import tempfile
 import subprocess
 from pathlib import Path
 
@@ -66,7 +67,7 @@ def _fs_root(lab, tmp_path: Path) -> list[str]:
 def _assert_nothing_left(lab, tmp_path: Path) -> None:
     assert _cephbench_mounts() == []
     wait_for(lambda: not _fuse_daemons(), "ceph-fuse daemons to exit", timeout=30)
-    assert [p for p in Path("/tmp").glob("cephbench-cephfs-*")] == []
+    assert list(Path(tempfile.gettempdir()).glob("cephbench-cephfs-*")) == []
     assert [n for n in _fs_root(lab, tmp_path) if n.startswith("cephbench-")] == []
 
 
