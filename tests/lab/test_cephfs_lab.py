@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import tempfile
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
