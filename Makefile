@@ -15,7 +15,7 @@ DEB_PKGS := fio iperf3 iputils-ping ceph-mon ceph-osd ceph-mgr ceph-common uuid-
             ceph-mds ceph-fuse rbd-fuse etcd-server containerd runc containernetworking-plugins
 DEMO_DIR := demo-output
 
-.PHONY: install deps venv test test-fast lint typecheck demo clean
+.PHONY: install deps venv test test-fast lint typecheck demo clean k8s
 
 install: deps venv
 
@@ -38,14 +38,22 @@ $(BIN)/cephbench: pyproject.toml
 	@touch $@
 
 # Everything: lint, format, types, then every test tier (a tier is a folder: tests/unit is
-# `pure`, tests/fio `fio`, tests/lab `lab`, marked so by tests/conftest.py): the lab tests (one
-# at a time, sharing the session's labs) alongside the fio and pure tiers, each in its own
-# pytest; the lab's report is printed when both have ended.
+# `pure`, tests/fio `fio`, tests/lab `lab`, tests/k8s `k8s`, marked so by tests/conftest.py):
+# the lab tests (one at a time, sharing the session's labs) in the background, alongside the
+# fio and pure tiers and then the Kubernetes tier (its binaries built first if missing), each
+# in its own pytest; the lab's report is printed when all have ended.
 test: install lint typecheck
 	@$(BIN)/pytest -m lab --durations=15 > .lab-tests.log 2>&1 & lab=$$!; \
-	$(BIN)/pytest -m "not lab" -q --durations=10; rest=$$?; \
+	$(BIN)/pytest -m "not lab and not k8s" -q --durations=10; rest=$$?; \
+	{ [ "$$(id -u)" != 0 ] || $(BIN)/cephbench lab build-k8s; } && \
+	  $(BIN)/pytest -m k8s -q --durations=10; k8src=$$?; \
 	wait $$lab; labrc=$$?; echo "== the lab tier"; cat .lab-tests.log; rm -f .lab-tests.log; \
-	[ $$rest = 0 ] && [ $$labrc = 0 ]
+	[ $$rest = 0 ] && [ $$k8src = 0 ] && [ $$labrc = 0 ]
+
+# The lab's Kubernetes binaries (lab up --k8s), built from the Go module proxy if not cached
+# ($$XDG_CACHE_HOME/cephbench/k8s): 13 minutes the first time, nothing after. `demo` never waits for it.
+k8s: venv
+	$(BIN)/cephbench lab build-k8s
 
 # The pure tier alone (tests/unit: no fio, no lab, no root): a minute at most.
 test-fast: venv

@@ -1,6 +1,7 @@
 """Every test's tier is its folder: tests/unit (``pure``: Python alone), tests/fio (``fio``:
 real fio, iperf3, Chromium, loop devices: anything the machine runs for it) and tests/lab
-(``lab``: a real Ceph lab). Moving a test to another tier is moving its file.
+(``lab``: a real Ceph lab), tests/k8s (``k8s``: a lab with its Kubernetes, ``lab up --k8s``).
+Moving a test to another tier is moving its file.
 
 Shared fixtures: a private result store, the CLI on it, fio data directories (the Ceph labs
 are tests/lab/conftest.py's). What tests share beyond fixtures is in tests/helpers.py."""
@@ -29,7 +30,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 TESTS = Path(__file__).parent
 #: The tier of each folder under tests/, as its pytest marker (declared in pyproject.toml).
-TIERS = {"unit": "pure", "fio": "fio", "lab": "lab"}
+TIERS = {"unit": "pure", "fio": "fio", "lab": "lab", "k8s": "k8s"}
 
 
 @pytest.fixture
@@ -75,6 +76,16 @@ def lab_skip_reason() -> str | None:
     return None
 
 
+def k8s_skip_reason() -> str | None:
+    """Why the lab's Kubernetes cannot run here (None when it can), beside lab_skip_reason."""
+    from cephbench.lab.k8s import missing_packages
+
+    missing = missing_packages()
+    if missing:
+        return f"lab up --k8s needs: apt-get install -y {' '.join(missing)}"
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every test gets the marker of its folder's tier (``-m pure``, ``-m fio``, ``-m lab``);
     a lab test is skipped where no lab can run. A test outside the three folders, or marked
@@ -89,11 +100,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.add_marker(getattr(pytest.mark, tier))
         if tier == "lab" and reason:
             item.add_marker(pytest.mark.skip(reason=reason))
+        if tier == "k8s" and (why := reason or k8s_skip_reason()):
+            item.add_marker(pytest.mark.skip(reason=why))
     if misfiled:
         raise pytest.UsageError(
             "a test's tier is its folder: tests/unit (pure: Python alone), tests/fio (starts "
-            "programs, may need root) or tests/lab (a real Ceph lab); move these files:\n  "
-            + "\n  ".join(misfiled)
+            "programs, may need root), tests/lab (a real Ceph lab) or tests/k8s (a lab with "
+            "Kubernetes); move these files:\n  " + "\n  ".join(misfiled)
         )
 
 
@@ -105,7 +118,7 @@ def _tier(item: pytest.Item) -> str | None:
 
 def _misfiled(item: pytest.Item, tier: str | None) -> str | None:
     if tier is None:
-        return "outside tests/unit, tests/fio and tests/lab"
+        return "outside tests/unit, tests/fio, tests/lab and tests/k8s"
     wrong = {m.name for m in item.iter_markers()} & (set(TIERS.values()) - {tier})
     if tier == "pure" and item.get_closest_marker("root"):
         wrong.add("root")

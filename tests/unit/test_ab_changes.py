@@ -161,6 +161,21 @@ def test_conf_set_puts_the_key_in_global_only_and_reads_back():
     assert conf_get(CONF, "rbd_cache") == "true" and conf_get(CONF, "nope") is None
 
 
+def test_conf_set_changes_sharing_the_file_each_restore_their_own_key():
+    """Two conf-set changes on one side, then a side with only one of them: each write keeps
+    the other's, each restore puts back its own key only, and the last restore gives the
+    original file byte for byte (before: a second change's write dropped the first's)."""
+    from cephbench.tuning.kinds.conf_set import conf_restore, key_lines
+
+    both = conf_with(conf_with(CONF, "osd_op_num_shards", "8"), "rbd_cache", "false")
+    assert conf_get(both, "osd_op_num_shards") == "8" and conf_get(both, "rbd_cache") == "false"
+    only_cache = conf_restore(both, CONF, "osd_op_num_shards")
+    assert conf_get(only_cache, "rbd_cache") == "false"  # the other change kept
+    assert key_lines(only_cache, "osd_op_num_shards") == key_lines(CONF, "osd op num shards")
+    assert conf_restore(only_cache, CONF, "rbd_cache") == CONF  # the original, exactly
+    assert conf_restore(conf_with(CONF, "rbd_cache", "false"), CONF, "rbd_cache") == CONF
+
+
 def test_a_suite_that_cannot_run_fails_before_any_setting_is_read_or_changed(tmp_path):
     """The request is planned first: a bad suite or target costs no restart and no round."""
     broken = tmp_path / "broken.yaml"

@@ -102,6 +102,12 @@ def lab() -> None:
     help="An MDS and a CephFS filesystem `lab` (metadata and data pools): --target cephfs:lab.",
 )
 @click.option(
+    "--k8s",
+    is_flag=True,
+    help="Also a single-node Kubernetes with a StorageClass on the lab's Ceph (root; "
+    "builds Kubernetes from the Go module proxy on first use).",
+)
+@click.option(
     "--auth",
     type=click.Choice(["cephx", "none"]),
     default="cephx",
@@ -139,6 +145,30 @@ def up(lab_dir: Path | None, conf_set: tuple[str, ...], timeout: float, **option
     console.print(f'Use it by hand: eval "$(cephbench lab env --dir {spec.dir})"; ceph -s')
     if spec.ssh:
         console.print(f"Hosts over ssh: ssh -F {spec.dir}/ssh/config host0; --hosts lab")
+    k8s = result.info.k8s
+    if k8s is not None:
+        console.print(
+            f"Kubernetes {k8s.version}: node {k8s.node} Ready, StorageClass {k8s.storage_class} "
+            f"(RBD images in pool {k8s.pool}); kubectl get pods -A after the eval above"
+        )
+
+
+@lab.command("build-k8s")
+@debug_option
+def build_k8s() -> None:
+    """Build the lab's Kubernetes binaries from the Go module proxy if they are not cached.
+
+    `lab up --k8s` does this on first use; `make test` runs it before its Kubernetes tier.
+    The binaries are cached under $XDG_CACHE_HOME/cephbench/k8s/<version>/bin.
+    """
+    from cephbench.lab import k8s_build
+
+    todo = k8s_build.missing()
+    out = k8s_build.ensure_binaries(progress=_progress)
+    if todo:
+        console.print(f"Kubernetes {k8s_build.VERSION} built: {out}")
+    else:
+        console.print(f"Kubernetes {k8s_build.VERSION} is cached: {out}")
 
 
 def _spec(lab_dir: Path | None, conf_set: tuple[str, ...], options: dict) -> labapi.LabSpec:
@@ -235,6 +265,8 @@ def _print_status(data: dict) -> None:
             f"CephFS {fs['name']}: metadata pool {fs['metadata_pool']}, data pools "
             f"{', '.join(fs['data_pools'])}; {ranks or 'no MDS rank'}; {fs['standby']} standby"
         )
+    if data.get("k8s"):
+        _print_k8s(data["k8s"])
     for f in data.get("faults", []):
         state = "" if f["active"] is not False else " [red](not active)[/]"
         console.print(f"[bold]fault[/] {f['kind']}: {f['summary']}{state}", markup=True)
@@ -251,6 +283,30 @@ def _print_status(data: dict) -> None:
         console.print(pools)
 
 
+def _print_k8s(k: dict) -> None:
+    from rich.table import Table
+
+    table = Table("Kubernetes daemon", "pid", "process", "RSS MiB")
+    for d in k["daemons"]:
+        table.add_row(d["name"], str(d["pid"]), _alive(d["running"]), _mib(d["rss_mib"]))
+    console.print(table)
+    console.print(
+        f"Kubernetes {k['version']}, node {k['node']}, {k['server']}: KUBECONFIG={k['kubeconfig']}"
+    )
+    sc = k.get("storage_class")
+    if sc:
+        params = ", ".join(f"{key}={v}" for key, v in sc["parameters"].items())
+        console.print(
+            f"StorageClass {sc['name']}: {sc['provisioner']}, {sc['volume_binding_mode']}, "
+            f"reclaim {sc['reclaim_policy']} ({params})"
+        )
+    for v in k.get("volumes", []):
+        mode = "Block" if v["block"] else "Filesystem"
+        console.print(
+            f"  volume {v['pv']} for {v['claim']}: {v['pool']}/{v['image']} {v['size_mib']} MiB {mode}"
+        )
+
+
 def _alive(running: bool) -> str:
     return "[green]running[/]" if running else "[red]stopped[/]"
 
@@ -262,9 +318,18 @@ def _mib(value: float | None) -> str:
 @lab.command()
 @_lab_command
 def env(lab_dir: Path | None) -> None:
-    """Print the exports that point the ceph CLI (and rados, rbd, fio) at the lab."""
-    for key, value in _running(lab_dir).env.items():
-        click.echo(f"export {key}={value}")
+    """Print the exports that point the ceph CLI (and rados, rbd, fio) at the lab.
+
+    With `lab up --k8s` also KUBECONFIG, and the lab's kubectl first on PATH.
+    """
+    import shlex
+
+    info = _running(lab_dir)
+    for key, value in info.env.items():
+        click.echo(f"export {key}={shlex.quote(value)}")
+    if info.k8s is not None:
+        click.echo(f"export KUBECONFIG={shlex.quote(str(info.k8s.kubeconfig))}")
+        click.echo(f'export PATH={shlex.quote(str(info.k8s.bin_dir))}:"$PATH"')
 
 
 @lab.command("restart-osd")

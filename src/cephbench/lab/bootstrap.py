@@ -7,6 +7,7 @@ or is interrupted takes down what was started (see :mod:`.teardown`).
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
 import time
@@ -16,7 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from cephbench.errors import ToolFailed
-from cephbench.lab import keys, mds, net, preflight, sshd, teardown
+from cephbench.lab import k8s, k8s_build, keys, mds, net, preflight, sshd, teardown
 from cephbench.lab.ceph import ceph, ceph_json, not_ready
 from cephbench.lab.conf import MGR, MON, Endpoints, render_conf
 from cephbench.lab.daemons import failure, is_ours, run_tool, start
@@ -71,6 +72,11 @@ def up(spec: LabSpec, progress: Progress = _quiet, timeout: float = 300) -> UpRe
     """Bring up the lab ``spec`` describes, or return the one already running there."""
     running = find_running(spec.dir)
     if running is not None:
+        if spec.k8s and running.k8s is None:
+            raise LabError(
+                f"the lab running in {spec.dir} has no Kubernetes",
+                hint=f"take it down, then: cephbench lab up --k8s --dir {spec.dir}",
+            )
         return UpResult(running, 0.0, already_running=True)
     layout = Layout(spec.dir)
     if layout.state.exists():
@@ -81,19 +87,37 @@ def up(spec: LabSpec, progress: Progress = _quiet, timeout: float = 300) -> UpRe
     preflight.check(spec)
     if spec.dir.exists() and any(spec.dir.iterdir()):
         raise LabError(f"{spec.dir} is not empty", hint="choose a new or empty --dir")
+    if spec.k8s:  # before anything is created: the first build takes minutes
+        k8s.preflight()
+        k8s_build.ensure_binaries(k8s_build.VERSION, progress)
     start_time = time.monotonic()
     spec.dir.mkdir(parents=True, exist_ok=True)
     rec = _Recorder(
         layout, LabState(lab_id=secrets.token_hex(2), spec=spec, started_at=time.time())
     )
+    stop = threading.Event()
+    kube: Future | None = None
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lab-k8s")
     try:
+        if spec.k8s:  # Kubernetes starts while Ceph does; its pool and class come after
+            kube = pool.submit(k8s.start, rec, progress, start_time + timeout, stop)
         _bootstrap(rec, progress, start_time + timeout)
+        if kube is not None:
+            k8s.create_pool(rec)
+            kube.result()
+            k8s.finish(rec, progress)
     except BaseException as e:
+        stop.set()
+        if kube is not None:
+            with contextlib.suppress(BaseException):
+                kube.result()  # it stops at its next step; teardown must not race it
         progress("up did not finish: taking down what it started")
         result = teardown.down(spec.dir)
         if isinstance(e, LabError) and result is not None and result.archive is not None:
             e.hint = f"logs kept in {result.archive}"
         raise
+    finally:
+        pool.shutdown(wait=True)
     seconds = time.monotonic() - start_time
     rec.set(phase="running", up_seconds=round(seconds, 2))
     return UpResult(info_from_state(layout, rec.state), seconds)
@@ -102,7 +126,7 @@ def up(spec: LabSpec, progress: Progress = _quiet, timeout: float = 300) -> UpRe
 def _bootstrap(rec: _Recorder, progress: Progress, deadline: float) -> None:
     spec, layout = rec.state.spec, rec.layout
     for d in (layout.run, layout.log, layout.crash, layout.disk):
-        d.mkdir()
+        d.mkdir(exist_ok=True)  # the log directory may be Kubernetes' already
     ep = _plan_daemons(rec, _network(rec, progress))
     if spec.ssh:
         _start_sshd(rec, progress)

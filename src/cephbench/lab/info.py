@@ -7,6 +7,7 @@ from pathlib import Path
 
 from cephbench.lab.conf import MON
 from cephbench.lab.daemons import is_ours
+from cephbench.lab.k8s_conf import POOL, K8sInfo, k8s_info
 from cephbench.lab.paths import Layout, default_dir
 from cephbench.lab.state import LabState, load
 
@@ -26,6 +27,7 @@ class LabInfo:
     env: dict[str, str] = field(hash=False)
     hosts: tuple[str, ...]
     osds: tuple[int, ...]
+    k8s: K8sInfo | None = None  # lab up --k8s
 
 
 def info_from_state(layout: Layout, state: LabState) -> LabInfo:
@@ -42,6 +44,16 @@ def info_from_state(layout: Layout, state: LabState) -> LabInfo:
         env=env,
         hosts=tuple(f"host{h}" for h in range(state.spec.hosts)),
         osds=tuple(range(state.spec.osds)),
+        k8s=_k8s(layout, state),
+    )
+
+
+def _k8s(layout: Layout, state: LabState) -> K8sInfo | None:
+    k = state.k8s
+    if k is None or "apiserver" not in k.ports:
+        return None
+    return k8s_info(
+        layout.dir, k.version, k.node, k.ports["apiserver"], k.pool or POOL, k.fio_image
     )
 
 

@@ -32,10 +32,23 @@ def ensure_pool(
         raise LabError(f"not a pool name cephbench creates: {name!r}")
     if name in ceph_json(info, "osd", "pool", "ls"):
         return False
-    size = size or min(3, len(info.osds))
     with locked(Layout(info.dir)) as state:
         if name not in state.pools:
             state.pools.append(name)
+    create_pool(info, name, pg_num, size, application, timeout)
+    return True
+
+
+def create_pool(
+    info: LabInfo,
+    name: str,
+    pg_num: int = 32,
+    size: int | None = None,
+    application: str = "rbd",
+    timeout: float = 120,
+) -> None:
+    """Create pool ``name`` (already recorded by the caller) and wait for its PGs."""
+    size = size or min(3, len(info.osds))
     ceph(
         info,
         "osd",
@@ -51,7 +64,6 @@ def ensure_pool(
     ceph(info, "osd", "pool", "set", name, "size", str(size), "--yes-i-really-mean-it")
     ceph(info, "osd", "pool", "application", "enable", name, application)
     wait_pool_clean(info, name, pg_num, timeout)
-    return True
 
 
 def wait_pool_clean(info: LabInfo, name: str, pg_num: int, timeout: float = 120) -> None:

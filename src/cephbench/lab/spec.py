@@ -84,6 +84,7 @@ class LabSpec(BaseModel):
     conf_set: dict[str, str] = Field(default_factory=dict, description="extra ceph.conf options")
     ssh: bool = Field(False, description="an sshd in each host namespace (--hosts lab)")
     cephfs: bool = Field(False, description="an MDS and a filesystem `lab` (lab/mds.py)")
+    k8s: bool = Field(False, description="a single-node Kubernetes beside Ceph (lab up --k8s)")
 
     @field_validator("osd_size", mode="before")
     @classmethod
@@ -126,6 +127,8 @@ class LabSpec(BaseModel):
             raise ValueError("--rate limits the links between hosts: it needs --hosts 2 or more")
         if self.ssh and self.hosts < 2:
             raise ValueError("--ssh runs an sshd per host namespace: it needs --hosts 2 or more")
+        if self.k8s and self.hosts != 1:
+            raise ValueError("--k8s runs beside a one-host lab: use it with --hosts 1")
         if self.osd_size < 1024**2:
             raise ValueError("--osd-size must be at least 1M")
         return self

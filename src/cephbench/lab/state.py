@@ -76,6 +76,27 @@ class Fault(BaseModel):
         return f"{self.target}: link rate {self.rate} both ways ({lab})"
 
 
+class K8sState(BaseModel):
+    """The lab's Kubernetes (``lab up --k8s``): each thing recorded before it is made."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: str
+    bin_dir: str
+    node: str
+    bridge: str
+    cgroup: str  # the kubelet's cgroupRoot, in every cgroup v1 hierarchy
+    ports: dict[str, int] = Field(default_factory=dict)
+    daemons: dict[str, int | None] = Field(default_factory=dict)
+    """name -> pid (None while it is being started)."""
+    bind_mount: bool = False  # <lab>/k8s bind-mounted onto itself, made rshared
+    cgroups: list[str] = Field(default_factory=list)  # cgroup directories this lab made
+    host_paths: bool = False  # this lab is registered as a user of the hard-wired host paths
+    pool: str | None = None
+    fio_image: str | None = None  # "localhost/cephbench-fio:3.33", imported into containerd
+    ready_seconds: float | None = None
+
+
 class LabState(BaseModel):
     """What ``state.json`` holds."""
 
@@ -99,6 +120,7 @@ class LabState(BaseModel):
     started_at: float = 0.0
     up_seconds: float | None = None
     faults: list[Fault] = Field(default_factory=list)  # absent from older state files
+    k8s: K8sState | None = None  # lab up --k8s
 
     def osds(self) -> list[Daemon]:
         return [d for d in self.daemons.values() if d.kind == "osd"]

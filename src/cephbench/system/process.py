@@ -217,3 +217,40 @@ def _group_alive(pgid: int) -> bool:
         if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
             return True
     return False
+
+
+def spawn(
+    argv: Sequence[str],
+    log: str,
+    *,
+    env: Mapping[str, str] | None = None,
+    unset: Sequence[str] = (),
+    cwd: str | None = None,
+) -> int:
+    """Start a long-running daemon in its own session, output appended to ``log``; its pid.
+
+    For daemons that stay in the foreground (etcd, containerd, the kubelet): the caller
+    records the pid and stops it by that pid. It is not waited for here.
+    """
+    argv = tuple(str(a) for a in argv)
+    full_env = {k: v for k, v in {**os.environ, **(env or {})}.items() if k not in unset}
+    with open(log, "ab") as out:
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=full_env,
+                cwd=cwd,
+                start_new_session=True,
+            )
+        except FileNotFoundError as e:
+            raise ToolMissing(f"{argv[0]} is not installed or not on PATH") from e
+        except PermissionError as e:
+            raise ToolFailed(f"cannot execute {argv[0]}: {e.strerror}") from e
+    _spawned.append(proc)  # kept: Popen reaps it when it exits while we still run
+    return proc.pid
+
+
+_spawned: list[subprocess.Popen] = []

@@ -1,7 +1,12 @@
 """``conf-set KEY=VALUE``: an option in the lab's ceph.conf, in [global] (and out of every
 other section), for options a daemon reads only at start-up: the lab's OSDs are restarted and
 checked to run with it, unless clients alone read it (each round's fresh fio picks it up).
-What restores it is the whole file as it was."""
+
+Several conf-set changes share one file, on one side or across the two, so each writes and
+restores its own key only: a change is written into the file as it is now (the others'
+changes kept), and a restore rebuilds the file from the original with every *other* key that
+differs from it now carried over (:func:`conf_restore`). Once the last one is restored the
+file is the original byte for byte, which is what the end of an experiment checks."""
 
 from __future__ import annotations
 
@@ -50,9 +55,8 @@ class ConfSet(Setting):
         return not self.key.startswith(CLIENT_PREFIXES)
 
     def apply(self, where: Where, change: Change) -> None:
-        Path(self.original["conf"]).write_text(
-            conf_with(self.original["text"], self.key, change.value)
-        )
+        conf = Path(self.original["conf"])
+        conf.write_text(conf_with(conf.read_text(), self.key, change.value))
 
     def current(self, where: Where, change: Change) -> str | None:
         """The lab's ceph.conf as written (the running OSDs are checked by :meth:`verify`)."""
@@ -67,11 +71,13 @@ class ConfSet(Setting):
         return self.osds_read_it
 
     def restore(self, where: Where) -> None:
-        Path(self.original["conf"]).write_text(self.original["text"])
+        conf = Path(self.original["conf"])
+        conf.write_text(conf_restore(conf.read_text(), self.original["text"], self.key))
 
     def shows_original(self, where: Where) -> tuple[Any, bool]:
-        ok = Path(self.original["conf"]).read_text() == self.original["text"]
-        return "a different ceph.conf", ok
+        now = Path(self.original["conf"]).read_text()
+        ok = key_lines(now, self.key) == key_lines(self.original["text"], self.key)
+        return f"{self.key} = {conf_get(now, self.key)} in ceph.conf", ok
 
     def shown_original(self) -> str | None:
         return "the lab's ceph.conf as it was"
@@ -102,6 +108,39 @@ def conf_with(text: str, key: str, value: str | None) -> str:
             continue
         out.append(line)
     return "\n".join(out) + "\n"
+
+
+def _name(line: str) -> str | None:
+    """The option a ceph.conf line sets (spaces as underscores), None for any other line."""
+    s = line.strip()
+    if "=" not in s or s.startswith(("#", ";", "[")):
+        return None
+    return s.split("=", 1)[0].strip().replace(" ", "_")
+
+
+def key_lines(text: str, key: str) -> list[tuple[str | None, str]]:
+    """Every line of ceph.conf ``text`` that sets ``key``, with its section. Pure."""
+    norm, section, out = key.replace(" ", "_"), None, []
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("[") and s.endswith("]"):
+            section = s[1:-1]
+        elif _name(line) == norm:
+            out.append((section, s))
+    return out
+
+
+def conf_restore(now: str, original: str, key: str) -> str:
+    """ceph.conf ``original`` with every key but ``key`` that ``now`` sets differently carried
+    over as :func:`conf_with` writes it: ``key`` restored, the other changes kept. With no other
+    change left it is ``original`` exactly. Pure."""
+    norm = key.replace(" ", "_")
+    names = {n for text in (now, original) for n in map(_name, text.splitlines()) if n}
+    out = original
+    for name in sorted(names - {norm}):
+        if key_lines(now, name) != key_lines(original, name):
+            out = conf_with(out, name, conf_get(now, name))
+    return out
 
 
 def conf_get(text: str, key: str) -> str | None:

@@ -1,0 +1,3 @@
+module cephbench/pause
+
+go 1.21
