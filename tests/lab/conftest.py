@@ -34,3 +34,27 @@ def lab3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
         yield result.info
     finally:
         down(lab_dir, purge=True)
+
+
+@pytest.fixture(scope="session")
+def lab_cephfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
+    """A 1-host, 3-OSD lab with an MDS and the filesystem ``lab`` (``lab up --cephfs``),
+    shared by the session's CephFS tests."""
+    lab_dir = tmp_path_factory.mktemp("labfs") / "cephfs"
+    try:
+        result = up(LabSpec(dir=lab_dir, cephfs=True), timeout=180)
+        yield result.info
+    finally:
+        down(lab_dir, purge=True)
+
+
+@pytest.fixture(scope="session")
+def lab_cephfs_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
+    """A 2-host lab (network namespaces, an sshd on each: ``--clients lab``) with an MDS and
+    the filesystem ``lab``, for the CephFS tests with many clients."""
+    lab_dir = tmp_path_factory.mktemp("labfs2") / "cephfs2"
+    try:
+        result = up(LabSpec(dir=lab_dir, hosts=2, osds=3, ssh=True, cephfs=True), timeout=240)
+        yield result.info
+    finally:
+        down(lab_dir, purge=True)

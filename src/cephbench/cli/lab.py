@@ -97,6 +97,11 @@ def lab() -> None:
     help="An sshd in each host namespace and an inventory: --hosts lab (needs --hosts 2+).",
 )
 @click.option(
+    "--cephfs",
+    is_flag=True,
+    help="An MDS and a CephFS filesystem `lab` (metadata and data pools): --target cephfs:lab.",
+)
+@click.option(
     "--k8s",
     is_flag=True,
     help="Also a single-node Kubernetes with a StorageClass on the lab's Ceph (root; "
@@ -134,7 +139,8 @@ def up(lab_dir: Path | None, conf_set: tuple[str, ...], timeout: float, **option
         return
     console.print(
         f"[bold green]HEALTH_OK[/] in {result.seconds:.1f} s: 1 mon, 1 mgr, {spec.osds} OSDs "
-        f"({spec.store}) on {spec.hosts} host{'s' if spec.hosts > 1 else ''} in {spec.dir}"
+        + ("and an MDS (CephFS lab) " if spec.cephfs else "")
+        + f"({spec.store}) on {spec.hosts} host{'s' if spec.hosts > 1 else ''} in {spec.dir}"
     )
     console.print(f'Use it by hand: eval "$(cephbench lab env --dir {spec.dir})"; ceph -s')
     if spec.ssh:
@@ -225,7 +231,7 @@ def _print_status(data: dict) -> None:
     for check in data["health_checks"]:
         console.print(f"  {check}")
     table = Table("daemon", "host", "pid", "process", "in map", "RSS MiB")
-    for kind, entries in (("mon", data["mons"]), ("mgr", data["mgrs"])):
+    for kind, entries in (("mon", data["mons"]), ("mgr", data["mgrs"]), ("mds", data["mdss"])):
         for d in entries:
             table.add_row(
                 f"{kind}.{d['name']}",
@@ -252,6 +258,13 @@ def _print_status(data: dict) -> None:
             ssh.add_row(s["host"], s["address"] or "", str(s["pid"]), _alive(s["running"]))
         console.print(ssh)
         console.print(f"ssh: ssh -F {data['ssh']['config']} host0   inventory: --hosts lab")
+    if data.get("cephfs"):
+        fs = data["cephfs"]
+        ranks = ", ".join(f"rank {r['rank']} {r['name']} {r['state']}" for r in fs["ranks"])
+        console.print(
+            f"CephFS {fs['name']}: metadata pool {fs['metadata_pool']}, data pools "
+            f"{', '.join(fs['data_pools'])}; {ranks or 'no MDS rank'}; {fs['standby']} standby"
+        )
     if data.get("k8s"):
         _print_k8s(data["k8s"])
     for f in data.get("faults", []):

@@ -30,7 +30,8 @@ run_basics = Bundle(
             help="Where the I/O goes: file:DIR_OR_NEW_FILE, device:/dev/X, rbd:POOL/IMAGE, rbd:lab "
             "(a fresh pool and image in the lab; the default while a lab is running), "
             "rados:POOL or rados:lab (the rados suite), "
-            "ceph:cluster (the osd and network suites).",
+            "ceph:cluster (the osd and network suites), "
+            "cephfs:FSNAME[/PATH] or cephfs:lab (CephFS, mounted for the run).",
         ),
         opt(
             "--label",
@@ -187,6 +188,14 @@ device = Bundle(
             "lab, ceph, an inventory file, or h1,h2; the network suite measures between them "
             "(default: the running lab's).",
         ),
+        opt(
+            "--client",
+            "cephfs_client",
+            type=click.Choice(["ceph-fuse", "kernel"]),
+            default="ceph-fuse",
+            show_default=True,
+            help="What mounts a cephfs: target: ceph-fuse, or the kernel (where it has ceph).",
+        ),
     ],
     "device",
     rq.DeviceOptions,
@@ -305,9 +314,17 @@ clients = Bundle(
             is_flag=True,
             help="With --clients: every client on the run's RBD image (default: one image each).",
         ),
+        opt(
+            "--shared-dir",
+            is_flag=True,
+            help="With --clients on cephfs: every client in the run's directory (default: "
+            "a directory each).",
+        ),
     ],
     "clients",
-    lambda clients_spec, shared_image: rq.ClientsOptions(clients_spec, shared_image),
+    lambda clients_spec, shared_image, shared_dir: rq.ClientsOptions(
+        clients_spec, shared_image, shared_dir
+    ),
 )
 
 

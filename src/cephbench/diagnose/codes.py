@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-LAYERS = ("device", "osd", "network", "client", "placement", "cluster")
+LAYERS = ("device", "osd", "network", "client", "placement", "cluster", "mds")
 """The layers a finding or a check belongs to (the diagnosis schema's enum)."""
 
 
@@ -104,6 +104,20 @@ CLUSTER_NOT_QUIET = Code(
 CLUSTER_SCRUBBING = Code("cluster.scrubbing", "PGs were scrubbing during the measurement")
 CLUSTER_UNHEALTHY = Code(
     "cluster.unhealthy", "the cluster reported HEALTH_WARN or HEALTH_ERR during the measurement"
+)
+
+MDS_NOT_ACTIVE = Code("mds.not_active", "a CephFS filesystem has no active MDS")
+MDS_SLOW_REQUESTS = Code(
+    "mds.slow_requests",
+    "an MDS answers metadata requests slowly (slow requests, or a mean reply over 100 ms)",
+)
+MDS_QUEUED = Code("mds.queued", "over 100 requests wait in an MDS's dispatch queue")
+MDS_CAPS_HELD = Code(
+    "mds.caps_held", "clients do not release the capabilities (caps) an MDS asks back"
+)
+MDS_METADATA_ON_SLOW_OSD = Code(
+    "mds.metadata_on_slow_osd",
+    "a filesystem's metadata pool is served by an OSD another rule found slow",
 )
 
 # checks a probe could not make (listed as "not possible" or "not done")

@@ -23,6 +23,7 @@ PROBES: dict[str, str] = {
     "load": "cephbench.diagnose.load:ClientLoad",
     "osd-bench": "cephbench.diagnose.load:OsdBenchProbe",
     "network": "cephbench.diagnose.netprobe:LabNetwork",
+    "mds": "cephbench.diagnose.mds:MdsProbe",
 }
 REGISTRY = Registry(PROBES, group="cephbench.diagnose_probes")
 

@@ -15,6 +15,7 @@ import random
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cephbench.errors import ToolFailed, UsageError
@@ -44,10 +45,15 @@ def load_clients(spec: str, target: Target) -> Inventory:
     """The client hosts of ``--clients SPEC``; UsageError unless the target is an RBD one."""
     from cephbench.hosts.load import load_inventory
 
-    if target.kind != "rbd":
+    if target.kind not in ("rbd", "cephfs"):
         raise UsageError(
             f"--clients runs fio on the client hosts against Ceph; {target.spec} is not there",
-            hint="use an rbd: target, e.g. --target rbd:POOL/IMAGE (or rbd:lab)",
+            hint="use an rbd: or cephfs: target, e.g. --target rbd:lab or cephfs:lab",
+        )
+    if target.wants_tree:
+        raise UsageError(
+            "the metadata suite does not run with --clients",
+            hint="run it on this machine (without --clients)",
         )
     inventory = load_inventory(spec, target.cluster)
     if not client_hosts(inventory):
@@ -224,6 +230,8 @@ def client_targets(
     with the run, as the run's image's is) and removed as the run's own is."""
     from cephbench.targets.rbd import RbdTarget
 
+    if target.kind == "cephfs":
+        raise AssertionError("cephfs clients mount on their hosts: cephfs_client_targets")
     if shared or clients == 1:
         yield (fio_target.options,) * clients
         return
@@ -235,6 +243,49 @@ def client_targets(
             own = stack.enter_context(target.image(pool, f"{image}-c{n}", resources))
             options.append(own.options)
         yield tuple(options)
+
+
+@contextmanager
+def cephfs_client_targets(
+    target: Target,
+    fio_target: FioTarget,
+    run_id: int,
+    inventory: Inventory,
+    resources: ResourceLog,
+    shared: bool,
+) -> Iterator[tuple[dict[str, str], ...]]:
+    """Each client host mounts the run's filesystem itself (hosts/cephfs.py) and works in a
+    directory of its own, ``client-<host>``, made in the run's directory (so removed with
+    it), or with ``shared`` (``--shared-dir``) in the run's directory itself, a file each."""
+    from cephbench.hosts import cephfs as remote_fs
+    from cephbench.hosts.ssh import Ssh
+    from cephbench.targets.cephfs import CephfsTarget
+
+    assert isinstance(target, CephfsTarget) and fio_target.tree is not None
+    workdir = Path(fio_target.tree)
+    hosts = client_hosts(inventory)
+    with Ssh(inventory) as ssh, ExitStack() as undo:
+        options = []
+        for host in hosts:
+            with deferred_interrupts():  # recorded and mounted, its removal registered
+                made = remote_fs.mount(
+                    ssh, host, target.conn, target.fs_name, target.root, resources
+                )
+                undo.callback(_unmount, ssh, made, resources)
+            own = workdir if shared else workdir / f"client-{host.name}"
+            own.mkdir(exist_ok=True)
+            remote = f"{made.mountpoint}/{workdir.name}" + ("" if shared else f"/{own.name}")
+            name = f"cephbench-{run_id}-{host.name}.dat" if shared else f"cephbench-{run_id}.dat"
+            options.append({**fio_target.options, "filename": f"{remote}/{name}"})
+        yield tuple(options)
+
+
+def _unmount(ssh, made, resources: ResourceLog) -> None:
+    from cephbench.hosts import cephfs as remote_fs
+
+    with deferred_interrupts():
+        remote_fs.unmount(ssh, made)
+        resources.removed(made.resource_id)
 
 
 def open_clients(
@@ -250,9 +301,13 @@ def open_clients(
     """The run's clients, set up in ``stack``: images first, so the servers (stopped first,
     as the stack unwinds) have let go of them before they are removed."""
     hosts = client_hosts(inventory)
-    options = stack.enter_context(
-        client_targets(target, fio_target, run_id, resources, len(hosts), shared)
-    )
+    if target.kind == "cephfs":
+        made = cephfs_client_targets(target, fio_target, run_id, inventory, resources, shared)
+        options = stack.enter_context(made)
+    else:
+        options = stack.enter_context(
+            client_targets(target, fio_target, run_id, resources, len(hosts), shared)
+        )
     servers, read_starts = stack.enter_context(
         fio_servers(inventory, resources, dict(fio_target.env))
     )

@@ -17,7 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from cephbench.errors import ToolFailed
-from cephbench.lab import k8s, k8s_build, keys, net, preflight, sshd, teardown
+from cephbench.lab import k8s, k8s_build, keys, mds, net, preflight, sshd, teardown
 from cephbench.lab.ceph import ceph, ceph_json, not_ready
 from cephbench.lab.conf import MGR, MON, Endpoints, render_conf
 from cephbench.lab.daemons import failure, is_ours, run_tool, start
@@ -152,7 +152,10 @@ def _bootstrap(rec: _Recorder, progress: Progress, deadline: float) -> None:
         _register_osds(rec, osd_uuids)
         _all(mkfs)
         progress(f"starting {spec.osds} OSDs")
-        _all([pool.submit(_start, rec, f"osd.{i}") for i in range(spec.osds)])
+        more = [mds.MDS] if spec.cephfs else []
+        _all(
+            [pool.submit(_start, rec, n) for n in [*(f"osd.{i}" for i in range(spec.osds)), *more]]
+        )
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     _wait_ready(rec, progress, deadline)
@@ -199,6 +202,7 @@ def _plan_daemons(rec: _Recorder, addrs: list[str]) -> Endpoints:
     first = net.free_port_block(net.LOOPBACK, count)
     ep = Endpoints(tuple(addrs), (first, first + 1), (first + 2, first + count - 1))
     placement = {MON: 0, MGR: 0} | {f"osd.{i}": spec.host_of(i) for i in range(spec.osds)}
+    placement |= {mds.MDS: 0} if spec.cephfs else {}
     daemons = {
         name: Daemon(name=name, host=f"host{h}", netns=namespaces[h] if namespaces else None)
         for name, h in placement.items()
@@ -216,12 +220,12 @@ def _write_keys(rec: _Recorder) -> None:
         MGR: (keys.gen_key(), keys.MGR_CAPS),
     }
     for d in daemons.values():
-        if d.kind == "osd":
-            entries[d.name] = (keys.gen_key(), keys.OSD_CAPS)
+        if d.kind in ("osd", "mds"):
+            entries[d.name] = (keys.gen_key(), keys.OSD_CAPS if d.kind == "osd" else mds.MDS_CAPS)
     layout.mon_keyring.write_text(keys.render_keyring(entries))
     layout.admin_keyring.write_text(keys.render_keyring({"client.admin": entries["client.admin"]}))
     for d in daemons.values():
-        if d.kind in ("mgr", "osd"):
+        if d.kind in ("mgr", "osd", "mds"):
             layout.data(d.name).mkdir()
             (layout.data(d.name) / "keyring").write_text(
                 keys.render_keyring({d.name: entries[d.name]})
@@ -253,6 +257,7 @@ def _register_osds(rec: _Recorder, osd_uuids: dict[int, str]) -> None:
     """One ``ceph`` session: add every OSD to the map; no device-health pool nobody asked for."""
     lines = [f"osd new {u} {i}" for i, u in osd_uuids.items()]
     lines.append("config set mgr mgr/devicehealth/enable_monitoring false --force")
+    lines += mds.setup_commands() if rec.state.spec.cephfs else []
     info = info_from_state(rec.layout, rec.state)
     try:
         ceph(info, timeout=60, stdin="\n".join(lines) + "\n")
@@ -270,7 +275,10 @@ def _wait_ready(rec: _Recorder, progress: Progress, deadline: float) -> None:
             if not is_ours(d.pid, layout.conf):
                 raise failure(layout, d.name, "died")
         try:
-            waiting = not_ready(ceph_json(info, "status", timeout=10), state.spec.osds)
+            st = ceph_json(info, "status", timeout=10)
+            waiting = not_ready(st, state.spec.osds) or (
+                mds.not_ready(st) if state.spec.cephfs else None
+            )
         except ToolFailed as e:
             waiting = f"the monitor ({e.message})"
         if waiting is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cephbench.lab import mds
 from cephbench.lab.paths import Layout
 from cephbench.lab.spec import LabSpec
 
@@ -95,6 +96,9 @@ def conf_sections(spec: LabSpec, layout: Layout, fsid: str, ep: Endpoints) -> di
         "osd": _osd(spec, layout),
         "client": {"keyring": layout.admin_keyring, "rbd_cache": "true"},
     }
+    if spec.cephfs:
+        sections["mds"] = mds.conf_section(layout)
+        sections[mds.MDS] = {"public_addr": ep.mon_addr}
     for osd in range(spec.osds):
         addr = ep.host_addrs[spec.host_of(osd)]
         sections[f"osd.{osd}"] = {

@@ -27,6 +27,8 @@ def missing_packages(spec: LabSpec, which=shutil.which) -> list[str]:
     programs = dict(CEPH_PROGRAMS)
     if spec.hosts >= 2:
         programs.update(NET_PROGRAMS)
+    if spec.cephfs:
+        programs["ceph-mds"] = "ceph-mds"
     return sorted({pkg for prog, pkg in programs.items() if which(prog) is None})
 
 

@@ -83,6 +83,7 @@ class LabSpec(BaseModel):
     auth: Literal["cephx", "none"] = "cephx"
     conf_set: dict[str, str] = Field(default_factory=dict, description="extra ceph.conf options")
     ssh: bool = Field(False, description="an sshd in each host namespace (--hosts lab)")
+    cephfs: bool = Field(False, description="an MDS and a filesystem `lab` (lab/mds.py)")
     k8s: bool = Field(False, description="a single-node Kubernetes beside Ceph (lab up --k8s)")
 
     @field_validator("osd_size", mode="before")

@@ -10,7 +10,7 @@ from typing import Any
 from cephbench.errors import CephbenchError
 from cephbench.lab import ceph as parse
 from cephbench.lab import faults as lab_faults
-from cephbench.lab import k8s, sshd
+from cephbench.lab import k8s, mds, sshd
 from cephbench.lab.ceph import ceph_json
 from cephbench.lab.daemons import is_ours, rss_mib
 from cephbench.lab.info import info_from_state
@@ -35,9 +35,13 @@ def status(dir: Path | str | None = None) -> dict[str, Any]:
         host: {"pid": pid, "running": sshd.is_ours(pid, sshd.sshd_conf(layout, host))}
         for host, pid in state.sshd.items()
     }
+    fs_ls = cluster.pop("fs_ls", None)
     return assemble(state, layout, procs, **cluster, faults=lab_faults.entries(layout.dir)) | {
         "ssh": ssh_status(state, layout, ssh),
         "k8s": k8s.status(layout, state),
+        "cephfs": mds.status_entry(cluster.get("ceph_status", {}), fs_ls)
+        if state.spec.cephfs
+        else None,
     }
 
 
@@ -60,6 +64,7 @@ def _query(layout: Layout, state: LabState) -> dict[str, Any]:
     """``ceph status``, ``osd dump`` and ``osd tree``, asked in parallel (empty on failure)."""
     info = info_from_state(layout, state)
     commands = {"ceph_status": ("status",), "dump": ("osd", "dump"), "tree": ("osd", "tree")}
+    commands |= {"fs_ls": ("fs", "ls")} if state.spec.cephfs else {}
     with ThreadPoolExecutor(len(commands)) as pool:
         futures = {
             k: pool.submit(ceph_json, info, *args, timeout=10) for k, args in commands.items()
@@ -108,6 +113,7 @@ def assemble(
         for d in state.daemons.values()
         if d.kind == "mon"
     ]
+    mdss = [{**entry(d.name)} for d in state.daemons.values() if d.kind == "mds"]
     mgrs = [
         {**entry(d.name), "active": mgrmap.get("available", False)}
         for d in state.daemons.values()
@@ -129,6 +135,7 @@ def assemble(
         "osds": osds,
         "mons": mons,
         "mgrs": mgrs,
+        "mdss": mdss,
         "pools": pools,
         "pgs": {
             "total": pgmap.get("num_pgs", 0),

@@ -70,6 +70,8 @@ def _pids(layout: Layout, state: LabState, kind: str) -> list[int]:
 
 def _stop_daemons(layout: Layout, state: LabState) -> None:
     # OSDs first: each tells the monitor it is going, while the monitor is still there
+    # the MDS takes ~3.4 s to leave on SIGTERM (its rank's shutdown): a throwaway lab's is killed
+    stop(_pids(layout, state, "mds"), layout.conf, grace=0.3)
     stop(_pids(layout, state, "osd"), layout.conf, grace=3.0)
     stop(_pids(layout, state, "mgr") + _pids(layout, state, "mon"), layout.conf, grace=3.0)
 

@@ -83,6 +83,11 @@ class CaptureOptions:
     per_io_log: bool = False
 
 
+IF_SET = {"stored": "if_set"}
+"""Field metadata: an option added after run requests were first stored is stored only when
+set, so the requests of runs that do not use it stay as they were, byte for byte."""
+
+
 @dataclass(frozen=True)
 class CephConnectionOptions:
     """How to reach the cluster; unset values come from the lab or /etc/ceph."""
@@ -116,6 +121,8 @@ class DeviceOptions:
     drop_caches: bool = False
     hosts: str | None = None
     """``--hosts``: an inventory (lab, ceph, a file, h1,h2) to drop caches on and fingerprint."""
+    cephfs_client: str = field(default="ceph-fuse", metadata=IF_SET)
+    """``--client``: what mounts a ``cephfs:`` target, ceph-fuse or the kernel."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +132,8 @@ class ClientsOptions:
 
     spec: str | None = None
     shared_image: bool = False
+    shared_dir: bool = field(default=False, metadata=IF_SET)
+    """``--shared-dir``: on a ``cephfs:`` target, every client in the run's one directory."""
 
 
 @dataclass(frozen=True)
@@ -171,6 +180,7 @@ class RunRequest:
         plan = r.plan(self.suite, self.overrides, self.axes, self.steady, self.rados_bench, note)
         r.check(plan, self.network, resume)
         target = r.target(self.target, plan, self.device, self.ceph, self.pool)
+        r.check_shared(target, self.clients)
         options = r.run_options(
             self.health, self.adaptive, self.capture, self.device, self.clients, self.network
         )
@@ -222,7 +232,11 @@ class RunRequest:
 
 
 def _plain(obj: Any) -> dict[str, Any]:
-    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+    return {
+        f.name: getattr(obj, f.name)
+        for f in fields(obj)
+        if not (f.metadata.get("stored") == "if_set" and getattr(obj, f.name) == f.default)
+    }
 
 
 def _version(schema: Any) -> int:

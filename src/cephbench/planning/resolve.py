@@ -97,10 +97,21 @@ def target(
     from cephbench.targets import TargetOptions, parse_target
 
     found = parse_target(
-        spec or _default_target(plan), TargetOptions(destroy_data=device.destroy_data)
+        spec or _default_target(plan),
+        TargetOptions(destroy_data=device.destroy_data, cephfs_client=device.cephfs_client),
     )
+    if device.cephfs_client != "ceph-fuse" and found.kind != "cephfs":
+        raise UsageError(f"--client is for cephfs: targets, not {found.kind}:")
     _configure(found, plan, ceph, pool)
     return found
+
+
+def check_shared(target: Target, clients: ClientsOptions) -> None:
+    """``--shared-image`` is for rbd: targets, ``--shared-dir`` for cephfs: ones."""
+    if clients.shared_dir and target.kind != "cephfs":
+        raise UsageError("--shared-dir is for cephfs: targets", hint="rbd: has --shared-image")
+    if clients.shared_image and target.kind == "cephfs":
+        raise UsageError("--shared-image is for rbd: targets", hint="cephfs: has --shared-dir")
 
 
 def run_options(
@@ -119,7 +130,7 @@ def run_options(
         logs=capture.logs,
         per_io_logs=capture.per_io_log,
         clients=clients.spec,
-        shared_image=clients.shared_image,
+        shared_image=clients.shared_image or clients.shared_dir,
         network=network,
         hosts=device.hosts,
     )

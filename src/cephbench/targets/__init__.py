@@ -27,6 +27,7 @@ BUILTIN_TARGETS: dict[str, str] = {
     "rbd": "cephbench.targets.rbd:RbdTarget",
     "rados": "cephbench.targets.rados:RadosTarget",
     "ceph": "cephbench.targets.cluster:ClusterTarget",
+    "cephfs": "cephbench.targets.cephfs:CephfsTarget",
 }
 
 # Options a target replaces in every job: where the data lives is the target's to say.
@@ -39,6 +40,9 @@ class FioTarget:
 
     options: dict[str, str]
     env: dict[str, str] = field(default_factory=dict)
+    tree: str | None = None
+    """A directory of the run's own that the target removes with all it holds afterwards:
+    where the metadata suite's engines create their files (None: the target has none)."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,8 @@ class TargetOptions:
     """What the user allowed: ``destroy_data`` names the one device that may be overwritten."""
 
     destroy_data: str | None = None
+    cephfs_client: str = "ceph-fuse"
+    """What mounts a ``cephfs:`` target: ``ceph-fuse`` or ``kernel``."""
 
 
 class Target(ABC):
@@ -57,6 +63,8 @@ class Target(ABC):
     def __init__(self, location: str, options: TargetOptions):
         self.location = location
         self.options = options
+        self.wants_tree = False
+        """The plan creates files of its own (the metadata suite): the session gives a tree."""
 
     @property
     def spec(self) -> str:

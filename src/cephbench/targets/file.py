@@ -12,17 +12,29 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from cephbench.errors import TargetError
-from cephbench.resources.undo import remove_file
-from cephbench.store import ResourceLog
+from cephbench.ceph import cephfs
+from cephbench.errors import CephbenchError, TargetError
+from cephbench.resources.undo import remove_file, undoes
+from cephbench.store import Resource, ResourceLog
 from cephbench.system.environment import storage_of
 from cephbench.system.units import format_size
 from cephbench.targets import FioTarget, Target, fio_escape
 
+TREE_SUFFIX = ".d"
+
+
+@undoes("file_tree")
+def remove_tree(resource: Resource) -> None:
+    """The directory the metadata suite's files went in (only one named as cephbench names it)."""
+    path = Path(resource.name)
+    if not (path.name.startswith("cephbench-") and path.name.endswith(TREE_SUFFIX)):
+        raise CephbenchError(f"{path} is not a directory cephbench made; not removing it")
+    shutil.rmtree(path, ignore_errors=True)
+
 
 class FileTarget(Target):
     kind = "file"
-    undo = (remove_file,)
+    undo = (remove_file, remove_tree)
 
     @property
     def path(self) -> Path:
@@ -63,6 +75,10 @@ class FileTarget(Target):
         path = self.data_file(run_id)
         if path.exists():
             raise TargetError(f"{path} already exists and cephbench did not create it")
+        if self.wants_tree:
+            with self._tree(run_id, resources) as tree:
+                yield FioTarget({"filename": fio_escape(str(path))}, tree=str(tree))
+            return
         resource = resources.add("file", str(path))
         try:
             yield FioTarget({"filename": fio_escape(str(path))})
@@ -70,5 +86,24 @@ class FileTarget(Target):
             path.unlink(missing_ok=True)
             resources.removed(resource)
 
+    @contextmanager
+    def _tree(self, run_id: int, resources: ResourceLog) -> Iterator[Path]:
+        """``DIR/cephbench-<run>.d``, where the metadata suite creates (and deletes) its files;
+        removed with whatever is left in it."""
+        tree = self.directory / f"cephbench-{run_id}{TREE_SUFFIX}"
+        if tree.exists():
+            raise TargetError(f"{tree} already exists and cephbench did not create it")
+        resource = resources.add("file_tree", str(tree))
+        try:
+            tree.mkdir()
+            yield tree
+        finally:
+            shutil.rmtree(tree, ignore_errors=True)
+            resources.removed(resource)
+
     def describe(self) -> dict[str, Any]:
-        return {"spec": self.spec, "path": str(self.path), **storage_of(str(self.directory))}
+        info = {"spec": self.spec, "path": str(self.path), **storage_of(str(self.directory))}
+        on_cephfs = cephfs.mount_fingerprint(self.directory)
+        if on_cephfs is not None:
+            info["cephfs"] = on_cephfs
+        return info

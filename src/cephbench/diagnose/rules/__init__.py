@@ -25,6 +25,7 @@ RULES: dict[str, str] = {
     "placement": "cephbench.diagnose.rules.cluster:placement_findings",
     "health": "cephbench.diagnose.rules.cluster:cluster_findings",
     "client": "cephbench.diagnose.rules.cluster:client_facts",
+    "mds": "cephbench.diagnose.rules.mds:mds_findings",
 }
 REGISTRY = Registry(RULES, group="cephbench.diagnose_rules")
 

@@ -22,6 +22,27 @@ MAX_BATCH_SECONDS = 600.0
 """A chained fio process runs at most this long: its results are stored when it ends, so a
 crash (or a SIGKILL, which leaves fio no time to report) loses at most this much of a sweep."""
 JOBFILE_SUFFIXES = (".fio", ".ini", ".job", ".jobs", ".cfg", ".conf")
+METADATA_ENGINES = ("filecreate", "filestat", "filedelete")
+"""fio's engines whose operations are file creates, stats and deletes (the metadata suite)."""
+METADATA_FORMAT = "f.$jobnum.$filenum"
+"""The names of a metadata job's files: the same for every engine, so the stats and deletes
+find exactly the files the creates made."""
+
+
+def metadata_dirs(tree: str, numjobs: int) -> list[str]:
+    """A metadata job's directories in the target's tree, one per job (``dir0``...): fio gives
+    each of a job's ``numjobs`` clones its own when ``directory`` lists as many (pure)."""
+    return [f"{tree}/dir{i}" for i in range(max(1, numjobs))]
+
+
+def dirs_to_make(jobfile: JobFile) -> list[str]:
+    """The directories a metadata job file's jobs work in, which must exist before fio runs."""
+    out: list[str] = []
+    for job in jobfile.jobs:
+        options = jobfile.merged(job)
+        if options.get("ioengine") in METADATA_ENGINES and options.get("directory"):
+            out += [d for d in (options["directory"] or "").split(":") if d and d not in out]
+    return out
 
 
 @dataclass(frozen=True)
@@ -73,13 +94,16 @@ class Plan:
         return replace(self, jobfile=JobFile(self.jobfile.global_, jobs))
 
     def batches(
-        self, target_options: dict[str, str], one_per_workload: bool = False
+        self,
+        target_options: dict[str, str],
+        one_per_workload: bool = False,
+        tree: str | None = None,
     ) -> list[Batch]:
         """The job file(s) to run, target in place; suites split so no fio process holds
         more than MAX_BATCH_BUFFER bytes of I/O buffers or MAX_BATCH_PROCESSES jobs or runs
         longer than MAX_BATCH_SECONDS (and one workload per batch with ``one_per_workload``:
         page cache dropped before each, or steady state judged)."""
-        jobfile = self.for_target(target_options)
+        jobfile = self.for_target(target_options, tree)
         if not self.chained:
             return _file_batches(jobfile, one_per_workload)
         batches = []
@@ -142,8 +166,40 @@ class Plan:
             for (key, value), sections in found.items()
         ]
 
-    def for_target(self, target_options: dict[str, str]) -> JobFile:
-        """The job file with the target's location (and engine) in place of the file's own."""
+    @property
+    def metadata(self) -> bool:
+        """Its jobs create, stat and delete files (fio's metadata engines) in a directory."""
+        return any(
+            self.jobfile.merged(j).get("ioengine") in METADATA_ENGINES for j in self.jobfile.jobs
+        )
+
+    def for_target(self, target_options: dict[str, str], tree: str | None = None) -> JobFile:
+        """The job file with the target's location (and engine) in place of the file's own;
+        a metadata plan works in the target's ``tree`` instead of its data file."""
+        if self.metadata:
+            if any(
+                self.jobfile.merged(j).get("ioengine") not in METADATA_ENGINES
+                for j in self.jobfile.jobs
+            ):
+                raise UsageError(
+                    "a job file mixes fio's metadata engines (filecreate, filestat, filedelete) "
+                    "with data workloads",
+                    hint="run them as two job files",
+                )
+            if tree is None:
+                raise UsageError(
+                    "metadata workloads need a directory target", hint="use file:DIR or cephfs:"
+                )
+            located = {k: v for k, v in target_options.items() if k != "filename"}
+            target_options = {**located, "directory": tree, "filename_format": METADATA_FORMAT}
+            strip = (*LOCATION_KEYS, *target_options)
+            global_ = self.jobfile.global_.without(*strip).with_options(dict(target_options))
+            jobs = []
+            for j in self.jobfile.jobs:
+                n = int(self.jobfile.merged(j).get("numjobs") or 1)
+                dirs = ":".join(metadata_dirs(tree, n))
+                jobs.append(j.without(*strip).with_options({"directory": dirs}))
+            return JobFile(global_, tuple(jobs))
         strip = (*LOCATION_KEYS, *target_options)
         global_ = self.jobfile.global_.without(*strip).with_options(dict(target_options))
         return JobFile(global_, tuple(j.without(*strip) for j in self.jobfile.jobs))

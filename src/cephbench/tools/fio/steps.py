@@ -22,7 +22,7 @@ from cephbench.tools.fio import parse as fio_parse
 from cephbench.tools.fio.capture import with_logs, workload_series
 from cephbench.tools.fio.chain import Chain
 from cephbench.tools.fio.jobfile import JobFile, phase_of
-from cephbench.tools.fio.plan import Batch, time_based_runtime
+from cephbench.tools.fio.plan import Batch, dirs_to_make, time_based_runtime
 from cephbench.tools.plan import PlannedWorkload
 from cephbench.tools.schedule import MIN_REPEATS
 
@@ -50,10 +50,14 @@ def fio_steps(ctx: RunContext) -> Iterator[Step]:
         # steady state: one fio process per workload, as fio judges a job waiting at a chain
         # gate by its zero IOPS, calls that steady and ends it before it starts
         alone = ctx.options.drop_caches or plan.steady is not None
-        for index, batch in enumerate(plan.only(names).batches(ctx.fio_target.options, alone)):
+        for index, batch in enumerate(
+            plan.only(names).batches(ctx.fio_target.options, alone, ctx.fio_target.tree)
+        ):
             ctx.before_each()
             batch_dir = ctx.work / f"repeat{repeat}-batch{index}"  # each fio process its own
             batch_dir.mkdir()
+            for d in dirs_to_make(batch.jobfile):  # the metadata suite's, in the target's tree
+                Path(d).mkdir(exist_ok=True)
             step = run_batch(ctx, repeat, batch, batch_dir, done_before)
             yield step
             done_before += sum(w.seconds or 0.0 for w in batch.workloads)

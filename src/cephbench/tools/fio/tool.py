@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from cephbench.errors import UsageError
+from cephbench.hosts.cephfs import undo_remote_mount
 from cephbench.hosts.remote import undo_dir, undo_process
 from cephbench.tools.base import Importer, RunContext, RunPlan, Step, Tool
 
@@ -16,9 +17,9 @@ if TYPE_CHECKING:
 
 class Fio(Tool):
     name = "fio"
-    target_kinds = ("file", "device", "rbd")
+    target_kinds = ("file", "device", "rbd", "cephfs")
     resumable = True
-    undo = (undo_process, undo_dir)  # fio servers on --clients, and their directories
+    undo = (undo_process, undo_dir, undo_remote_mount)  # --clients: servers, dirs, mounts
 
     def versions(self) -> dict[str, str]:
         from cephbench.tools.fio import command as fio_command
@@ -26,10 +27,18 @@ class Fio(Tool):
         return {"fio": fio_command.version()}
 
     def check_target(self, plan: RunPlan, target: Target) -> None:
-        if plan.size is None and target.kind == "file":
+        metadata = bool(getattr(plan, "metadata", False))  # a fio Plan of metadata engines
+        if plan.size is None and target.kind in ("file", "cephfs") and not metadata:
             raise UsageError(
                 "the job file sets no size for its data file", hint="add --size, e.g. --size 1G"
             )
+        if metadata:
+            if target.kind not in ("file", "cephfs"):
+                raise UsageError(
+                    f"metadata workloads create files in a directory, not on {target.spec}",
+                    hint="use file:DIR or cephfs:FSNAME",
+                )
+            target.wants_tree = True
         if target.kind not in self.target_kinds:
             *others, last = (f"{k}:" for k in self.target_kinds)
             raise UsageError(
