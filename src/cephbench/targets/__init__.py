@@ -18,6 +18,7 @@ from cephbench.registry import Registry
 
 if TYPE_CHECKING:
     from cephbench.ceph.connection import Connection
+    from cephbench.kube.pods import PodSet
     from cephbench.model import RawOutput
     from cephbench.store import ResourceLog
 
@@ -27,6 +28,7 @@ BUILTIN_TARGETS: dict[str, str] = {
     "rbd": "cephbench.targets.rbd:RbdTarget",
     "rados": "cephbench.targets.rados:RadosTarget",
     "ceph": "cephbench.targets.cluster:ClusterTarget",
+    "pvc": "cephbench.targets.pvc:PvcTarget",
 }
 
 # Options a target replaces in every job: where the data lives is the target's to say.
@@ -39,6 +41,8 @@ class FioTarget:
 
     options: dict[str, str]
     env: dict[str, str] = field(default_factory=dict)
+    pods: PodSet | None = None
+    """Kubernetes pods fio runs in (``pvc:``), through ``kubectl exec``; None: this machine."""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 class Fio(Tool):
     name = "fio"
-    target_kinds = ("file", "device", "rbd")
+    target_kinds = ("file", "device", "rbd", "pvc")
     resumable = True
     undo = (undo_process, undo_dir)  # fio servers on --clients, and their directories
 

@@ -1,0 +1,138 @@
+"""fio in Kubernetes pods (the ``pvc:`` target): a second kind of client beside ssh hosts.
+
+The pods have no route from this machine (a pod network need not reach it), so fio's
+client/server mode is not used: fio runs inside each pod through ``kubectl exec``
+(kube/pods.py: started detached in every pod, then waited for), one workload per fio process.
+Every job waits in its ``exec_prerun`` until one wall-clock instant chosen a little ahead
+(as ``--clients`` does, many.py), and prints the time it went on: their spread is the
+workload's ``start_skew_ms``. Each pod's JSON+ report becomes one client's entries of a fio
+client/server document (``hostname`` the pod and its node), so the same parser gives each
+pod's figures and the exact aggregate (sums with fsum, latency percentiles from the merged
+json+ bins: clients.py), never fio's own "All clients". The raw output stored is that
+document, each pod's jobs exactly as fio printed them.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+
+from cephbench.errors import ParseError
+from cephbench.kube.objects import WORKDIR
+from cephbench.kube.pods import Finished, PodSet
+from cephbench.model import RawOutput, now
+from cephbench.system.process import ProcessResult
+from cephbench.tools.base import RunContext, Step
+from cephbench.tools.fio import command as fio_command
+from cephbench.tools.fio import parse as fio_parse
+from cephbench.tools.fio.jobfile import JobFile
+from cephbench.tools.fio.many import Clients, FioServer, _outcomes, read_start, start_skew_ms
+from cephbench.tools.fio.plan import Batch
+from cephbench.tools.schedule import MIN_REPEATS
+
+RUN_DIR = f"{WORKDIR}/run"
+
+
+def with_pod_start_gate(jobfile: JobFile, at: float) -> JobFile:
+    """Each job waits until ``at`` (seconds since the epoch) in its ``exec_prerun`` and
+    prints the time; needs only ``sh``, ``date`` (``%N``) and ``sleep`` in the pod (no awk:
+    the wait is computed in the shell's integer arithmetic, in nanoseconds)."""
+    at_ns = round(at * 1e9)
+    wait = (
+        f"n=$(date +%s%N) && d=$(({at_ns} - n)) && "
+        "( [ $d -le 0 ] || sleep $((d / 1000000000)).$(printf %09d $((d % 1000000000))) ) "
+        "&& date +%s.%N"
+    )
+    jobs = [
+        job if "exec_prerun" in jobfile.merged(job) else job.with_options({"exec_prerun": wait})
+        for job in jobfile.jobs
+    ]
+    return JobFile(jobfile.global_, tuple(jobs))
+
+
+def as_clients(podset: PodSet) -> Clients:
+    """The pods as fio clients: each pod's entries are named ``pod@node`` (port 0)."""
+    servers = tuple(FioServer(p.host, p.host, 0) for p in podset.pods)
+    return Clients(servers, (), lambda: {})
+
+
+def combined(finished: list[Finished]) -> tuple[str, str, int]:
+    """Each pod's JSON report as one client/server document (stdout), their stderr (with the
+    pod named), and the worst exit status."""
+    entries: list[dict] = []
+    version, global_options, errors = None, None, []
+    for f in finished:
+        errors += [f"<{f.pod.host}> {ln}" for ln in f.stderr.splitlines()]
+        try:
+            doc = fio_parse.extract(f.stdout)
+        except ParseError:
+            errors.append(f"<{f.pod.host}> fio: no JSON report (exit {f.returncode})")
+            continue
+        version = version or doc.version
+        global_options = global_options or doc.data.get("global options")
+        for job in doc.data.get("jobs", []):
+            entries.append({**job, "hostname": f.pod.host, "port": 0})
+        errors += [f"<{f.pod.host}> {m}" for m in doc.messages]
+    document: dict = {"fio version": version, "client_stats": entries}
+    if global_options is not None:
+        document["global options"] = global_options
+    codes = [f.returncode if f.returncode is not None else -1 for f in finished]
+    stdout = json.dumps(document, indent=1) if entries else ""
+    return stdout, "\n".join(errors), max(codes, key=abs) if codes else 0
+
+
+def pod_steps(ctx: RunContext, podset: PodSet) -> Iterator[Step]:
+    """Repeat by repeat, the workloads the schedule asks for, each in every pod at once."""
+    plan, schedule = ctx.plan, ctx.schedule
+    clients = as_clients(podset)
+    seconds = {w.name: w.seconds for w in plan.workloads}
+    planned = min(schedule.repeats, MIN_REPEATS) if schedule.adaptive else schedule.repeats
+    todo = [n for r in range(planned) for n in schedule.pending(r)]
+    ctx.progress.start(sum(seconds[n] for n in todo) if None not in seconds.values() else None)
+    t0 = time.monotonic()
+    for repeat in range(schedule.repeats):
+        names = [
+            n for n in schedule.pending(repeat, time.monotonic() - t0) if n not in schedule.broken
+        ]
+        if not names:
+            continue
+        for batch in plan.only(names).batches(ctx.fio_target.options, True):
+            ctx.before_each()
+            yield run_pod_batch(ctx, podset, clients, repeat, batch)
+
+
+def run_pod_batch(
+    ctx: RunContext, podset: PodSet, clients: Clients, repeat: int, batch: Batch
+) -> Step:
+    """One workload in every pod at once, as one step."""
+    started, t0 = now(), time.monotonic()
+    launched = time.time()
+    text = with_pod_start_gate(batch.jobfile, launched + clients.gate.lead).render()
+    job = f"{RUN_DIR}/job.fio"
+    argv = ["fio", f"--output-format={fio_command.OUTPUT_FORMAT}", "job.fio"]
+    for pod in podset.pods:
+        podset.write(pod, job, text)
+        podset.start(pod, RUN_DIR, argv)
+    name = batch.jobfile.jobs[0].name
+    finished, interrupted = podset.wait(
+        RUN_DIR, on_tick=lambda elapsed: ctx.progress.update(repeat, name, elapsed)
+    )
+    starts = {}
+    for pod in podset.pods:
+        prerun = [str(PurePosixPath(RUN_DIR) / f"{j.name}.prerun.txt") for j in batch.jobfile.jobs]
+        found = [t for ln in podset.read(pod, *prerun).splitlines() if (t := read_start(ln))]
+        if found:
+            starts[pod.host] = min(found)
+    clients.gate.observe(launched, starts.values())
+    skew = start_skew_ms(starts, len(podset.pods))
+    stdout, stderr, code = combined(finished)
+    result = ProcessResult(
+        ("kubectl", "exec", *argv), code, stdout, stderr, time.monotonic() - t0
+    )
+    outcomes = _outcomes(result, repeat, batch, clients, interrupted, skew)
+    texts = "\n".join(f"# pod {p.host}\n{text}" for p in podset.pods)
+    raw = RawOutput("fio", result.argv, texts, stdout, stderr, code, started, result.seconds)
+    window = (t0, time.monotonic())
+    return Step(repeat, raw, outcomes, [window] * len(outcomes), interrupted=interrupted)
