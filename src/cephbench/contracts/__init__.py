@@ -27,6 +27,8 @@ kind                        printed by                               top level
                                                                      budget
 ``cephbench.ab/1``          ``ab --format json``                     columns a/b, rows, changes,
                                                                      order, rounds, summary
+``cephbench.k8s/1``         ``k8s check --format json``              server, nodes, classes,
+                                                                     CSI drivers, permissions
 =========================== ======================================== ==========================
 
 Units are in the field names as in the model (``_bytes``, ``_bytes_per_s``, ``_us``, ``_s``).
@@ -56,6 +58,7 @@ CLUSTER = "cephbench.cluster/1"
 HOSTS = "cephbench.hosts/1"
 DIAGNOSIS = "cephbench.diagnosis/1"
 AB = "cephbench.ab/1"
+K8S = "cephbench.k8s/1"
 KINDS = (
     RUN,
     RUNS,
@@ -68,6 +71,7 @@ KINDS = (
     HOSTS,
     DIAGNOSIS,
     AB,
+    K8S,
 )
 PREFIX = "cephbench."
 

@@ -65,7 +65,7 @@ class Kubectl:
             raise ToolMissing(
                 "kubectl is not installed or not on PATH",
                 hint="install kubectl (https://kubernetes.io/docs/tasks/tools/), "
-                "or with a lab: eval \"$(cephbench lab env)\"",
+                'or with a lab: eval "$(cephbench lab env)"',
             ) from None
 
     def argv(self, *args: str) -> list[str]:
@@ -109,9 +109,7 @@ class Kubectl:
         """``kubectl create -f -`` of one object; the object as the server stored it."""
         meta = manifest.get("metadata", {})
         what = f"{manifest.get('kind', 'object').lower()} {meta.get('name', '')}".strip()
-        result = self.run(
-            "create", "-f", "-", "-o", "json", stdin=json.dumps(manifest), what=what
-        )
+        result = self.run("create", "-f", "-", "-o", "json", stdin=json.dumps(manifest), what=what)
         return json.loads(result.stdout)
 
     def exec(
@@ -184,7 +182,9 @@ def error_of(result: ProcessResult, args: Sequence[str], what: str | None) -> Ce
     """The one-line error kubectl's failure maps to (from its stderr)."""
     text = result.stderr.strip() or result.stdout.strip()
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    line = next((ln for ln in lines if ln.startswith(("Error", "error"))), lines[-1] if lines else "")
+    line = next(
+        (ln for ln in lines if ln.startswith(("Error", "error"))), lines[-1] if lines else ""
+    )
     line = line.removeprefix("Error from server").removeprefix("error: ").strip()
     verb = args[0] if args else "kubectl"
     found = _FORBIDDEN.search(text)
@@ -211,7 +211,6 @@ def error_of(result: ProcessResult, args: Sequence[str], what: str | None) -> Ce
         "connection refused" in text
         or "no such host" in text
         or "Unable to connect to the server" in text
-        or "the server could not find the requested resource" in text and verb == "version"
     ):
         return KubeError(
             f"cannot reach the Kubernetes API server: {line}",

@@ -107,9 +107,7 @@ class PodSet:
             for pod in self.pods:
                 self.signal(pod, workdir)
             for pod in self.pods:
-                self.exec(
-                    pod, ["sh", "-c", _WAIT, "sh", workdir], timeout=STOP_GRACE, check=False
-                )
+                self.exec(pod, ["sh", "-c", _WAIT, "sh", workdir], timeout=STOP_GRACE, check=False)
         return [self._finished(pod, workdir) for pod in self.pods], interrupted
 
     def _finished(self, pod: Pod, workdir: str) -> Finished:

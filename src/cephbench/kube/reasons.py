@@ -83,9 +83,13 @@ def pod_failure(pod: dict[str, Any], events: list[dict[str, Any]], image: str) -
     if status.get("phase") == "Failed":
         return f"pod {name} failed: {status.get('reason') or status.get('message') or 'Failed'}"
     for cond in status.get("conditions") or []:
-        if cond.get("type") == "PodScheduled" and cond.get("status") == "False":
-            if cond.get("reason") == "Unschedulable":
-                return f"no node can take pod {name}: {' '.join(str(cond.get('message', '')).split())}"
+        if (
+            cond.get("type") == "PodScheduled"
+            and cond.get("status") == "False"
+            and cond.get("reason") == "Unschedulable"
+        ):
+            message = " ".join(str(cond.get("message", "")).split())
+            return f"no node can take pod {name}: {message}"
     for event in reversed(events_for(events, "Pod", name)):
         if event.get("reason") == "FailedScheduling":
             return f"no node can take pod {name}: {_message(event)}"

@@ -78,11 +78,11 @@ class PvcTarget(Target):
         try:
             objects.parse_node_selector(kube.node_selector)
         except ValueError as e:
-            raise UsageError(f"--node-selector: {e}", hint="e.g. --node-selector disk=ssd") from None
-        if self.claim is not None and kube.pods != 1:
             raise UsageError(
-                "an existing claim takes one pod", hint="use pvc:CLASS with --pods N"
-            )
+                f"--node-selector: {e}", hint="e.g. --node-selector disk=ssd"
+            ) from None
+        if self.claim is not None and kube.pods != 1:
+            raise UsageError("an existing claim takes one pod", hint="use pvc:CLASS with --pods N")
         self.kube, self.prefill = kube, prefill
 
     @property
@@ -108,8 +108,12 @@ class PvcTarget(Target):
                     hint=f"those there are: {', '.join(known) or 'none'} (`cephbench k8s check`)",
                 ) from None
         else:
-            claim = k.get("pvc", self.claim or "", namespace=self.namespace,
-                          what=f"claim {self.claim} in namespace {self.namespace}")
+            claim = k.get(
+                "pvc",
+                self.claim or "",
+                namespace=self.namespace,
+                what=f"claim {self.claim} in namespace {self.namespace}",
+            )
             self.storage_class = claim.get("spec", {}).get("storageClassName")
 
     @property
@@ -136,7 +140,11 @@ class PvcTarget(Target):
             for i in range(self.kube.pods if not self.claim else 0):
                 name = f"cephbench-{run_id}-{i}"
                 manifest = objects.pvc(
-                    name, ns, run_id, self.storage_class or "", self.claim_size,
+                    name,
+                    ns,
+                    run_id,
+                    self.storage_class or "",
+                    self.claim_size,
                     self.kube.volume_mode,
                 )
                 self._create(undo, resources, manifest, run_id, own_ns=self.kube.namespace)
@@ -145,18 +153,27 @@ class PvcTarget(Target):
             for i, claim in enumerate(claims):
                 name = f"cephbench-{run_id}-fio-{i}"
                 manifest = objects.pod(
-                    name, ns, run_id, claim, image,
+                    name,
+                    ns,
+                    run_id,
+                    claim,
+                    image,
                     volume_mode=self.kube.volume_mode,
                     node_selector=objects.parse_node_selector(self.kube.node_selector),
-                    cpu=self.kube.pod_cpu, memory=self.kube.pod_memory, spread=self.kube.spread,
+                    cpu=self.kube.pod_cpu,
+                    memory=self.kube.pod_memory,
+                    spread=self.kube.spread,
                 )
                 self._create(undo, resources, manifest, run_id, own_ns=self.kube.namespace)
                 names.append(name)
             running = self._wait_running(k, ns, run_id, names, claims)
             self.podset = PodSet(
-                k, ns,
-                tuple(Pod(n, running[n]["spec"].get("nodeName", ""), c)
-                      for n, c in zip(names, claims, strict=True)),
+                k,
+                ns,
+                tuple(
+                    Pod(n, running[n]["spec"].get("nodeName", ""), c)
+                    for n, c in zip(names, claims, strict=True)
+                ),
             )
             version = first_line(self.podset.exec(self.podset.pods[0], ["fio", "--version"]))
             self.outputs.append(self._fingerprint(k, ns, claims, version))
@@ -195,8 +212,10 @@ class PvcTarget(Target):
         image = self.kube.image
 
         def probe() -> dict[str, dict[str, Any]] | None:
-            pods = {p["metadata"]["name"]: p for p in k.items(
-                "pods", "-l", objects.selector(run_id), namespace=ns)}
+            pods = {
+                p["metadata"]["name"]: p
+                for p in k.items("pods", "-l", objects.selector(run_id), namespace=ns)
+            }
             for name in names:
                 pod = pods.get(name)
                 if pod is None:
@@ -235,9 +254,16 @@ class PvcTarget(Target):
     def _prefill(self, podset: PodSet) -> None:
         """Write each new volume once, sequentially, so reads hit written blocks."""
         argv = [
-            "fio", "--name=prefill", f"--filename={self.filename}", "--rw=write", "--bs=4M",
-            "--iodepth=16", "--ioengine=libaio", "--direct=1",
-            f"--size={format_size(self.size)}", "--output-format=json",
+            "fio",
+            "--name=prefill",
+            f"--filename={self.filename}",
+            "--rw=write",
+            "--bs=4M",
+            "--iodepth=16",
+            "--ioengine=libaio",
+            "--direct=1",
+            f"--size={format_size(self.size)}",
+            "--output-format=json",
         ]
         workdir = f"{objects.WORKDIR}/prefill"
         started = now()
@@ -248,8 +274,16 @@ class PvcTarget(Target):
             raise KeyboardInterrupt
         for f in finished:
             self.outputs.append(
-                RawOutput(PREFILL_TOOL, [f"pod/{f.pod.name}", *argv], None, f.stdout, f.stderr,
-                          f.returncode if f.returncode is not None else -1, started, 0.0)
+                RawOutput(
+                    PREFILL_TOOL,
+                    [f"pod/{f.pod.name}", *argv],
+                    None,
+                    f.stdout,
+                    f.stderr,
+                    f.returncode if f.returncode is not None else -1,
+                    started,
+                    0.0,
+                )
             )
             if f.returncode != 0:
                 raise TargetError(
@@ -266,17 +300,29 @@ class PvcTarget(Target):
             pv = k.get("pv", pv_name) if pv_name else {}
             volumes.append({"claim": claim, **volume_fingerprint(found, pv)})
         data = {"fio_version": fio, "image": self.kube.image, "volumes": volumes}
-        return RawOutput(FINGERPRINT_TOOL, ["kubectl", "get", "pvc,pv"], None,
-                         json.dumps(data, indent=1), "", 0, now(), 0.0)
+        return RawOutput(
+            FINGERPRINT_TOOL,
+            ["kubectl", "get", "pvc,pv"],
+            None,
+            json.dumps(data, indent=1),
+            "",
+            0,
+            now(),
+            0.0,
+        )
 
     def setup_outputs(self) -> list[RawOutput]:
         return list(self.outputs)
 
     def describe(self) -> dict[str, Any]:
         """The cluster and the class, known before the run: see :func:`cluster_fingerprint`."""
-        info: dict[str, Any] = {"spec": self.spec, "pods": self.kube.pods,
-                                "volume_mode": self.kube.volume_mode, "image": self.kube.image,
-                                "access_mode": "ReadWriteOnce"}
+        info: dict[str, Any] = {
+            "spec": self.spec,
+            "pods": self.kube.pods,
+            "volume_mode": self.kube.volume_mode,
+            "image": self.kube.image,
+            "access_mode": "ReadWriteOnce",
+        }
         info.update(cluster_fingerprint(self.kubectl, self.storage_class))
         return info
 
@@ -290,7 +336,12 @@ def _hint(failure: str, image: str) -> str | None:
 
 
 def _delete_recorded(
-    k: Kubectl, kind: str, name: str, ns: str | None, run_id: int, resources: ResourceLog,
+    k: Kubectl,
+    kind: str,
+    name: str,
+    ns: str | None,
+    run_id: int,
+    resources: ResourceLog,
     rid: int,
 ) -> None:
     with deferred_interrupts():

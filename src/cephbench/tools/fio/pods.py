@@ -128,9 +128,7 @@ def run_pod_batch(
     clients.gate.observe(launched, starts.values())
     skew = start_skew_ms(starts, len(podset.pods))
     stdout, stderr, code = combined(finished)
-    result = ProcessResult(
-        ("kubectl", "exec", *argv), code, stdout, stderr, time.monotonic() - t0
-    )
+    result = ProcessResult(("kubectl", "exec", *argv), code, stdout, stderr, time.monotonic() - t0)
     outcomes = _outcomes(result, repeat, batch, clients, interrupted, skew)
     texts = "\n".join(f"# pod {p.host}\n{text}" for p in podset.pods)
     raw = RawOutput("fio", result.argv, texts, stdout, stderr, code, started, result.seconds)
