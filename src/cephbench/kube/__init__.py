@@ -1,2 +1,2 @@
-"""Talking to Kubernetes: kubectl (the one wrapper), the objects cephbench creates, why a claim
-stays Pending or a pod fails, and the undo functions of what a run created there."""
+"""Kubernetes without a cluster: what cephbench builds for pods (container images) and how it
+talks to a cluster; low in the layers so both the lab and the targets can use it."""

@@ -21,9 +21,12 @@ class Need(NamedTuple):
     why: str
 
 
+_DELETED = "delete (kubectl delete --wait lists and watches what it deletes)"
 NEEDS: tuple[Need, ...] = (
     Need("create", "namespaces", False, "a fresh namespace per run (not with --namespace)"),
     Need("get", "namespaces", False, "a namespace's labels, before deleting it"),
+    Need("list", "namespaces", False, _DELETED),
+    Need("watch", "namespaces", False, _DELETED),
     Need("delete", "namespaces", False, "the run's namespace, at its end"),
     Need("get", "nodes", False, "each node's kernel and CPUs (the fingerprint)"),
     Need("list", "nodes", False, "each node's kernel and CPUs (the fingerprint)"),
@@ -33,19 +36,17 @@ NEEDS: tuple[Need, ...] = (
     Need("get", "persistentvolumes", False, "each claim's volume (the fingerprint)"),
     Need("create", "persistentvolumeclaims", True, "a claim per pod"),
     Need("get", "persistentvolumeclaims", True, "whether a claim is bound"),
-    Need("delete", "persistentvolumeclaims", True, "the run's claims"),
     Need("list", "persistentvolumeclaims", True, "the run's claims, by label"),
+    Need("watch", "persistentvolumeclaims", True, _DELETED),
+    Need("delete", "persistentvolumeclaims", True, "the run's claims"),
     Need("create", "pods", True, "the fio pods"),
     Need("get", "pods", True, "whether the pods run"),
     Need("list", "pods", True, "the run's pods, by label"),
+    Need("watch", "pods", True, _DELETED),
     Need("delete", "pods", True, "the run's pods"),
     Need("create", "pods/exec", True, "fio in the pods"),
     Need("list", "events", True, "why a claim is Pending or a pod does not start"),
     Need("list", "serviceaccounts", True, "a fresh namespace is ready for pods"),
-    Need("create", "secrets", True, "ceph.conf and a key for librbd in pods"),
-    Need("delete", "secrets", True, "that Secret, at the run's end"),
-    Need("create", "configmaps", True, "job files for pods"),
-    Need("delete", "configmaps", True, "those ConfigMaps, at the run's end"),
 )
 
 

@@ -175,13 +175,15 @@ def wait_for(
 _FORBIDDEN = re.compile(
     r'cannot (\w+) resource "([^"]+)"(?: in API group "([^"]*)")?(?: in the namespace "([^"]*)")?'
 )
+_KLOG = re.compile(r"^[IWEF]\d{4} ")
+"""client-go's log lines (``E1126 19:58:54.997359 ...``): noise before kubectl's own message."""
 _NOT_FOUND = re.compile(r'(\S+) "([^"]+)" not found')
 
 
 def error_of(result: ProcessResult, args: Sequence[str], what: str | None) -> CephbenchError:
     """The one-line error kubectl's failure maps to (from its stderr)."""
     text = result.stderr.strip() or result.stdout.strip()
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not _KLOG.match(ln)]
     line = next(
         (ln for ln in lines if ln.startswith(("Error", "error"))), lines[-1] if lines else ""
     )
@@ -201,7 +203,11 @@ def error_of(result: ProcessResult, args: Sequence[str], what: str | None) -> Ce
             hint="ask for the Role in docs/k8s-role.yaml; `cephbench k8s check` lists what "
             "cephbench may do",
         )
-    if "current-context is not set" in text or "context was not found" in text:
+    if (
+        "current-context is not set" in text
+        or "context was not found" in text
+        or "server localhost:8080 was refused" in text  # no kubeconfig at all: kubectl's default
+    ):
         return UsageError(
             f"kubectl has no usable context: {line}",
             hint="set KUBECONFIG or pass --kubeconfig and --context (`kubectl config "
