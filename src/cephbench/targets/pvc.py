@@ -56,6 +56,8 @@ class PvcTarget(Target):
         self.kube = KubeOptions()
         self.prefill = True
         self.size = 0
+        self.sized = False
+        """The workloads name no size: fio's file gets the claim's data size."""
         self.outputs: list[RawOutput] = []
         self.podset: PodSet | None = None
         if location.startswith(CLAIM):
@@ -95,7 +97,7 @@ class PvcTarget(Target):
 
     def check(self, size: int) -> None:
         k = self.kubectl
-        self.size = size or DEFAULT_SIZE
+        self.size, self.sized = size or DEFAULT_SIZE, not size
         if self.kube.namespace is not None:
             k.get("namespace", self.kube.namespace, what=f"namespace {self.kube.namespace}")
         if self.storage_class is not None:
@@ -180,7 +182,10 @@ class PvcTarget(Target):
             fresh = self.claim is None
             if fresh and self.prefill:
                 self._prefill(self.podset)
-            yield FioTarget({"filename": self.filename}, pods=self.podset)
+            options = {"filename": self.filename}
+            if self.sized and self.kube.volume_mode != "Block":
+                options["size"] = format_size(self.size)
+            yield FioTarget(options, pods=self.podset)
 
     @property
     def filename(self) -> str:
