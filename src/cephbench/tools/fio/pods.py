@@ -60,10 +60,15 @@ def as_clients(podset: PodSet) -> Clients:
     return Clients(servers, (), lambda: {})
 
 
-def combined(finished: list[Finished]) -> tuple[str, str, int]:
+def combined(
+    finished: list[Finished], starts: dict[str, float] | None = None
+) -> tuple[str, str, int]:
     """Each pod's JSON report as one client/server document (stdout), their stderr (with the
-    pod named), and the worst exit status."""
+    pod named), and the worst exit status. The document's ``cephbench pods`` says, per pod,
+    when its fio reported (its ``timestamp_ms``) and when its jobs' start gate let them go
+    (``started``, seconds since the epoch; ``starts``)."""
     entries: list[dict] = []
+    pods: list[dict] = []
     version, global_options, errors = None, None, []
     for f in finished:
         errors += [f"<{f.pod.host}> {ln}" for ln in f.stderr.splitlines()]
@@ -73,11 +78,18 @@ def combined(finished: list[Finished]) -> tuple[str, str, int]:
             errors.append(f"<{f.pod.host}> fio: no JSON report (exit {f.returncode})")
             continue
         version = version or doc.version
+        pods.append(
+            {
+                "host": f.pod.host,
+                "timestamp_ms": doc.data.get("timestamp_ms"),
+                "started": (starts or {}).get(f.pod.host),
+            }
+        )
         global_options = global_options or doc.data.get("global options")
         for job in doc.data.get("jobs", []):
             entries.append({**job, "hostname": f.pod.host, "port": 0})
         errors += [f"<{f.pod.host}> {m}" for m in doc.messages]
-    document: dict = {"fio version": version, "client_stats": entries}
+    document: dict = {"fio version": version, "client_stats": entries, "cephbench pods": pods}
     if global_options is not None:
         document["global options"] = global_options
     codes = [f.returncode if f.returncode is not None else -1 for f in finished]
@@ -129,7 +141,7 @@ def run_pod_batch(
             starts[pod.host] = min(found)
     clients.gate.observe(launched, starts.values())
     skew = start_skew_ms(starts, len(podset.pods))
-    stdout, stderr, code = combined(finished)
+    stdout, stderr, code = combined(finished, starts)
     result = ProcessResult(("kubectl", "exec", *argv), code, stdout, stderr, time.monotonic() - t0)
     outcomes = _outcomes(result, repeat, batch, clients, interrupted, skew)
     texts = "\n".join(f"# pod {p.host}\n{text}" for p in podset.pods)
