@@ -18,7 +18,7 @@ from cephbench.kube.pods import Finished, Pod, PodSet
 from cephbench.system.process import ProcessResult
 from cephbench.tools.fio import parse as fio_parse
 from cephbench.tools.fio.jobfile import parse_jobfile
-from cephbench.tools.fio.pods import as_clients, combined, with_pod_start_gate
+from cephbench.tools.fio.pods import as_clients, combined, gate_times, with_pod_start_gate
 from tests.helpers import DATA
 
 K8S = DATA / "k8s"
@@ -170,6 +170,11 @@ def test_the_start_gate_waits_in_the_pods_shell():
     text = with_pod_start_gate(jobfile, 1795723103.611).render()
     assert "d=$((1795723103611000064 - n))" in text  # nanoseconds: dash's integers are 64-bit
     assert "awk" not in text and ";" not in text  # dash alone, nothing fio reads as a comment
+    assert text.count("exec_prerun=( ") == 1  # one subshell: all its output to JOB.prerun.txt
+    assert gate_times("1795723484.918577763\n1795723484490387446\n") == (
+        [1795723484.918577763],
+        [1795723484490387446 / 1e9],
+    )
 
 
 def test_kubernetes_options_are_for_pvc_targets():

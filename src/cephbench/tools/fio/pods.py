@@ -37,21 +37,35 @@ RUN_DIR = f"{WORKDIR}/run"
 
 def with_pod_start_gate(jobfile: JobFile, at: float) -> JobFile:
     """Each job waits until ``at`` (seconds since the epoch) in its ``exec_prerun`` and
-    prints the time; needs only ``sh``, ``date`` (``%N``) and ``sleep`` in the pod (no awk:
+    prints the time it went on, then the time it arrived at the gate (its set-up done, in
+    nanoseconds: what the next workload's lead is learnt from); needs only ``sh``, ``date`` (``%N``) and ``sleep`` in the pod (no awk:
     the wait is computed in the shell's integer arithmetic, in nanoseconds). An image
     without ``date`` starts each pod's job once it is set up, and no skew is stored."""
     at_ns = round(at * 1e9)
-    wait = (
-        "command -v date >/dev/null 2>&1 || exit 0 && "
+    wait = (  # one subshell: fio sends only the last command's output to JOB.prerun.txt
+        "( command -v date >/dev/null 2>&1 || exit 0 && "
         f"n=$(date +%s%N) && d=$(({at_ns} - n)) && "
         "( [ $d -le 0 ] || sleep $((d / 1000000000)).$(printf %09d $((d % 1000000000))) ) "
-        "&& date +%s.%N"
+        "&& date +%s.%N && echo $n )"
     )
     jobs = [
         job if "exec_prerun" in jobfile.merged(job) else job.with_options({"exec_prerun": wait})
         for job in jobfile.jobs
     ]
     return JobFile(jobfile.global_, tuple(jobs))
+
+
+def gate_times(text: str) -> tuple[list[float], list[float]]:
+    """What the start gates printed: when the jobs went on (``1795723103.626794262``) and
+    when they arrived at the gate (nanoseconds, ``1795723103611017216``), in seconds."""
+    gone, came = [], []
+    for line in text.split():
+        if "." in line:
+            if (t := read_start(line)) is not None:
+                gone.append(t)
+        elif line.isdigit():
+            came.append(int(line) / 1e9)
+    return gone, came
 
 
 def as_clients(podset: PodSet) -> Clients:
@@ -133,13 +147,14 @@ def run_pod_batch(
     finished, interrupted = podset.wait(
         RUN_DIR, on_tick=lambda elapsed: ctx.progress.update(repeat, name, elapsed)
     )
-    starts = {}
+    starts, arrived = {}, []
     for pod in podset.pods:
         prerun = [str(PurePosixPath(RUN_DIR) / f"{j.name}.prerun.txt") for j in batch.jobfile.jobs]
-        found = [t for ln in podset.read(pod, *prerun).splitlines() if (t := read_start(ln))]
-        if found:
-            starts[pod.host] = min(found)
-    clients.gate.observe(launched, starts.values())
+        gone, came = gate_times(podset.read(pod, *prerun))
+        if gone:
+            starts[pod.host] = min(gone)
+        arrived += came
+    clients.gate.observe(launched, arrived)
     skew = start_skew_ms(starts, len(podset.pods))
     stdout, stderr, code = combined(finished, starts)
     result = ProcessResult(("kubectl", "exec", *argv), code, stdout, stderr, time.monotonic() - t0)
