@@ -29,7 +29,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 TESTS = Path(__file__).parent
 #: The tier of each folder under tests/, as its pytest marker (declared in pyproject.toml).
-TIERS = {"unit": "pure", "fio": "fio", "lab": "lab"}
+TIERS = {"unit": "pure", "fio": "fio", "lab": "lab", "k8s": "k8s"}
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -99,7 +100,7 @@ def test_table_on_a_pvc_is_fio_in_the_pod_on_ceph(k8s, db):
     )
     for result in run.results:  # the stored figures are fio's in the pod, exactly
         [client] = result.clients
-        assert client.host.startswith(f"cephbench-{run.id}-fio-0@")
+        assert re.fullmatch(rf"cephbench-{run.id}-[0-9a-f]{{4}}-fio-0@{k8s.k8s.node}", client.host)
         [output] = [o for o in outputs if o["tool"] == "fio" and result.workload in o["stdout"]]
         entries = json.loads(output["stdout"])["client_stats"]
         [mine] = [e for e in entries if e["jobname"] == result.workload]

@@ -81,7 +81,7 @@ def image(out: Path) -> None:
     from cephbench.kube.image import build_fio_image  # type: ignore[import-not-found,unused-ignore]
 
     made = build_fio_image(out)
-    console.print(f"wrote {out}" + (f": {made}" if made else ""))
+    console.print(f"wrote {out}: the image {getattr(made, 'ref', made)}")
 
 
 def _print(found: dict[str, Any]) -> None:

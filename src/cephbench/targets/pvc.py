@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import secrets
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -127,6 +128,7 @@ class PvcTarget(Target):
     @contextmanager
     def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
         k, image = self.kubectl, self.kube.image
+        tag = f"cephbench-{run_id}-{secrets.token_hex(2)}"  # unique across stores sharing a NS
         with ExitStack() as undo:
             if self.kube.namespace is None:
                 ns = objects.fresh_namespace(run_id)
@@ -140,7 +142,7 @@ class PvcTarget(Target):
                 ns = self.kube.namespace
             claims = [self.claim] if self.claim else []
             for i in range(self.kube.pods if not self.claim else 0):
-                name = f"cephbench-{run_id}-{i}"
+                name = f"{tag}-{i}"
                 manifest = objects.pvc(
                     name,
                     ns,
@@ -153,7 +155,7 @@ class PvcTarget(Target):
                 claims.append(name)
             names = []
             for i, claim in enumerate(claims):
-                name = f"cephbench-{run_id}-fio-{i}"
+                name = f"{tag}-fio-{i}"
                 manifest = objects.pod(
                     name,
                     ns,
