@@ -27,14 +27,17 @@ def sh(script: str, *args: str, stdin: str | None = None) -> str:
 
 def test_fio_runs_detached_gated_and_reports(tmp_path):
     run = tmp_path / "run"
+    run.mkdir()  # the pod's emptyDir
+    (run / "w.prerun.txt").write_text("1.5\n7\n")  # an earlier workload's: emptied
     job = f"[global]\nfilename={tmp_path}/data\nsize=4m\nbs=4k\n[w]\nrw=randwrite\n"
     at = time.time() + 1.0
     text = with_pod_start_gate(parse_jobfile(job), at).render()
-    sh(pods._WRITE, f"{run}/job.fio", stdin=text)
-    assert (run / "job.fio").read_text() == text
-    sh(pods._START, str(run), "fio", "--output-format=json+", "job.fio")  # returns at once
-    assert sh(pods._WAIT, str(run)).strip() == "0"
-    out = sh(pods._READ, f"{run}/out")
+    sh(pods._WRITE, f"{run}/w1.fio", f"{run}/w.prerun.txt", stdin=text)
+    assert (run / "w1.fio").read_text() == text
+    assert (run / "w.prerun.txt").read_text() == ""
+    sh(pods._START, str(run), "w1", "fio", "--output-format=json+", "w1.fio")  # returns at once
+    assert sh(pods._WAIT, str(run), "w1").strip() == "0"
+    out = sh(pods._READ, f"{run}/w1.out")
     [job_outcome] = fio_parse.parse(out)
     assert job_outcome.results and job_outcome.results[0].total_ios == 1024
     gone, came = gate_times(sh(pods._READ, f"{run}/w.prerun.txt"))
@@ -46,13 +49,14 @@ def test_fio_runs_detached_gated_and_reports(tmp_path):
 def test_sigint_reaches_fio_which_still_reports(tmp_path):
     """(A background job of a non-interactive sh ignores SIGINT; fio sets its own handler.)"""
     run = tmp_path / "run"
+    run.mkdir()
     job = f"[long]\nfilename={tmp_path}/data\nsize=4m\nrw=randread\ntime_based=1\nruntime=60\n"
-    sh(pods._WRITE, f"{run}/job.fio", stdin=job)
-    sh(pods._START, str(run), "fio", "--output-format=json+", "job.fio")
-    wait_for(lambda: (run / "pid").exists(), "fio's pid")
+    sh(pods._WRITE, f"{run}/p.fio", stdin=job)
+    sh(pods._START, str(run), "p", "fio", "--output-format=json+", "p.fio")
+    wait_for(lambda: (run / "p.pid").exists(), "fio's pid")
     wait_for(lambda: (tmp_path / "data").exists(), "fio to lay out its file")
-    sh(pods._SIGNAL, "INT", str(run))
-    sh(pods._WAIT, str(run))
-    [outcome] = fio_parse.parse(sh(pods._READ, f"{run}/out"))  # its report, at once
+    sh(pods._SIGNAL, "INT", str(run), "p")
+    sh(pods._WAIT, str(run), "p")
+    [outcome] = fio_parse.parse(sh(pods._READ, f"{run}/p.out"))  # its report, at once
     assert outcome.message == "fio: terminating on signal 2"
     assert sh(pods._READ, f"{run}/nothing-here") == ""

@@ -304,8 +304,8 @@ STAGES = {
     "namespace": lambda k, p: bool(ours(k, "namespaces")),
     "claim": lambda k, p: bool(ours(k, "pvc")),
     "pod starting": lambda k, p: bool(ours(k, "pods")),
-    "prefill": lambda k, p: _child(p, "exec", "/tmp/cephbench/prefill"),
-    "a workload": lambda k, p: _child(p, "exec", "/tmp/cephbench/run"),
+    "prefill": lambda k, p: _child(p, "exec", "/cephbench", "prefill"),
+    "a workload": lambda k, p: _child(p, "exec", "/cephbench", "w1"),
     "clean-up": lambda k, p: _child(p, "delete"),
 }
 

@@ -50,7 +50,11 @@ def test_every_object_carries_cephbenchs_labels_and_the_run():
 def test_a_pod_mounts_a_filesystem_claim_or_gets_a_block_device():
     fs = objects.pod("p", "ns", 3, "c", "img", cpu="2", memory="1Gi")
     container = fs["spec"]["containers"][0]
-    assert container["volumeMounts"] == [{"name": "data", "mountPath": "/data"}]
+    assert container["volumeMounts"] == [
+        {"name": "work", "mountPath": "/cephbench"},
+        {"name": "data", "mountPath": "/data"},
+    ]
+    assert {"name": "work", "emptyDir": {}} in fs["spec"]["volumes"]
     assert container["resources"] == {
         "requests": {"cpu": "2", "memory": "1Gi"},
         "limits": {"cpu": "2", "memory": "1Gi"},
@@ -62,7 +66,9 @@ def test_a_pod_mounts_a_filesystem_claim_or_gets_a_block_device():
     assert block["spec"]["containers"][0]["volumeDevices"] == [
         {"name": "data", "devicePath": "/dev/cephbench"}
     ]
-    assert "volumeMounts" not in block["spec"]["containers"][0]
+    assert block["spec"]["containers"][0]["volumeMounts"] == [
+        {"name": "work", "mountPath": "/cephbench"}
+    ]
     assert block["spec"]["nodeSelector"] == {"disk": "ssd"}
     rule = block["spec"]["affinity"]["podAntiAffinity"]
     [term] = rule["requiredDuringSchedulingIgnoredDuringExecution"]

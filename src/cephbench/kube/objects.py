@@ -13,8 +13,8 @@ from typing import Any
 MANAGED_BY = "app.kubernetes.io/managed-by"
 RUN_LABEL = "cephbench.io/run"
 MANAGER = "cephbench"
-WORKDIR = "/tmp/cephbench"
-"""The pod's scratch directory: job files, fio's output, its start gate's times."""
+WORKDIR = "/cephbench"
+"""The pod's scratch directory (an emptyDir): job files, fio's output, its start gate's times."""
 DATA_MOUNT = "/data"
 """Where a Filesystem claim is mounted in the pod."""
 DEVICE_PATH = "/dev/cephbench"
@@ -110,10 +110,11 @@ def pod(
         "command": ["sleep", "infinity"],
         "workingDir": "/",
     }
+    container["volumeMounts"] = [{"name": "work", "mountPath": WORKDIR}]
     if volume_mode == "Block":
         container["volumeDevices"] = [{"name": "data", "devicePath": DEVICE_PATH}]
     else:
-        container["volumeMounts"] = [{"name": "data", "mountPath": DATA_MOUNT}]
+        container["volumeMounts"].append({"name": "data", "mountPath": DATA_MOUNT})
     resources: dict[str, dict[str, str]] = {}
     for key, value in (("cpu", cpu), ("memory", memory)):
         if value:
@@ -127,7 +128,10 @@ def pod(
         "automountServiceAccountToken": False,
         "enableServiceLinks": False,
         "containers": [container],
-        "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}],
+        "volumes": [
+            {"name": "data", "persistentVolumeClaim": {"claimName": claim}},
+            {"name": "work", "emptyDir": {}},  # the scratch directory: the image needs no mkdir
+        ],
     }
     if node_selector:
         spec["nodeSelector"] = dict(node_selector)

@@ -272,11 +272,10 @@ class PvcTarget(Target):
             f"--size={format_size(self.size)}",
             "--output-format=json",
         ]
-        workdir = f"{objects.WORKDIR}/prefill"
         started = now()
         for pod in podset.pods:
-            podset.start(pod, workdir, argv)
-        finished, interrupted = podset.wait(workdir, timeout=3600)
+            podset.start(pod, objects.WORKDIR, "prefill", argv)
+        finished, interrupted = podset.wait(objects.WORKDIR, "prefill", timeout=3600)
         if interrupted:
             raise KeyboardInterrupt
         for f in finished:

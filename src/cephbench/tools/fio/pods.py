@@ -14,6 +14,7 @@ document, each pod's jobs exactly as fio printed them.
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Iterator
@@ -32,7 +33,8 @@ from cephbench.tools.fio.many import Clients, FioServer, _outcomes, read_start, 
 from cephbench.tools.fio.plan import Batch
 from cephbench.tools.schedule import MIN_REPEATS
 
-RUN_DIR = f"{WORKDIR}/run"
+RUN_DIR = WORKDIR
+_steps = itertools.count(1)
 
 
 def with_pod_start_gate(jobfile: JobFile, at: float) -> JobFile:
@@ -138,18 +140,18 @@ def run_pod_batch(
     started, t0 = now(), time.monotonic()
     launched = time.time()
     text = with_pod_start_gate(batch.jobfile, launched + clients.gate.lead).render()
-    job = f"{RUN_DIR}/job.fio"
-    argv = ["fio", f"--output-format={fio_command.OUTPUT_FORMAT}", "job.fio"]
-    for pod in podset.pods:
-        podset.write(pod, job, text)
-        podset.start(pod, RUN_DIR, argv)
+    tag = f"w{next(_steps)}"
+    argv = ["fio", f"--output-format={fio_command.OUTPUT_FORMAT}", f"{tag}.fio"]
+    prerun = [str(PurePosixPath(RUN_DIR) / f"{j.name}.prerun.txt") for j in batch.jobfile.jobs]
+    for pod in podset.pods:  # the job file written, an earlier workload's gate times emptied
+        podset.write(pod, f"{RUN_DIR}/{tag}.fio", text, clear=prerun)
+        podset.start(pod, RUN_DIR, tag, argv)
     name = batch.jobfile.jobs[0].name
     finished, interrupted = podset.wait(
-        RUN_DIR, on_tick=lambda elapsed: ctx.progress.update(repeat, name, elapsed)
+        RUN_DIR, tag, on_tick=lambda elapsed: ctx.progress.update(repeat, name, elapsed)
     )
     starts, arrived = {}, []
     for pod in podset.pods:
-        prerun = [str(PurePosixPath(RUN_DIR) / f"{j.name}.prerun.txt") for j in batch.jobfile.jobs]
         gone, came = gate_times(podset.read(pod, *prerun))
         if gone:
             starts[pod.host] = min(gone)
