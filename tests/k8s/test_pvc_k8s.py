@@ -26,8 +26,13 @@ CEPHBENCH = [sys.executable, "-c", "from cephbench.cli import main; main()"]
 SMALL = ("--runtime", "2", "--size", "32M")
 
 
+def image(k8s_lab) -> str:
+    """The fio image the lab imported into its node."""
+    return k8s_lab.k8s.fio_image or _fio_image()
+
+
 def _fio_image() -> str:
-    """The fio image the lab imported into its node (kube/image.py's name for it)."""
+    """kube/image.py's name for the fio image of this machine's fio."""
     from cephbench.kube.image import FIO_IMAGE
 
     out = subprocess.run(["fio", "--version"], capture_output=True, text=True, check=True)
@@ -59,16 +64,18 @@ def ours(k8s_lab, kind: str) -> list[str]:
     return [i["metadata"]["name"] for i in json.loads(out)["items"]]
 
 
-def pool_stored(k8s_lab) -> int:
+def pool_written(k8s_lab) -> int:
+    """Bytes ever written to the class's pool (``rados df``: it keeps counting after the
+    run's RBD images are deleted with their claims)."""
     out = subprocess.run(
-        ["ceph", "df", "-f", "json"],
+        ["rados", "df", "-f", "json"],
         env={**os.environ, **k8s_lab.lab.env},
         capture_output=True,
         text=True,
         check=True,
     ).stdout
     [pool] = [p for p in json.loads(out)["pools"] if p["name"] == k8s_lab.k8s.pool]
-    return int(pool["stats"]["stored"])
+    return int(pool["write_bytes"])
 
 
 def volumes(k8s_lab) -> list[str]:
@@ -89,8 +96,8 @@ def nothing_left(k8s_lab, db: Path, pvs_before: list[str]) -> None:
 
 
 def test_table_on_a_pvc_is_fio_in_the_pod_on_ceph(k8s, db):
-    sc, before, stored = k8s.k8s.storage_class, volumes(k8s), pool_stored(k8s)
-    invoke("run", "table", "--target", f"pvc:{sc}", "--image", _fio_image(), *SMALL, db=db)
+    sc, before, written = k8s.k8s.storage_class, volumes(k8s), pool_written(k8s)
+    invoke("run", "table", "--target", f"pvc:{sc}", "--image", image(k8s), *SMALL, db=db)
     with Store(db) as store:
         run = store.get_run("last")
         outputs = store.outputs(run.id)
@@ -115,14 +122,15 @@ def test_table_on_a_pvc_is_fio_in_the_pod_on_ceph(k8s, db):
     assert run.environment["target"]["kubernetes"].startswith("v1.")
     [fingerprint] = [o for o in outputs if o["tool"] == "k8s-volumes"]
     assert json.loads(fingerprint["stdout"])["fio_version"].startswith("fio-")
-    assert pool_stored(k8s) > stored  # the pods' writes reached the lab's OSDs
+    wrote = sum(r.io_bytes or 0 for r in run.results if r.op == "write")
+    assert pool_written(k8s) - written >= wrote  # the pods' writes reached the lab's OSDs
     nothing_left(k8s, db, before)
 
 
 def test_three_pods_sum_to_the_aggregate_exactly(k8s, db):
     before = volumes(k8s)
     invoke("run", "quick", "--target", f"pvc:{k8s.k8s.storage_class}", "--pods", "3",
-           "--image", _fio_image(), *SMALL, db=db)  # fmt: skip
+           "--image", image(k8s), *SMALL, db=db)  # fmt: skip
     with Store(db) as store:
         run = store.get_run("last")
     assert run.results
@@ -139,7 +147,7 @@ def test_three_pods_sum_to_the_aggregate_exactly(k8s, db):
 def test_block_mode(k8s, db):
     before = volumes(k8s)
     invoke("run", "quick", "--target", f"pvc:{k8s.k8s.storage_class}", "--volume-mode", "Block",
-           "--image", _fio_image(), *SMALL, db=db)  # fmt: skip
+           "--image", image(k8s), *SMALL, db=db)  # fmt: skip
     with Store(db) as store:
         run = store.get_run("last")
         outputs = store.outputs(run.id)
@@ -165,7 +173,7 @@ def test_an_existing_claim_is_used_and_survives(k8s, db):
     )  # fmt: skip
     try:
         invoke("run", "quick", "--target", "pvc:claim/users-claim", "--namespace", "default",
-               "--image", _fio_image(), *SMALL, db=db)  # fmt: skip
+               "--image", image(k8s), *SMALL, db=db)  # fmt: skip
         kubectl(k8s, "get", "pvc", "users-claim", "-n", "default")  # still there
         assert ours(k8s, "pods") == []
     finally:
@@ -192,7 +200,7 @@ def test_a_claim_that_stays_pending_says_why(k8s, db):
     )  # fmt: skip
     try:
         out = invoke("run", "quick", "--target", "pvc:cephbench-test-nobody",
-                     "--image", _fio_image(), *SMALL, db=db, expect=1,
+                     "--image", image(k8s), *SMALL, db=db, expect=1,
                      env={"CEPHBENCH_K8S_WAIT": "15"}).output  # fmt: skip
         assert "is Pending" in out and "example.com/nobody" in out
         assert ours(k8s, "namespaces") == []
@@ -258,7 +266,7 @@ def test_a_user_who_may_not_create_pods(k8s, db, tmp_path):
     try:
         limited = _limited_kubeconfig(k8s, tmp_path)
         out = invoke("run", "quick", "--target", f"pvc:{k8s.k8s.storage_class}",
-                     "--kubeconfig", limited, "--image", _fio_image(), *SMALL,
+                     "--kubeconfig", limited, "--image", image(k8s), *SMALL,
                      db=db, expect=1).output  # fmt: skip
         assert "forbids this user to create pods" in out
         assert "k8s-role.yaml" in out
@@ -314,7 +322,7 @@ STAGES = {
 def test_ctrl_c_at_each_stage_leaves_nothing(k8s, db, stage):
     before = volumes(k8s)
     proc = _start(db, "quick", "--target", f"pvc:{k8s.k8s.storage_class}",
-                  "--image", _fio_image(), "--runtime", "5", "--size", "32M")  # fmt: skip
+                  "--image", image(k8s), "--runtime", "5", "--size", "32M")  # fmt: skip
     try:
         wait_for(lambda: STAGES[stage](k8s, proc) or proc.poll() is not None, stage, 180, 0.02)
         proc.send_signal(signal.SIGINT)
@@ -330,7 +338,7 @@ def test_ctrl_c_at_each_stage_leaves_nothing(k8s, db, stage):
 def test_kill_then_cleanup_leaves_nothing(k8s, db):
     before = volumes(k8s)
     proc = _start(db, "quick", "--target", f"pvc:{k8s.k8s.storage_class}",
-                  "--image", _fio_image(), "--runtime", "30", "--size", "32M")  # fmt: skip
+                  "--image", image(k8s), "--runtime", "30", "--size", "32M")  # fmt: skip
     try:
         wait_for(lambda: STAGES["a workload"](k8s, proc), "fio in the pods", 180, poll=0.05)
         proc.send_signal(signal.SIGKILL)

@@ -23,6 +23,7 @@ import json
 import math
 import os
 import secrets
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -272,12 +273,13 @@ class PvcTarget(Target):
             f"--size={format_size(self.size)}",
             "--output-format=json",
         ]
-        started = now()
+        started, t0 = now(), time.monotonic()
         for pod in podset.pods:
             podset.start(pod, objects.WORKDIR, "prefill", argv)
         finished, interrupted = podset.wait(objects.WORKDIR, "prefill", timeout=3600)
         if interrupted:
             raise KeyboardInterrupt
+        seconds = time.monotonic() - t0
         for f in finished:
             self.outputs.append(
                 RawOutput(
