@@ -205,3 +205,71 @@ def test_kubernetes_options_are_for_pvc_targets():
         resolve._configure_kube(
             FileTarget("/tmp/x", target.options), None, PoolOptions(), KubeOptions(pods=2)
         )
+
+
+def _json(name: str):
+    return json.loads((K8S / name).read_text())
+
+
+def test_a_pending_claims_reason_comes_from_its_events():
+    from cephbench.kube.reasons import pending_reason
+
+    claim, events = _json("pending-claim.json"), _json("events.json")["items"]
+    reason = pending_reason(claim, events)
+    assert reason is not None
+    assert reason.startswith("no provisioner has answered")
+    assert "'example.com/nobody'" in reason
+    bound = {**claim, "status": {"phase": "Bound"}}
+    assert pending_reason(bound, events) is None
+
+
+def test_an_image_that_cannot_be_pulled_names_it():
+    from cephbench.kube.reasons import image_hint, pod_failure
+
+    pod = _json("noimage-pod.json")
+    failure = pod_failure(pod, _json("events.json")["items"], "localhost/cephbench-nothing:0")
+    assert failure is not None
+    assert failure.startswith(
+        "the image localhost/cephbench-nothing:0 is not on the node and cannot be pulled "
+        "(ImagePullBackOff: "
+    )
+    hint = image_hint("localhost/cephbench-nothing:0")
+    assert "--image" in hint and "cephbench k8s image -o fio.tar" in hint
+
+
+def test_recorded_forbidden_and_not_found():
+    denied = error_of(_failed((K8S / "forbidden.stderr").read_text()), ("create",), "pod x")
+    assert isinstance(denied, Forbidden)
+    assert denied.message == (
+        "Kubernetes forbids this user to create pods in namespace cephbench-record"
+    )
+    missing = error_of(_failed((K8S / "not-found.stderr").read_text()), ("get",), None)
+    assert isinstance(missing, NotFound)
+    assert str(missing).startswith(
+        "storageclasses.storage.k8s.io no-such-class was not found in Kubernetes: (NotFound)"
+    )
+
+
+def test_k8s_check_summaries_of_the_labs_cluster():
+    from cephbench.kube import check
+    from cephbench.targets.pvc import class_fingerprint, node_fingerprint
+
+    [sc] = check.storage_classes(_json("storageclasses.json")["items"])
+    assert (sc["name"], sc["provisioner"], sc["binding_mode"], sc["reclaim_policy"]) == (
+        "cephbench-lab", "cephbench.lab/rbd-fuse", "Immediate", "Delete",
+    )  # fmt: skip
+    assert sc["parameters"]["pool"] == "k8s" and sc["default"] is False
+    [node] = check.nodes(_json("nodes.json")["items"])
+    assert node["name"] == "vm" and node["ready"] and node["kubelet"] == "v1.37.2"
+    assert check.csi_drivers(_json("csidrivers.json")["items"]) == []
+    fp = class_fingerprint(_json("storageclasses.json")["items"][0])
+    assert fp["provisioner"] == "cephbench.lab/rbd-fuse" and fp["parameters"] == sc["parameters"]
+    assert node_fingerprint(_json("nodes.json")["items"][0])["kernel"] == node["kernel"]
+    from tests.contract import validate
+
+    doc = {"schema": "cephbench.k8s/1", "context": "lab", "server_version": "v1.37.2",
+           "nodes": [node], "storage_classes": [sc], "csi_drivers": [],
+           "permissions": [{"verb": n.verb, "resource": n.resource, "namespace": None,
+                            "allowed": True, "why": n.why} for n in NEEDS],
+           "unavailable": []}  # fmt: skip
+    validate(doc)

@@ -188,6 +188,7 @@ def error_of(result: ProcessResult, args: Sequence[str], what: str | None) -> Ce
         (ln for ln in lines if ln.startswith(("Error", "error"))), lines[-1] if lines else ""
     )
     line = line.removeprefix("Error from server").removeprefix("error: ").strip()
+    line = re.sub(r"^\(\w+\): ", "", line)  # "(NotFound): ..."
     verb = args[0] if args else "kubectl"
     found = _FORBIDDEN.search(text)
     if found or "(Forbidden)" in text:
