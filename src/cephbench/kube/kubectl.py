@@ -226,5 +226,5 @@ def error_of(result: ProcessResult, args: Sequence[str], what: str | None) -> Ce
     missing = _NOT_FOUND.search(text)
     if missing or "NotFound" in text:
         name = what or (f"{missing.group(1)} {missing.group(2)}" if missing else "the object")
-        return NotFound(f"{name} was not found in Kubernetes: {line}")
+        return NotFound(f"{name} was not found in Kubernetes" + ("" if missing else f": {line}"))
     return KubeError(f"kubectl {verb} failed{f' ({what})' if what else ''}: {line}")

@@ -290,7 +290,7 @@ class PvcTarget(Target):
                     f.stderr,
                     f.returncode if f.returncode is not None else -1,
                     started,
-                    0.0,
+                    seconds,
                 )
             )
             if f.returncode != 0:
