@@ -3,9 +3,9 @@
 The pods have no route from this machine (a pod network need not reach it), so fio's
 client/server mode is not used: fio runs inside each pod through ``kubectl exec``
 (kube/pods.py: started detached in every pod, then waited for), one workload per fio process.
-Every job waits in its ``exec_prerun`` until one wall-clock instant chosen a little ahead
-(as ``--clients`` does, many.py), and prints the time it went on: their spread is the
-workload's ``start_skew_ms``. Each pod's JSON+ report becomes one client's entries of a fio
+With several pods, every job waits in its ``exec_prerun`` until one wall-clock instant chosen
+a little ahead (as ``--clients`` does, many.py), and prints the time it went on: their spread
+is the workload's ``start_skew_ms``; one pod starts as soon as it is set up. Each pod's JSON+ report becomes one client's entries of a fio
 client/server document (``hostname`` the pod and its node), so the same parser gives each
 pod's figures and the exact aggregate (sums with fsum, latency percentiles from the merged
 json+ bins: clients.py), never fio's own "All clients". The raw output stored is that
@@ -139,7 +139,9 @@ def run_pod_batch(
     """One workload in every pod at once, as one step."""
     started, t0 = now(), time.monotonic()
     launched = time.time()
-    text = with_pod_start_gate(batch.jobfile, launched + clients.gate.lead).render()
+    gated = len(podset.pods) > 1  # one pod has nobody to wait for: it starts once set up
+    jobfile = with_pod_start_gate(batch.jobfile, launched + clients.gate.lead) if gated else None
+    text = (jobfile or batch.jobfile).render()
     tag = f"w{next(_steps)}"
     argv = ["fio", f"--output-format={fio_command.OUTPUT_FORMAT}", f"{tag}.fio"]
     prerun = [str(PurePosixPath(RUN_DIR) / f"{j.name}.prerun.txt") for j in batch.jobfile.jobs]
@@ -151,7 +153,7 @@ def run_pod_batch(
         RUN_DIR, tag, on_tick=lambda elapsed: ctx.progress.update(repeat, name, elapsed)
     )
     starts, arrived = {}, []
-    for pod in podset.pods:
+    for pod in podset.pods if gated else ():
         gone, came = gate_times(podset.read(pod, *prerun))
         if gone:
             starts[pod.host] = min(gone)
