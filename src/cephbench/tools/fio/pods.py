@@ -5,11 +5,11 @@ client/server mode is not used: fio runs inside each pod through ``kubectl exec`
 (kube/pods.py: started detached in every pod, then waited for), one workload per fio process.
 With several pods, every job waits in its ``exec_prerun`` until one wall-clock instant chosen
 a little ahead (as ``--clients`` does, many.py), and prints the time it went on: their spread
-is the workload's ``start_skew_ms``; one pod starts as soon as it is set up. Each pod's JSON+ report becomes one client's entries of a fio
-client/server document (``hostname`` the pod and its node), so the same parser gives each
-pod's figures and the exact aggregate (sums with fsum, latency percentiles from the merged
-json+ bins: clients.py), never fio's own "All clients". The raw output stored is that
-document, each pod's jobs exactly as fio printed them.
+is the workload's ``start_skew_ms``; one pod starts as soon as it is set up. Each pod's JSON+
+report becomes one client's entries of a fio client/server document (``hostname`` the pod
+and its node), so the same parser gives each pod's figures and the exact aggregate (sums with
+fsum, latency percentiles from the merged json+ bins: clients.py), never fio's own "All
+clients". The raw output stored is that document, each pod's jobs exactly as fio printed them.
 """
 
 from __future__ import annotations
