@@ -14,6 +14,7 @@ from cephbench.cli import run_options as bundles
 from cephbench.cli.options import SectionedCommand
 from cephbench.cli.run_options import run_request_options
 from cephbench.errors import UsageError
+from cephbench.kube.options import KubeOptions
 from cephbench.planning.request import (
     SCHEMA,
     AdaptiveOptions,
@@ -94,6 +95,7 @@ FULL = RunRequest(
     device=DeviceOptions(destroy_data="/dev/sdz", drop_caches=True),
     rados_bench=RadosBenchOptions(concurrent_ios=32, object_size="1M", run_name="cb"),
     network=NetworkOptions(all_pairs_at_once=True, procs=4),
+    kube=KubeOptions(3, "Block", "img:1", "/k", "ctx", "ns", "a=b", True, "2", "1Gi"),
 )
 """A request with no part at its default: a field left out of the JSON would not round-trip."""
 
@@ -125,6 +127,7 @@ def test_the_stored_shape():
         "rados_bench",
         "clients",
         "network",
+        "kube",
     ]
     assert doc["axes"] == {
         "rw": ["randread", "randrw"],

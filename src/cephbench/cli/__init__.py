@@ -76,6 +76,10 @@ BUILTIN_COMMANDS: dict[str, Entry] = {
         "cephbench.cli.hosts:hosts",
         "The machines a benchmark runs from and across, reached over ssh.",
     ),
+    "k8s": Entry(
+        "cephbench.cli.k8s:k8s",
+        "Kubernetes: what a cluster offers cephbench's pvc: target, and its fio image.",
+    ),
     "completion": Entry(
         "cephbench.cli.completion:completion",
         "Print the shell completion script for bash, zsh or fish.",

@@ -37,6 +37,7 @@ def run(suite: str, fmt: str, store: Store, resume_ref: str | None, **parts) -> 
       cephbench run osd                               # ceph tell osd.N bench, every up OSD
       cephbench run network                           # iperf3 between the lab's hosts
       cephbench run network --hosts ceph --streams-procs 4   # between the cluster's hosts
+      cephbench run quick --target pvc:ceph-block --pods 3   # fio in 3 Kubernetes pods at once
     """
     from cephbench.cli.show import emit_run
     from cephbench.planning.request import RunRequest

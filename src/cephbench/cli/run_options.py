@@ -14,6 +14,8 @@ from cephbench.ceph.health import DEFAULT_INTERVAL
 from cephbench.ceph.session import HealthOptions
 from cephbench.cli.complete import complete_column, complete_run_ref
 from cephbench.cli.options import Bundle, opt
+from cephbench.kube.objects import DEFAULT_IMAGE
+from cephbench.kube.options import KubeOptions
 from cephbench.planning import request as rq
 from cephbench.tools.iperf3.options import NetworkOptions
 from cephbench.tools.plan import Overrides
@@ -29,7 +31,8 @@ run_basics = Bundle(
             metavar="KIND:LOCATION",
             help="Where the I/O goes: file:DIR_OR_NEW_FILE, device:/dev/X, rbd:POOL/IMAGE, rbd:lab "
             "(a fresh pool and image in the lab; the default while a lab is running), "
-            "rados:POOL or rados:lab (the rados suite), "
+            "rados:POOL or rados:lab (the rados suite), pvc:STORAGECLASS or pvc:claim/NAME "
+            "(fio in Kubernetes pods), "
             "ceph:cluster (the osd and network suites), "
             "cephfs:FSNAME[/PATH] or cephfs:lab (CephFS, mounted for the run).",
         ),
@@ -327,6 +330,47 @@ clients = Bundle(
     ),
 )
 
+kube = Bundle(
+    "Kubernetes (pvc: targets)",
+    [
+        opt(
+            "--pods",
+            type=click.IntRange(1, 256),
+            default=1,
+            show_default=True,
+            help="fio in N pods at once, each on a claim of its own, starting together; each "
+            "pod's figures are stored with the exact aggregate.",
+        ),
+        opt(
+            "--volume-mode",
+            type=click.Choice(["Filesystem", "Block"]),
+            default="Filesystem",
+            show_default=True,
+            help="Block: fio on the claim's raw device in the pod (a claim cephbench made).",
+        ),
+        opt(
+            "--image",
+            default=DEFAULT_IMAGE,
+            show_default=True,
+            help="The pods' image: it needs fio, sh, date and sleep (`cephbench k8s image` "
+            "builds one from this machine's fio).",
+        ),
+        opt("--kubeconfig", metavar="FILE", help="kubectl's --kubeconfig (default: KUBECONFIG)."),
+        opt("--context", help="kubectl's --context (default: the current context)."),
+        opt(
+            "--namespace",
+            metavar="NS",
+            help="An existing namespace to work in (only cephbench's labelled objects are made "
+            "and deleted there); default: a fresh namespace for the run.",
+        ),
+        opt("--node-selector", metavar="K=V,...", help="The pods' nodeSelector."),
+        opt("--spread", is_flag=True, help="At most one of the run's pods per node."),
+        opt("--pod-cpu", metavar="CPU", help="Each pod's CPU request and limit (e.g. 2)."),
+        opt("--pod-memory", metavar="MEM", help="Each pod's memory request and limit (e.g. 1Gi)."),
+    ],
+    "kube",
+    KubeOptions,
+)
 
 network = Bundle(
     "Network suite (iperf3 between the --hosts)",
@@ -364,6 +408,7 @@ RUN_BUNDLES = (
     health,
     rados_bench,
     clients,
+    kube,
     network,
 )
 """Every option of ``cephbench run`` but output and store, in the order ``--help`` shows them."""

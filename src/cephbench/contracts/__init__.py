@@ -29,6 +29,8 @@ kind                        printed by                               top level
                                                                      order, rounds, summary
 ``cephbench.explanation/1`` ``explain RUN --format json``            run, diagnosis_run,
                                                                      capabilities, workloads
+``cephbench.k8s/1``         ``k8s check --format json``              server, nodes, classes,
+                                                                     CSI drivers, permissions
 =========================== ======================================== ==========================
 
 Units are in the field names as in the model (``_bytes``, ``_bytes_per_s``, ``_us``, ``_s``).
@@ -59,6 +61,7 @@ HOSTS = "cephbench.hosts/1"
 DIAGNOSIS = "cephbench.diagnosis/1"
 AB = "cephbench.ab/1"
 EXPLANATION = "cephbench.explanation/1"
+K8S = "cephbench.k8s/1"
 KINDS = (
     RUN,
     RUNS,
@@ -72,6 +75,7 @@ KINDS = (
     DIAGNOSIS,
     AB,
     EXPLANATION,
+    K8S,
 )
 PREFIX = "cephbench."
 

@@ -33,7 +33,9 @@ PAUSE_IMAGE = "localhost/pause"
 PAUSE_TAG = "cephbench"
 PAUSE_SOURCE = Path(__file__).with_name("pause")
 #: Programs the fio image carries beside fio: a shell and what idle pods run.
-TOOLS = ("/bin/sh", "/usr/bin/sleep", "/usr/bin/tail", "/usr/bin/cat")
+TOOLS = ("/bin/sh", "/usr/bin/sleep", "/usr/bin/tail", "/usr/bin/cat", "/usr/bin/date")
+"""What pods need beside fio: a shell, and the programs the in-pod scripts call (date for the
+shared start instant of several pods, tools/fio/pods.py)."""
 PATH_ENV = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 _LDD_PATH = re.compile(r"(?:=>\s*)?(/\S+)\s+\(0x[0-9a-f]+\)")
 _FIO_VERSION = re.compile(r"fio-(\d[\w.+~-]*)")

@@ -25,6 +25,7 @@ import socket
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
@@ -255,7 +256,8 @@ def _images(rec: Recorder, progress: Progress) -> tuple[str, list[Path]]:
         go = k8s_build.find_go((1, 21, 0), progress)
         kimage.build_pause_image(pause, go.path, go.env)
     st = Path(kimage.FIO).stat()
-    fio = cache / f"fio-{st.st_size}-{st.st_mtime_ns}.tar"  # a new fio binary: a new image
+    tools = zlib.crc32(" ".join(kimage.TOOLS).encode())  # a new fio binary or tool: a new image
+    fio = cache / f"fio-{st.st_size}-{st.st_mtime_ns}-{tools:08x}.tar"
     if fio.with_suffix(".ref").exists():  # written after the tar
         ref = kimage.ImageRef(kimage.FIO_IMAGE, _fio_tag(fio), _fio_tag(fio), fio)
     else:

@@ -26,6 +26,7 @@ from cephbench.ceph.connection import DEFAULT_TIMEOUT
 from cephbench.ceph.health import DEFAULT_INTERVAL
 from cephbench.ceph.session import HealthOptions
 from cephbench.errors import UsageError
+from cephbench.kube.options import KubeOptions
 from cephbench.system.units import parse_seconds
 from cephbench.tools.fio.steady_criterion import SteadyState
 from cephbench.tools.fio.sweep import AXES, Axes
@@ -159,6 +160,8 @@ class RunRequest:
     rados_bench: RadosBenchOptions = field(default_factory=RadosBenchOptions)
     clients: ClientsOptions = field(default_factory=ClientsOptions)
     network: NetworkOptions = field(default_factory=NetworkOptions)
+    kube: KubeOptions = field(default_factory=KubeOptions)
+    """``pvc:`` targets: pods, image, kubeconfig... (kube/options.py)."""
 
     def __post_init__(self) -> None:
         if self.overrides != Overrides(**self.overrides.own()):
@@ -179,7 +182,7 @@ class RunRequest:
 
         plan = r.plan(self.suite, self.overrides, self.axes, self.steady, self.rados_bench, note)
         r.check(plan, self.network, resume)
-        target = r.target(self.target, plan, self.device, self.ceph, self.pool)
+        target = r.target(self.target, plan, self.device, self.ceph, self.pool, self.kube)
         r.check_shared(target, self.clients)
         options = r.run_options(
             self.health, self.adaptive, self.capture, self.device, self.clients, self.network
@@ -206,6 +209,7 @@ class RunRequest:
             "rados_bench": _plain(self.rados_bench),
             "clients": _plain(self.clients),
             "network": _plain(self.network),
+            "kube": _plain(self.kube),
         }
 
     @classmethod
@@ -283,6 +287,7 @@ def _from_v1(data: dict[str, Any]) -> RunRequest:
         rados_bench=_part(RadosBenchOptions, data, "rados_bench"),
         clients=_part(ClientsOptions, data, "clients"),
         network=_part(NetworkOptions, data, "network"),
+        kube=_part(KubeOptions, data, "kube"),
     )
 
 

@@ -23,6 +23,7 @@ from cephbench.tools.options import RunOptions
 
 if TYPE_CHECKING:
     from cephbench.ceph.session import HealthOptions
+    from cephbench.kube.options import KubeOptions
     from cephbench.planning.request import (
         AdaptiveOptions,
         CaptureOptions,
@@ -91,9 +92,10 @@ def target(
     device: DeviceOptions,
     ceph: CephConnectionOptions,
     pool: PoolOptions,
+    kube: KubeOptions | None = None,
 ) -> Target:
     """The target (``spec``, else the suite's or the running lab's), configured for its
-    cluster when it is on one."""
+    cluster when it is on one (``kube``: a ``pvc:`` target's pods, image, kubeconfig...)."""
     from cephbench.targets import TargetOptions, parse_target
 
     found = parse_target(
@@ -103,6 +105,7 @@ def target(
     if device.cephfs_client != "ceph-fuse" and found.kind != "cephfs":
         raise UsageError(f"--client is for cephfs: targets, not {found.kind}:")
     _configure(found, plan, ceph, pool)
+    _configure_kube(found, plan, pool, kube)
     return found
 
 
@@ -147,6 +150,24 @@ def _default_target(plan: RunPlan) -> str:
             hint="e.g. --target file:/mnt/bench, or start a lab: cephbench lab up",
         )
     return "rbd:lab"
+
+
+def _configure_kube(
+    target: Target, plan: RunPlan, pool: PoolOptions, kube: KubeOptions | None
+) -> None:
+    """A ``pvc:`` target's options; refused for other targets."""
+    from cephbench.targets.pvc import PvcTarget
+
+    if isinstance(target, PvcTarget):
+        from cephbench.kube.options import KubeOptions
+
+        target.configure(kube or KubeOptions(), prefill=pool.prefill and plan.reads)
+    elif kube is not None and kube.given:
+        raise UsageError(
+            f"--pods, --image, --kubeconfig and the other Kubernetes options are for pvc: "
+            f"targets, not {target.kind}:",
+            hint="e.g. --target pvc:STORAGECLASS --pods 3",
+        )
 
 
 def _configure(

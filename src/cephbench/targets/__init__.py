@@ -18,6 +18,7 @@ from cephbench.registry import Registry
 
 if TYPE_CHECKING:
     from cephbench.ceph.connection import Connection
+    from cephbench.kube.pods import PodSet
     from cephbench.model import RawOutput
     from cephbench.store import ResourceLog
 
@@ -28,6 +29,7 @@ BUILTIN_TARGETS: dict[str, str] = {
     "rados": "cephbench.targets.rados:RadosTarget",
     "ceph": "cephbench.targets.cluster:ClusterTarget",
     "cephfs": "cephbench.targets.cephfs:CephfsTarget",
+    "pvc": "cephbench.targets.pvc:PvcTarget",
 }
 
 # Options a target replaces in every job: where the data lives is the target's to say.
@@ -43,6 +45,8 @@ class FioTarget:
     tree: str | None = None
     """A directory of the run's own that the target removes with all it holds afterwards:
     where the metadata suite's engines create their files (None: the target has none)."""
+    pods: PodSet | None = None
+    """Kubernetes pods fio runs in (``pvc:``), through ``kubectl exec``; None: this machine."""
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,11 @@ def fio_steps(ctx: RunContext) -> Iterator[Step]:
 
         yield from clients_steps(ctx, ctx.clients)
         return
+    if ctx.fio_target.pods is not None:  # pvc: fio in Kubernetes pods (pods.py)
+        from cephbench.tools.fio.pods import pod_steps
+
+        yield from pod_steps(ctx, ctx.fio_target.pods)
+        return
     plan, schedule = ctx.plan, ctx.schedule
     seconds = {w.name: w.seconds for w in plan.workloads}
     planned_repeats = min(schedule.repeats, MIN_REPEATS) if schedule.adaptive else schedule.repeats

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 class Fio(Tool):
     name = "fio"
-    target_kinds = ("file", "device", "rbd", "cephfs")
+    target_kinds = ("file", "device", "rbd", "cephfs", "pvc")
     resumable = True
     undo = (undo_process, undo_dir, undo_remote_mount)  # --clients: servers, dirs, mounts
 

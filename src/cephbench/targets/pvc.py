@@ -1,0 +1,419 @@
+"""``pvc:CLASS`` and ``pvc:claim/NAME``: fio in pods on Kubernetes volumes.
+
+``pvc:CLASS`` makes, for the run, a namespace ``cephbench-<run>-<hex>`` (or, with
+``--namespace NS``, only labelled objects in that existing one), one PersistentVolumeClaim of
+StorageClass CLASS per pod (``--pods N``, ``--size``, ``--volume-mode``) and one idle pod on
+each (``--image``, ``--node-selector``, ``--spread``, ``--pod-cpu``, ``--pod-memory``),
+prefills each new volume before read workloads (``--no-prefill`` to skip), and deletes it all
+when the run ends, however it ends; each object is recorded in the resource log before it is
+made (kube/undo.py), so ``cephbench cleanup`` deletes it after a kill. ``pvc:claim/NAME``
+uses an existing claim in ``--namespace`` (default ``default``) as it is: never prefilled,
+never deleted (only the pod cephbench adds is).
+
+fio runs in the pods through ``kubectl exec`` (tools/fio/pods.py), reaching the volume as a
+file on the mounted filesystem or, with ``--volume-mode Block``, as the raw device. What the
+run used is fingerprinted: the server's version, the pods' nodes (kernel, CPUs), the
+StorageClass (provisioner, parameters, binding mode, reclaim policy), each volume's PV (CSI
+driver and volume attributes, or local path), access and volume mode, image, fio's version.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import secrets
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+from cephbench.errors import TargetError, UsageError
+from cephbench.kube import objects, reasons
+from cephbench.kube import undo as kundo
+from cephbench.kube.kubectl import Kubectl, NotFound, wait_for
+from cephbench.kube.options import VOLUME_MODES, KubeOptions
+from cephbench.kube.pods import Pod, PodSet, first_line
+from cephbench.model import RawOutput, now
+from cephbench.resources.shield import deferred_interrupts
+from cephbench.store import ResourceLog
+from cephbench.system.units import format_size
+from cephbench.targets import FioTarget, Target, TargetOptions
+
+CLAIM = "claim/"
+DEFAULT_SIZE = 1 << 30
+WAIT_SECONDS = float(os.environ.get("CEPHBENCH_K8S_WAIT", "180"))
+"""Seconds the pods get to run (claims bound, image there, container started)."""
+DATA_FILE = f"{objects.DATA_MOUNT}/cephbench.fio"
+PREFILL_TOOL = "fio-prefill"
+FINGERPRINT_TOOL = "k8s-volumes"
+
+
+class PvcTarget(Target):
+    kind = "pvc"
+    undo = kundo.UNDO
+
+    def __init__(self, location: str, options: TargetOptions):
+        super().__init__(location, options)
+        self.kube = KubeOptions()
+        self.prefill = True
+        self.size = 0
+        self.sized = False
+        """The workloads name no size: fio's file gets the claim's data size."""
+        self.outputs: list[RawOutput] = []
+        self.podset: PodSet | None = None
+        if location.startswith(CLAIM):
+            self.claim: str | None = location.removeprefix(CLAIM)
+            self.storage_class: str | None = None
+            name = self.claim
+        else:
+            self.claim, self.storage_class, name = None, location, location
+        if not objects.valid_name(name):
+            raise TargetError(
+                f"'pvc:{location}' names no StorageClass or claim",
+                hint="pvc:CLASS (e.g. pvc:ceph-block) or pvc:claim/NAME",
+            )
+
+    def configure(self, kube: KubeOptions, prefill: bool) -> None:
+        if kube.volume_mode not in VOLUME_MODES:
+            raise UsageError(f"--volume-mode {kube.volume_mode}: Block or Filesystem")
+        if kube.namespace is not None and not objects.valid_name(kube.namespace):
+            raise UsageError(f"--namespace {kube.namespace} is not a namespace name")
+        try:
+            objects.parse_node_selector(kube.node_selector)
+        except ValueError as e:
+            raise UsageError(
+                f"--node-selector: {e}", hint="e.g. --node-selector disk=ssd"
+            ) from None
+        if self.claim is not None and kube.pods != 1:
+            raise UsageError("an existing claim takes one pod", hint="use pvc:CLASS with --pods N")
+        self.kube, self.prefill = kube, prefill
+
+    @property
+    def kubectl(self) -> Kubectl:
+        return Kubectl(self.kube.kubeconfig, self.kube.context)
+
+    @property
+    def namespace(self) -> str:
+        return self.kube.namespace or "default"
+
+    def check(self, size: int) -> None:
+        k = self.kubectl
+        self.size, self.sized = size or DEFAULT_SIZE, not size
+        if self.kube.namespace is not None:
+            k.get("namespace", self.kube.namespace, what=f"namespace {self.kube.namespace}")
+        if self.storage_class is not None:
+            try:
+                k.get("storageclass", self.storage_class)
+            except NotFound:
+                known = [c["metadata"]["name"] for c in k.items("storageclass")]
+                raise TargetError(
+                    f"there is no StorageClass {self.storage_class}",
+                    hint=f"those there are: {', '.join(known) or 'none'} (`cephbench k8s check`)",
+                ) from None
+        else:
+            claim = k.get(
+                "pvc",
+                self.claim or "",
+                namespace=self.namespace,
+                what=f"claim {self.claim} in namespace {self.namespace}",
+            )
+            self.storage_class = claim.get("spec", {}).get("storageClassName")
+
+    @property
+    def claim_size(self) -> str:
+        """The claim's request: the data and room for the filesystem's own (10 %, 64 MiB)."""
+        mib = math.ceil((self.size * 1.1 + (64 << 20)) / (1 << 20))
+        return f"{mib}Mi"
+
+    @contextmanager
+    def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
+        k, image = self.kubectl, self.kube.image
+        tag = f"cephbench-{run_id}-{secrets.token_hex(2)}"  # unique across stores sharing a NS
+        with ExitStack() as undo:
+            if self.kube.namespace is None:
+                ns = objects.fresh_namespace(run_id)
+                self._create(undo, resources, objects.namespace(ns, run_id), run_id)
+                wait_for(
+                    f"the default ServiceAccount of namespace {ns}",
+                    lambda: True if k.items("serviceaccount", namespace=ns) else None,
+                    60,
+                )
+            else:
+                ns = self.kube.namespace
+            claims = [self.claim] if self.claim else []
+            for i in range(self.kube.pods if not self.claim else 0):
+                name = f"{tag}-{i}"
+                manifest = objects.pvc(
+                    name,
+                    ns,
+                    run_id,
+                    self.storage_class or "",
+                    self.claim_size,
+                    self.kube.volume_mode,
+                )
+                self._create(undo, resources, manifest, run_id, own_ns=self.kube.namespace)
+                claims.append(name)
+            names = []
+            for i, claim in enumerate(claims):
+                name = f"{tag}-fio-{i}"
+                manifest = objects.pod(
+                    name,
+                    ns,
+                    run_id,
+                    claim,
+                    image,
+                    volume_mode=self.kube.volume_mode,
+                    node_selector=objects.parse_node_selector(self.kube.node_selector),
+                    cpu=self.kube.pod_cpu,
+                    memory=self.kube.pod_memory,
+                    spread=self.kube.spread,
+                )
+                self._create(undo, resources, manifest, run_id, own_ns=self.kube.namespace)
+                names.append(name)
+            running = self._wait_running(k, ns, run_id, names, claims)
+            self.podset = PodSet(
+                k,
+                ns,
+                tuple(
+                    Pod(n, running[n]["spec"].get("nodeName", ""), c)
+                    for n, c in zip(names, claims, strict=True)
+                ),
+            )
+            version = first_line(self.podset.exec(self.podset.pods[0], ["fio", "--version"]))
+            self.outputs.append(self._fingerprint(k, ns, claims, version))
+            fresh = self.claim is None
+            if fresh and self.prefill:
+                self._prefill(self.podset)
+            options = {"filename": self.filename}
+            if self.sized and self.kube.volume_mode != "Block":
+                options["size"] = format_size(self.size)
+            yield FioTarget(options, pods=self.podset)
+
+    @property
+    def filename(self) -> str:
+        return objects.DEVICE_PATH if self.kube.volume_mode == "Block" else DATA_FILE
+
+    def _create(
+        self,
+        undo: ExitStack,
+        resources: ResourceLog,
+        manifest: dict[str, Any],
+        run_id: int,
+        own_ns: str | None = "",
+    ) -> None:
+        """Record and create ``manifest``; its deletion registered in ``undo``. Objects in
+        the run's own namespace go with it (only the namespace is recorded)."""
+        k = self.kubectl
+        if own_ns is None:  # inside the fresh namespace: deleted with it
+            k.create(manifest)
+            return
+        kind, name = manifest["kind"], manifest["metadata"]["name"]
+        ns = manifest["metadata"].get("namespace")
+        with deferred_interrupts():
+            rid, _ = kundo.create_recorded(k, resources, manifest, run_id)
+            undo.callback(_delete_recorded, k, kind, name, ns, run_id, resources, rid)
+
+    def _wait_running(
+        self, k: Kubectl, ns: str, run_id: int, names: list[str], claims: list[str]
+    ) -> dict[str, dict[str, Any]]:
+        image = self.kube.image
+
+        def probe() -> dict[str, dict[str, Any]] | None:
+            pods = {
+                p["metadata"]["name"]: p
+                for p in k.items("pods", "-l", objects.selector(run_id), namespace=ns)
+            }
+            for name in names:
+                pod = pods.get(name)
+                if pod is None:
+                    return None
+                failure = reasons.pod_failure(pod, [], image)
+                if failure is not None and "no node can take" not in failure:
+                    raise TargetError(failure, hint=_hint(failure, image))
+            ready = all(
+                (pods[n].get("status") or {}).get("phase") == "Running"
+                and all(c.get("ready") for c in pods[n]["status"].get("containerStatuses") or [])
+                for n in names
+            )
+            return pods if ready else None
+
+        def why() -> str | None:
+            events = k.items("events", namespace=ns)
+            for claim in claims:
+                found = k.get("pvc", claim, namespace=ns)
+                reason = reasons.pending_reason(found, events)
+                if reason:
+                    return f"claim {claim} is Pending: {reason}"
+            for pod in k.items("pods", "-l", objects.selector(run_id), namespace=ns):
+                reason = reasons.pod_failure(pod, events, image)
+                if reason:
+                    return reason
+            return None
+
+        return wait_for(
+            f"{len(names)} pod(s) in namespace {ns} to run",
+            probe,
+            WAIT_SECONDS,
+            why=why,
+            hint="`cephbench k8s check` shows the StorageClasses and nodes",
+        )
+
+    def _prefill(self, podset: PodSet) -> None:
+        """Write each new volume once, sequentially, so reads hit written blocks."""
+        argv = [
+            "fio",
+            "--name=prefill",
+            f"--filename={self.filename}",
+            "--rw=write",
+            "--bs=4M",
+            "--iodepth=16",
+            "--ioengine=libaio",
+            "--direct=1",
+            f"--size={format_size(self.size)}",
+            "--output-format=json",
+        ]
+        started, t0 = now(), time.monotonic()
+        for pod in podset.pods:
+            podset.start(pod, objects.WORKDIR, "prefill", argv)
+        finished, interrupted = podset.wait(objects.WORKDIR, "prefill", timeout=3600)
+        if interrupted:
+            raise KeyboardInterrupt
+        seconds = time.monotonic() - t0
+        for f in finished:
+            self.outputs.append(
+                RawOutput(
+                    PREFILL_TOOL,
+                    [f"pod/{f.pod.name}", *argv],
+                    None,
+                    f.stdout,
+                    f.stderr,
+                    f.returncode if f.returncode is not None else -1,
+                    started,
+                    seconds,
+                )
+            )
+            if f.returncode != 0:
+                raise TargetError(
+                    f"prefilling the volume in pod {f.pod.name} failed: "
+                    f"{(f.stderr.strip().splitlines() or ['exit ' + str(f.returncode)])[-1]}"
+                )
+
+    def _fingerprint(self, k: Kubectl, ns: str, claims: list[str], fio: str) -> RawOutput:
+        """The volumes the run got (each claim's PV) and the pods' fio, kept with the run."""
+        volumes = []
+        for claim in claims:
+            found = k.get("pvc", claim, namespace=ns)
+            pv_name = found.get("spec", {}).get("volumeName")
+            pv = k.get("pv", pv_name) if pv_name else {}
+            volumes.append({"claim": claim, **volume_fingerprint(found, pv)})
+        data = {"fio_version": fio, "image": self.kube.image, "volumes": volumes}
+        return RawOutput(
+            FINGERPRINT_TOOL,
+            ["kubectl", "get", "pvc,pv"],
+            None,
+            json.dumps(data, indent=1),
+            "",
+            0,
+            now(),
+            0.0,
+        )
+
+    def setup_outputs(self) -> list[RawOutput]:
+        return list(self.outputs)
+
+    def describe(self) -> dict[str, Any]:
+        """The cluster and the class, known before the run: see :func:`cluster_fingerprint`."""
+        info: dict[str, Any] = {
+            "spec": self.spec,
+            "pods": self.kube.pods,
+            "volume_mode": self.kube.volume_mode,
+            "image": self.kube.image,
+            "access_mode": "ReadWriteOnce",
+        }
+        info.update(cluster_fingerprint(self.kubectl, self.storage_class))
+        return info
+
+
+def _hint(failure: str, image: str) -> str | None:
+    if "image" in failure:
+        return reasons.image_hint(image)
+    if "OOMKilled" in failure:
+        return "raise --pod-memory"
+    return None
+
+
+def _delete_recorded(
+    k: Kubectl,
+    kind: str,
+    name: str,
+    ns: str | None,
+    run_id: int,
+    resources: ResourceLog,
+    rid: int,
+) -> None:
+    with deferred_interrupts():
+        kundo.delete(k, kind, name, ns, run_id)
+        resources.removed(rid)
+
+
+def cluster_fingerprint(k: Kubectl, storage_class: str | None) -> dict[str, Any]:
+    """Kubernetes' version, the nodes (kernel, OS, CPUs), and the StorageClass."""
+    out: dict[str, Any] = {"kubernetes": k.server_version()}
+    out["nodes"] = [node_fingerprint(n) for n in k.items("nodes")]
+    if storage_class:
+        out["storage_class"] = class_fingerprint(k.get("storageclass", storage_class))
+    return out
+
+
+def node_fingerprint(node: dict[str, Any]) -> dict[str, Any]:
+    info = (node.get("status") or {}).get("nodeInfo") or {}
+    cap = (node.get("status") or {}).get("capacity") or {}
+    return {
+        "name": node.get("metadata", {}).get("name"),
+        "kernel": info.get("kernelVersion"),
+        "os": info.get("osImage"),
+        "arch": info.get("architecture"),
+        "cpus": cap.get("cpu"),
+        "memory": cap.get("memory"),
+        "kubelet": info.get("kubeletVersion"),
+        "runtime": info.get("containerRuntimeVersion"),
+    }
+
+
+def class_fingerprint(sc: dict[str, Any]) -> dict[str, Any]:
+    annotations = sc.get("metadata", {}).get("annotations") or {}
+    return {
+        "name": sc.get("metadata", {}).get("name"),
+        "provisioner": sc.get("provisioner"),
+        "parameters": dict(sc.get("parameters") or {}),
+        "binding_mode": sc.get("volumeBindingMode", "Immediate"),
+        "reclaim_policy": sc.get("reclaimPolicy", "Delete"),
+        "default": annotations.get("storageclass.kubernetes.io/is-default-class") == "true",
+    }
+
+
+def volume_fingerprint(claim: dict[str, Any], pv: dict[str, Any]) -> dict[str, Any]:
+    """A claim's volume: access and volume mode, capacity, and the PV's CSI driver and
+    attributes (ceph-csi's pool, imageName, clusterID) or local path."""
+    spec = pv.get("spec") or {}
+    out: dict[str, Any] = {
+        "volume": pv.get("metadata", {}).get("name"),
+        "access_modes": (claim.get("spec") or {}).get("accessModes"),
+        "volume_mode": (claim.get("spec") or {}).get("volumeMode", "Filesystem"),
+        "capacity": (spec.get("capacity") or {}).get("storage"),
+        "reclaim_policy": spec.get("persistentVolumeReclaimPolicy"),
+    }
+    if "csi" in spec:
+        csi = spec["csi"]
+        out["csi"] = {
+            "driver": csi.get("driver"),
+            "fs_type": csi.get("fsType"),
+            "volume_handle": csi.get("volumeHandle"),
+            "attributes": dict(csi.get("volumeAttributes") or {}),
+        }
+    elif "local" in spec:
+        out["local"] = {"path": spec["local"].get("path"), "fs_type": spec["local"].get("fsType")}
+    elif "hostPath" in spec:
+        out["host_path"] = spec["hostPath"].get("path")
+    return out

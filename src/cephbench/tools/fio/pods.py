@@ -1,0 +1,169 @@
+"""fio in Kubernetes pods (the ``pvc:`` target): a second kind of client beside ssh hosts.
+
+The pods have no route from this machine (a pod network need not reach it), so fio's
+client/server mode is not used: fio runs inside each pod through ``kubectl exec``
+(kube/pods.py: started detached in every pod, then waited for), one workload per fio process.
+With several pods, every job waits in its ``exec_prerun`` until one wall-clock instant chosen
+a little ahead (as ``--clients`` does, many.py), and prints the time it went on: their spread
+is the workload's ``start_skew_ms``; one pod starts as soon as it is set up. Each pod's JSON+
+report becomes one client's entries of a fio client/server document (``hostname`` the pod
+and its node), so the same parser gives each pod's figures and the exact aggregate (sums with
+fsum, latency percentiles from the merged json+ bins: clients.py), never fio's own "All
+clients". The raw output stored is that document, each pod's jobs exactly as fio printed them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+
+from cephbench.errors import ParseError
+from cephbench.kube.objects import WORKDIR
+from cephbench.kube.pods import Finished, PodSet
+from cephbench.model import RawOutput, now
+from cephbench.system.process import ProcessResult
+from cephbench.tools.base import RunContext, Step
+from cephbench.tools.fio import command as fio_command
+from cephbench.tools.fio import parse as fio_parse
+from cephbench.tools.fio.jobfile import JobFile
+from cephbench.tools.fio.many import Clients, FioServer, _outcomes, read_start, start_skew_ms
+from cephbench.tools.fio.plan import Batch
+from cephbench.tools.schedule import MIN_REPEATS
+
+RUN_DIR = WORKDIR
+_steps = itertools.count(1)
+
+
+def with_pod_start_gate(jobfile: JobFile, at: float) -> JobFile:
+    """Each job waits until ``at`` (seconds since the epoch) in its ``exec_prerun`` and
+    prints the time it went on, then the time it arrived at the gate (its set-up done, in
+    nanoseconds: what the next workload's lead is learnt from); needs only ``sh``, ``date`` (``%N``) and ``sleep`` in the pod (no awk:
+    the wait is computed in the shell's integer arithmetic, in nanoseconds). An image
+    without ``date`` starts each pod's job once it is set up, and no skew is stored."""
+    at_ns = round(at * 1e9)
+    wait = (  # one subshell: fio sends only the last command's output to JOB.prerun.txt
+        "( command -v date >/dev/null 2>&1 || exit 0 && "
+        f"n=$(date +%s%N) && d=$(({at_ns} - n)) && "
+        "( [ $d -le 0 ] || sleep $((d / 1000000000)).$(printf %09d $((d % 1000000000))) ) "
+        "&& date +%s.%N && echo $n )"
+    )
+    jobs = [
+        job if "exec_prerun" in jobfile.merged(job) else job.with_options({"exec_prerun": wait})
+        for job in jobfile.jobs
+    ]
+    return JobFile(jobfile.global_, tuple(jobs))
+
+
+def gate_times(text: str) -> tuple[list[float], list[float]]:
+    """What the start gates printed: when the jobs went on (``1795723103.626794262``) and
+    when they arrived at the gate (nanoseconds, ``1795723103611017216``), in seconds."""
+    gone, came = [], []
+    for line in text.split():
+        if "." in line:
+            if (t := read_start(line)) is not None:
+                gone.append(t)
+        elif line.isdigit():
+            came.append(int(line) / 1e9)
+    return gone, came
+
+
+def as_clients(podset: PodSet) -> Clients:
+    """The pods as fio clients: each pod's entries are named ``pod@node`` (port 0)."""
+    servers = tuple(FioServer(p.host, p.host, 0) for p in podset.pods)
+    return Clients(servers, (), lambda: {})
+
+
+def combined(
+    finished: list[Finished], starts: dict[str, float] | None = None
+) -> tuple[str, str, int]:
+    """Each pod's JSON report as one client/server document (stdout), their stderr (with the
+    pod named), and the worst exit status. The document's ``cephbench pods`` says, per pod,
+    when its fio reported (its ``timestamp_ms``) and when its jobs' start gate let them go
+    (``started``, seconds since the epoch; ``starts``)."""
+    entries: list[dict] = []
+    pods: list[dict] = []
+    version, global_options, errors = None, None, []
+    for f in finished:
+        errors += [f"<{f.pod.host}> {ln}" for ln in f.stderr.splitlines()]
+        try:
+            doc = fio_parse.extract(f.stdout)
+        except ParseError:
+            errors.append(f"<{f.pod.host}> fio: no JSON report (exit {f.returncode})")
+            continue
+        version = version or doc.version
+        pods.append(
+            {
+                "host": f.pod.host,
+                "timestamp_ms": doc.data.get("timestamp_ms"),
+                "started": (starts or {}).get(f.pod.host),
+            }
+        )
+        global_options = global_options or doc.data.get("global options")
+        for job in doc.data.get("jobs", []):
+            entries.append({**job, "hostname": f.pod.host, "port": 0})
+        errors += [f"<{f.pod.host}> {m}" for m in doc.messages]
+    document: dict = {"fio version": version, "client_stats": entries, "cephbench pods": pods}
+    if global_options is not None:
+        document["global options"] = global_options
+    codes = [f.returncode if f.returncode is not None else -1 for f in finished]
+    stdout = json.dumps(document, indent=1) if entries else ""
+    return stdout, "\n".join(errors), max(codes, key=abs) if codes else 0
+
+
+def pod_steps(ctx: RunContext, podset: PodSet) -> Iterator[Step]:
+    """Repeat by repeat, the workloads the schedule asks for, each in every pod at once."""
+    plan, schedule = ctx.plan, ctx.schedule
+    clients = as_clients(podset)
+    seconds = {w.name: w.seconds for w in plan.workloads}
+    planned = min(schedule.repeats, MIN_REPEATS) if schedule.adaptive else schedule.repeats
+    todo = [n for r in range(planned) for n in schedule.pending(r)]
+    ctx.progress.start(sum(seconds[n] for n in todo) if None not in seconds.values() else None)
+    t0 = time.monotonic()
+    for repeat in range(schedule.repeats):
+        names = [
+            n for n in schedule.pending(repeat, time.monotonic() - t0) if n not in schedule.broken
+        ]
+        if not names:
+            continue
+        for batch in plan.only(names).batches(ctx.fio_target.options, True):
+            ctx.before_each()
+            yield run_pod_batch(ctx, podset, clients, repeat, batch)
+
+
+def run_pod_batch(
+    ctx: RunContext, podset: PodSet, clients: Clients, repeat: int, batch: Batch
+) -> Step:
+    """One workload in every pod at once, as one step."""
+    started, t0 = now(), time.monotonic()
+    launched = time.time()
+    gated = len(podset.pods) > 1  # one pod has nobody to wait for: it starts once set up
+    jobfile = with_pod_start_gate(batch.jobfile, launched + clients.gate.lead) if gated else None
+    text = (jobfile or batch.jobfile).render()
+    tag = f"w{next(_steps)}"
+    argv = ["fio", f"--output-format={fio_command.OUTPUT_FORMAT}", f"{tag}.fio"]
+    prerun = [str(PurePosixPath(RUN_DIR) / f"{j.name}.prerun.txt") for j in batch.jobfile.jobs]
+    for pod in podset.pods:  # the job file written, an earlier workload's gate times emptied
+        podset.write(pod, f"{RUN_DIR}/{tag}.fio", text, clear=prerun)
+        podset.start(pod, RUN_DIR, tag, argv)
+    name = batch.jobfile.jobs[0].name
+    finished, interrupted = podset.wait(
+        RUN_DIR, tag, on_tick=lambda elapsed: ctx.progress.update(repeat, name, elapsed)
+    )
+    starts, arrived = {}, []
+    for pod in podset.pods if gated else ():
+        gone, came = gate_times(podset.read(pod, *prerun))
+        if gone:
+            starts[pod.host] = min(gone)
+        arrived += came
+    clients.gate.observe(launched, arrived)
+    skew = start_skew_ms(starts, len(podset.pods))
+    stdout, stderr, code = combined(finished, starts)
+    result = ProcessResult(("kubectl", "exec", *argv), code, stdout, stderr, time.monotonic() - t0)
+    outcomes = _outcomes(result, repeat, batch, clients, interrupted, skew)
+    texts = "\n".join(f"# pod {p.host}\n{text}" for p in podset.pods)
+    raw = RawOutput("fio", result.argv, texts, stdout, stderr, code, started, result.seconds)
+    window = (t0, time.monotonic())
+    return Step(repeat, raw, outcomes, [window] * len(outcomes), interrupted=interrupted)

@@ -1,0 +1,1 @@
+"""kbench (github.com/yasker/kbench): read by ``cephbench import``."""
