@@ -190,7 +190,10 @@ class RunRequest:
         return r.ResolvedRun(plan, target, options, self.label, self.repeats, self.to_json())
 
     def to_json(self) -> dict[str, Any]:
-        """The stored form: ``{"schema": "cephbench.run-request/1", ...}``."""
+        """The stored form: ``{"schema": "cephbench.run-request/1", ...}``. A part added after
+        requests were first stored (``kube``) is stored only when set, as :data:`IF_SET`
+        fields are: the requests of runs that do not use it stay as they were, byte for byte."""
+        kube = {"kube": _plain(self.kube)} if self.kube != KubeOptions() else {}
         return {
             "schema": SCHEMA,
             "suite": self.suite,
@@ -209,7 +212,7 @@ class RunRequest:
             "rados_bench": _plain(self.rados_bench),
             "clients": _plain(self.clients),
             "network": _plain(self.network),
-            "kube": _plain(self.kube),
+            **kube,
         }
 
     @classmethod

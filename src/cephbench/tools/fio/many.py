@@ -32,8 +32,7 @@ from cephbench.tools.base import RunContext, Step
 from cephbench.tools.fio import command as fio_command
 from cephbench.tools.fio.jobfile import JobFile
 from cephbench.tools.fio.plan import Batch
-from cephbench.tools.fio.steps import batch_outcomes
-from cephbench.tools.schedule import MIN_REPEATS
+from cephbench.tools.fio.steps import batch_outcomes, scheduled
 
 START_LEAD = 3.0
 """Seconds from launching ``fio --client`` to the instant every job starts, at first: time for
@@ -135,19 +134,8 @@ def client_argv(servers: Sequence[FioServer], jobfiles: Sequence[str]) -> list[s
 
 def clients_steps(ctx: RunContext, clients: Clients) -> Iterator[Step]:
     """Repeat by repeat, the workloads the schedule asks for, each on every client at once."""
-    plan, schedule = ctx.plan, ctx.schedule
-    seconds = {w.name: w.seconds for w in plan.workloads}
-    planned_repeats = min(schedule.repeats, MIN_REPEATS) if schedule.adaptive else schedule.repeats
-    todo = [n for r in range(planned_repeats) for n in schedule.pending(r)]
-    ctx.progress.start(sum(seconds[n] for n in todo) if None not in seconds.values() else None)
-    t0 = time.monotonic()
-    for repeat in range(schedule.repeats):
-        names = [
-            n for n in schedule.pending(repeat, time.monotonic() - t0) if n not in schedule.broken
-        ]
-        if not names:
-            continue
-        selected = plan.only(names)
+    for repeat, names in scheduled(ctx):
+        selected = ctx.plan.only(names)
         per_client = [selected.batches(opts, True) for opts in clients.target_options]
         for index, batches in enumerate(zip(*per_client, strict=True)):
             ctx.before_each()

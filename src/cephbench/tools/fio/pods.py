@@ -31,7 +31,7 @@ from cephbench.tools.fio import parse as fio_parse
 from cephbench.tools.fio.jobfile import JobFile
 from cephbench.tools.fio.many import Clients, FioServer, _outcomes, read_start, start_skew_ms
 from cephbench.tools.fio.plan import Batch
-from cephbench.tools.schedule import MIN_REPEATS
+from cephbench.tools.fio.steps import scheduled
 
 RUN_DIR = WORKDIR
 _steps = itertools.count(1)
@@ -115,20 +115,9 @@ def combined(
 
 def pod_steps(ctx: RunContext, podset: PodSet) -> Iterator[Step]:
     """Repeat by repeat, the workloads the schedule asks for, each in every pod at once."""
-    plan, schedule = ctx.plan, ctx.schedule
     clients = as_clients(podset)
-    seconds = {w.name: w.seconds for w in plan.workloads}
-    planned = min(schedule.repeats, MIN_REPEATS) if schedule.adaptive else schedule.repeats
-    todo = [n for r in range(planned) for n in schedule.pending(r)]
-    ctx.progress.start(sum(seconds[n] for n in todo) if None not in seconds.values() else None)
-    t0 = time.monotonic()
-    for repeat in range(schedule.repeats):
-        names = [
-            n for n in schedule.pending(repeat, time.monotonic() - t0) if n not in schedule.broken
-        ]
-        if not names:
-            continue
-        for batch in plan.only(names).batches(ctx.fio_target.options, True):
+    for repeat, names in scheduled(ctx):
+        for batch in ctx.plan.only(names).batches(ctx.fio_target.options, True):
             ctx.before_each()
             yield run_pod_batch(ctx, podset, clients, repeat, batch)
 

@@ -40,18 +40,8 @@ def fio_steps(ctx: RunContext) -> Iterator[Step]:
 
         yield from pod_steps(ctx, ctx.fio_target.pods)
         return
-    plan, schedule = ctx.plan, ctx.schedule
-    seconds = {w.name: w.seconds for w in plan.workloads}
-    planned_repeats = min(schedule.repeats, MIN_REPEATS) if schedule.adaptive else schedule.repeats
-    todo = [n for r in range(planned_repeats) for n in schedule.pending(r)]
-    ctx.progress.start(sum(seconds[n] for n in todo) if None not in seconds.values() else None)
-    done_before, t0 = 0.0, time.monotonic()
-    for repeat in range(schedule.repeats):
-        names = [
-            n for n in schedule.pending(repeat, time.monotonic() - t0) if n not in schedule.broken
-        ]
-        if not names:
-            continue
+    plan, done_before = ctx.plan, 0.0
+    for repeat, names in scheduled(ctx):
         # steady state: one fio process per workload, as fio judges a job waiting at a chain
         # gate by its zero IOPS, calls that steady and ends it before it starts
         alone = ctx.options.drop_caches or plan.steady is not None
@@ -66,6 +56,24 @@ def fio_steps(ctx: RunContext) -> Iterator[Step]:
             step = run_batch(ctx, repeat, batch, batch_dir, done_before)
             yield step
             done_before += sum(w.seconds or 0.0 for w in batch.workloads)
+
+
+def scheduled(ctx: RunContext) -> Iterator[tuple[int, list[str]]]:
+    """Repeat by repeat, the workloads the schedule asks for and none it found broken (an
+    adaptive schedule adds repeats until each workload's CI is narrow enough), after starting
+    the progress on what the planned repeats take. Every way fio runs (here, ``--clients``,
+    pods) walks a run this way."""
+    schedule = ctx.schedule
+    seconds = {w.name: w.seconds for w in ctx.plan.workloads}
+    planned_repeats = min(schedule.repeats, MIN_REPEATS) if schedule.adaptive else schedule.repeats
+    todo = [n for r in range(planned_repeats) for n in schedule.pending(r)]
+    ctx.progress.start(sum(seconds[n] for n in todo) if None not in seconds.values() else None)
+    t0 = time.monotonic()
+    for repeat in range(schedule.repeats):
+        pending = schedule.pending(repeat, time.monotonic() - t0)
+        names = [n for n in pending if n not in schedule.broken]
+        if names:
+            yield repeat, names
 
 
 def run_batch(ctx: RunContext, repeat: int, batch: Batch, work: Path, offset: float) -> Step:
