@@ -62,7 +62,7 @@ UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 
 
 def looks_like(text: str) -> bool:
-    return "JobName:" in text and bool(RESULTS.search(text)) and "BW(KiB/s)=" in text
+    return "JobName:" in text and bool(RESULTS.search(text)) and "FIO version - " in text
 
 
 @dataclass
