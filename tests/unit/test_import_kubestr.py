@@ -62,8 +62,7 @@ def test_rook_ceph_block_exact():
         "ioengine": "libaio", "verify": "0", "direct": "1", "gtod_reduce": "1",
     }  # fmt: skip
     assert params["disk_stats"] == [
-        "rbd0: ios=146995/45202 merge=0/12 ticks=1862837/2004973 in_queue=3867810, "
-        "util=99.568275%"
+        "rbd0: ios=146995/45202 merge=0/12 ticks=1862837/2004973 in_queue=3867810, util=99.568275%"
     ]
     assert params["jobs"]["write_bw"] == {
         "blocksize": "128k", "filesize": "2G", "iodepth": "64", "rw": "randwrite",
@@ -87,8 +86,16 @@ def test_a_post_with_two_classes_is_two_runs_each_with_its_own_header():
         "write_bw": (343.612915, 44518 * 1024.0),
     }
     c, e = civo.as_run().params["kubestr"], eks.as_run().params["kubestr"]
-    assert (c["storage_class"], c["pvc_size"], c["fio_version"]) == ("civo-volume", "100Gi", "fio-3.30")
-    assert (e["storage_class"], e["pvc"], e["elapsed"]) == ("gp2", "kubestr-fio-pvc-p2sfv", "55.166581659s")
+    assert (c["storage_class"], c["pvc_size"], c["fio_version"]) == (
+        "civo-volume",
+        "100Gi",
+        "fio-3.30",
+    )
+    assert (e["storage_class"], e["pvc"], e["elapsed"]) == (
+        "gp2",
+        "kubestr-fio-pvc-p2sfv",
+        "55.166581659s",
+    )
     assert c["disk_stats"][0].startswith("sda: ios=276447/258401 ")
     assert e["disk_stats"][0].startswith("nvme1n1: ios=21943/15505 ")
 
