@@ -174,3 +174,27 @@ def test_import_then_show_json(invoke, invoke_json):
     )  # fmt: skip
     assert read["lat_mean_us"] is None and read["flags"] == ["no_latency"]
     assert [r["workload"] for r in shown["results"]] == list(JOBS)
+
+
+def test_pasted_with_crlf_and_lost_indentation_reads_the_same():
+    text = CEPH_BLOCK.read_text()
+    mangled = "\r\n".join(line.lstrip() for line in text.split("\n"))
+    (plan,) = importer.plan("pasted.txt", mangled, None)
+    (exact,) = _plans(CEPH_BLOCK)
+    assert plan.as_run().results == exact.as_run().results
+    assert plan.found.warnings == ()
+
+
+def test_two_classes_compare_workload_by_workload(invoke, invoke_json):
+    invoke("import", str(CIVO_EKS), str(GKE))
+    civo, _eks, gke = (r["id"] for r in invoke_json("runs")["runs"])
+    rows = invoke_json("compare", str(civo), str(gke))["rows"]
+    iops = {r["workload"]: r["values"] for r in rows if r["metric"] == "iops"}
+    assert iops == {
+        "read_iops": {str(civo): 8648.512695, str(gke): 692.495239},
+        "write_iops": {str(civo): 7751.394043, str(gke): 375.618439},
+        "read_bw": {str(civo): 8203.345703, str(gke): 685.625793},
+        "write_bw": {str(civo): 7947.864746, str(gke): 367.465118},
+    }
+    lat = [r["values"] for r in rows if r["metric"] == "lat_mean_us"]
+    assert lat and all(v is None for values in lat for v in values.values())  # absent, never 0
