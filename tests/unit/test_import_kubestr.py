@@ -198,3 +198,13 @@ def test_two_classes_compare_workload_by_workload(invoke, invoke_json):
     }
     lat = [r["values"] for r in rows if r["metric"] == "lat_mean_us"]
     assert lat and all(v is None for values in lat for v in values.values())  # absent, never 0
+
+
+def test_a_lost_line_of_any_job_is_never_stored_silently():
+    lines = CEPH_BLOCK.read_text().split("\n")
+    first, last = lines.index("JobName: read_iops"), lines.index("Disk stats (read/write):")
+    for i in range(first, last + 1):
+        if not lines[i].strip():
+            continue
+        (plan,) = importer.plan("lost.txt", "\n".join(lines[:i] + lines[i + 1 :]), None)
+        assert plan.found.warnings or plan.found.skipped, f"line {i} lost silently: {lines[i]}"

@@ -164,8 +164,12 @@ def parse_output(block: str, above: str) -> Found:
         side = job.sides[-1] if job and job.sides else None
         if line.startswith("FIO version - ") and job is None:
             params["fio_version"] = line.removeprefix("FIO version - ").strip()
-        elif line.startswith("Global options - ") and job is None:
-            params["global_options"] = _options(line.removeprefix("Global options - "))
+        elif (
+            line.startswith("Global options - ")
+            and job is None
+            and OPTIONS.match(options := line.removeprefix("Global options - ").strip())
+        ):
+            params["global_options"] = _options(options)
         elif line.startswith("JobName:"):
             jobs.append(_Job(line.removeprefix("JobName:").strip()))
         elif line == "Disk stats (read/write):":
