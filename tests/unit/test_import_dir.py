@@ -88,7 +88,7 @@ def test_a_directory_with_no_output_is_an_error(invoke, invoke_json, tmp_path):
     (tmp_path / "empty" / "job.fio").write_text("[x]\nrw=read\n")
     result = invoke("import", str(tmp_path / "empty"), expect=2)
     assert (
-        "no fio (JSON or normal), rados bench, ceph tell osd bench, iperf3, dd or kbench's summary output in"
+        "no fio (JSON or normal), rados bench, ceph tell osd bench, iperf3, dd, kbench's summary or kubestr's fio output in"
         in (result.output)
     )
     assert invoke_json("runs")["runs"] == []

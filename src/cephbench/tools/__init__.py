@@ -37,6 +37,7 @@ BUILTIN: dict[str, Entry] = {
     "iperf3": Entry("cephbench.tools.iperf3.tool:Iperf3", ("iperf3",), "iperf3"),
     "dd": Entry("cephbench.tools.dd.tool:Dd", ("dd",), "dd"),
     "kbench": Entry("cephbench.tools.kbench.tool:Kbench", ("kbench",), "kbench's summary"),
+    "kubestr": Entry("cephbench.tools.kubestr.tool:Kubestr", ("kubestr",), "kubestr's fio"),
     "diagnose": Entry("cephbench.diagnose.tool:Diagnose"),
 }
 BUILTIN_TOOLS = {name: entry.target for name, entry in BUILTIN.items()}

@@ -1,0 +1,1 @@
+"""kubestr (github.com/kastenhq/kubestr): its ``fio`` output, read by ``cephbench import``."""
