@@ -235,7 +235,13 @@ def test_diagnose_reads_the_mds_layer(in_lab, invoke_json):
     doc = invoke_json("diagnose", "--quick", "--no-osd-bench")
     mds = [c for c in doc["checked"] if c["layer"] == "mds"]
     assert {c["check"] for c in mds} >= {"MDS ranks of lab", "mds.a requests", "mds.a caps"}
-    assert not [f for f in doc["findings"] if f["layer"] == "mds"]
+    # the MDS itself is healthy; the metadata pool's OSDs are judged by the OSD rules (on a
+    # loaded machine their latency signals may name one): the MDS layer only follows them
+    layer = [f for f in doc["findings"] if f["layer"] == "mds"]
+    assert not [f for f in layer if not f["component"].startswith("osd.")]
+    slow_osds = {f["component"] for f in doc["findings"] if f["layer"] in ("osd", "device")}
+    for f in layer:  # a metadata pool on an OSD found slow above, and only that
+        assert set(f["component"].split(", ")) <= slow_osds
 
 
 @pytest.mark.skipif(cephfs.kernel_available(), reason="this kernel has the CephFS client")
