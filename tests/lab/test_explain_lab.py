@@ -10,7 +10,7 @@ import pytest
 
 from cephbench.lab import faults
 
-JOBS = """\
+RAND_WR_4K = """\
 [rand_wr_4k]
 rw=randwrite
 bs=4k
@@ -18,7 +18,10 @@ iodepth=32
 time_based=1
 runtime=3
 stonewall
+"""
 
+JOBS = f"""\
+{RAND_WR_4K}
 [seq_wr_1m]
 rw=write
 bs=1M
@@ -35,11 +38,11 @@ def on_lab3(lab3, monkeypatch):
     return lab3
 
 
-def explained(invoke_json, tmp_path) -> tuple[dict, dict]:
-    """(the diagnosis, the explanation of a run made right after it)."""
+def explained(invoke_json, tmp_path, job_file: str = JOBS) -> tuple[dict, dict]:
+    """(the diagnosis, the explanation of a run of ``job_file`` made right after it)."""
     diag = invoke_json("diagnose", "--quick")
     jobs = tmp_path / "explain.fio"
-    jobs.write_text(JOBS)
+    jobs.write_text(job_file)
     run = invoke_json("run", str(jobs), "--size", "128M", "--no-prefill")
     return diag, invoke_json("explain", str(run["id"]), "--diagnosis", str(diag["run"]))
 
@@ -58,8 +61,9 @@ def test_healthy_every_workload_has_a_ceiling_it_does_not_exceed(on_lab3, invoke
 
 
 def test_under_a_slow_disk_the_limiting_part_is_that_osd(on_lab3, invoke_json, tmp_path):
+    # the 4k write alone: a 1M write under this fault stalls (0.4 writes/s) and tells nothing
     with faults.injected(on_lab3, "slow-disk", "osd.1", iops=150):
-        _, doc = explained(invoke_json, tmp_path)
+        _, doc = explained(invoke_json, tmp_path, RAND_WR_4K)
     rand = next(w for w in doc["workloads"] if w["workload"] == "rand_wr_4k")
     assert rand["limiting_part"] == "osd.1's device", rand["line"]
     assert faults.list_faults(on_lab3) == []

@@ -42,8 +42,19 @@ from cephbench.targets import FioTarget, Target, TargetOptions
 
 CLAIM = "claim/"
 DEFAULT_SIZE = 1 << 30
-WAIT_SECONDS = float(os.environ.get("CEPHBENCH_K8S_WAIT", "180"))
-"""Seconds the pods get to run (claims bound, image there, container started)."""
+WAIT_ENV, WAIT_SECONDS = "CEPHBENCH_K8S_WAIT", 180.0
+"""Seconds the pods get to run (claims bound, image there, container started), unless the
+environment variable says otherwise."""
+
+
+def wait_seconds() -> float:
+    """:data:`WAIT_SECONDS`, or ``$CEPHBENCH_K8S_WAIT`` as the run finds it (read when the
+    pods are waited for, not when this module was first imported)."""
+    text = os.environ.get(WAIT_ENV) or str(WAIT_SECONDS)
+    try:
+        return float(text)
+    except ValueError:
+        raise UsageError(f"{WAIT_ENV}={text!r} is not a number of seconds") from None
 DATA_FILE = f"{objects.DATA_MOUNT}/cephbench.fio"
 PREFILL_TOOL = "fio-prefill"
 FINGERPRINT_TOOL = "k8s-volumes"
@@ -254,7 +265,7 @@ class PvcTarget(Target):
         return wait_for(
             f"{len(names)} pod(s) in namespace {ns} to run",
             probe,
-            WAIT_SECONDS,
+            wait_seconds(),
             why=why,
             hint="`cephbench k8s check` shows the StorageClasses and nodes",
         )
