@@ -55,6 +55,8 @@ def wait_seconds() -> float:
         return float(text)
     except ValueError:
         raise UsageError(f"{WAIT_ENV}={text!r} is not a number of seconds") from None
+
+
 DATA_FILE = f"{objects.DATA_MOUNT}/cephbench.fio"
 PREFILL_TOOL = "fio-prefill"
 FINGERPRINT_TOOL = "k8s-volumes"
