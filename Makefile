@@ -43,7 +43,7 @@ $(BIN)/cephbench: pyproject.toml
 # fio and pure tiers and then the Kubernetes tier (its binaries built first if missing), each
 # in its own pytest; the lab's report is printed when all have ended.
 test: install lint typecheck
-	@$(BIN)/pytest -m lab --durations=15 > .lab-tests.log 2>&1 & lab=$$!; \
+	@$(BIN)/pytest -m lab --durations=40 > .lab-tests.log 2>&1 & lab=$$!; \
 	$(BIN)/pytest -m "not lab and not k8s" -q --durations=10; rest=$$?; \
 	{ [ "$$(id -u)" != 0 ] || $(BIN)/cephbench lab build-k8s; } && \
 	  $(BIN)/pytest -m k8s -q --durations=10; k8src=$$?; \

@@ -48,6 +48,21 @@ def _fuse_daemons() -> list[int]:
     return found
 
 
+def _unmount(mnt: Path) -> None:
+    """Unmount a test's own ceph-fuse mount. FUSE can refuse for a moment after a listing
+    ("target is busy") while the kernel drops its last reference: retry, then detach it lazily
+    as the product does, and wait until it is gone."""
+
+    def gone() -> bool:
+        return subprocess.run(["umount", str(mnt)], capture_output=True).returncode == 0
+
+    try:
+        wait_for(gone, f"{mnt} to unmount", timeout=10)
+    except AssertionError:
+        subprocess.run(["umount", "-l", str(mnt)], check=True)
+    wait_for(lambda: not os.path.ismount(mnt), f"{mnt} to be unmounted", timeout=30)
+
+
 def _fs_root(lab, tmp_path: Path) -> list[str]:
     """What the filesystem's root holds, seen through a mount of the test's own."""
     mnt = tmp_path / "check"
@@ -61,7 +76,7 @@ def _fs_root(lab, tmp_path: Path) -> list[str]:
     try:
         return sorted(os.listdir(mnt))
     finally:
-        subprocess.run(["umount", str(mnt)], check=True)
+        _unmount(mnt)
 
 
 def _assert_nothing_left(lab, tmp_path: Path) -> None:
@@ -111,7 +126,7 @@ def test_a_path_in_the_filesystem_is_used_and_kept(in_lab, invoke, tmp_path):
         assert sorted(os.listdir(mnt / "bench")) == ["keep.txt"]  # only its own directory went
     finally:
         shutil.rmtree(mnt / "bench", ignore_errors=True)
-        subprocess.run(["umount", str(mnt)], check=True)
+        _unmount(mnt)
     _assert_nothing_left(in_lab, tmp_path)
 
 
@@ -180,7 +195,7 @@ def test_a_ceph_fuse_mount_given_as_file_is_fingerprinted_as_cephfs(
         invoke("run", "quick", "--target", f"file:{mnt}", "--runtime", "1", "--size", "8m")
         found = invoke_json("show", "last")["environment"]["target"]["cephfs"]
     finally:
-        subprocess.run(["umount", str(mnt)], check=True)
+        _unmount(mnt)
     assert found["client"] == "ceph-fuse" and found["mountpoint"] == str(mnt)
     assert "pool=cephfs.lab.data" in found["dir_layout"]
     assert found["cluster_fsid"] == ceph_json(lab_cephfs, "fsid")["fsid"]
