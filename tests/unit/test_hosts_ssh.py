@@ -3,6 +3,8 @@ meant, whatever the names contain (pure)."""
 
 from __future__ import annotations
 
+import gc
+import os
 import shlex
 import stat
 from pathlib import Path
@@ -12,7 +14,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cephbench.hosts.inventory import Host, Inventory
-from cephbench.hosts.ssh import Ssh, remote_command, ssh_options, unreachable_cause
+from cephbench.hosts.ssh import (
+    Ssh,
+    remote_command,
+    remove_control_dir,
+    ssh_options,
+    stale_control_dirs,
+    unreachable_cause,
+)
 
 SSH_DATA = Path(__file__).parents[1] / "data" / "ssh" / "9.2p1"
 H = Host("n1", "10.0.0.1")
@@ -59,6 +68,28 @@ def test_argv_ends_with_address_after_double_dash(monkeypatch):
         assert stat.S_IMODE(control.stat().st_mode) == 0o700
     assert argv[0] == "/usr/bin/ssh" and argv[-3:] == ["--", "10.0.0.1", "true"]
     assert not control.exists()  # closing removes the private directory
+
+
+def test_an_ssh_never_closed_leaves_no_directory():
+    ssh = Ssh(Inventory((H,), "list"))
+    control = ssh.control_dir
+    assert control.name.startswith(f"cb-ssh-{os.getpid()}-")
+    del ssh
+    gc.collect()
+    assert not control.exists()
+
+
+def test_stale_control_dirs_are_those_of_processes_gone(tmp_path):
+    never = int(Path("/proc/sys/kernel/pid_max").read_text())  # pids stay below it
+    live = tmp_path / f"cb-ssh-{os.getpid()}-abc"
+    dead = tmp_path / f"cb-ssh-{never}-xyz"
+    for d in (live, dead, tmp_path / "cb-ssh-old_form", tmp_path / "cb-ssh-x-1"):
+        d.mkdir()
+    (dead / "not-a-socket").write_text("")
+    assert stale_control_dirs(tmp_path) == [dead]
+    remove_control_dir(dead)
+    assert not dead.exists() and live.exists()
+    assert stale_control_dirs(tmp_path) == []
 
 
 @pytest.mark.parametrize(

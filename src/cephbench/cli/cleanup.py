@@ -31,6 +31,7 @@ def load_undo() -> None:
 @db_option
 def cleanup(store: Store) -> None:
     """Remove files (and other things) that killed runs created and could not remove."""
+    from cephbench.hosts.ssh import remove_control_dir, stale_control_dirs
     from cephbench.resources.undo import cleanup as do_cleanup
 
     load_undo()
@@ -39,7 +40,12 @@ def cleanup(store: Store) -> None:
         console.print(f"removed {r.kind} {r.name} (run {r.run_id})")
     for r, why in report.failed:
         console_err.print(f"[red]could not remove[/] {r.kind} {r.name} (run {r.run_id}): {why}")
-    if not report.removed and not report.failed:
+    # a killed run's ssh master sockets: not in the store (no run owns them), found by their PID
+    stale = stale_control_dirs()
+    for control in stale:
+        remove_control_dir(control)
+        console.print(f"removed ssh_control_dir {control}")
+    if not report.removed and not report.failed and not stale:
         console.print("Nothing to clean up.")
     if report.failed:
         raise click.exceptions.Exit(int(ExitStatus.ERROR))

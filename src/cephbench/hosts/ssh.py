@@ -8,11 +8,13 @@ Every remote command is an argument list quoted for the remote shell here, in on
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import shlex
 import shutil
 import tempfile
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,6 +31,9 @@ CONTROL_PERSIST = 60
 DEFAULT_FANOUT = 16
 """Hosts contacted at once: sshd accepts about 10 new sessions a second (MaxStartups)."""
 SSH_FAILED = 255
+CONTROL_PREFIX = "cb-ssh-"
+"""The master sockets' directory: ``cb-ssh-PID-XXXX`` in the temp dir, so ``cleanup`` can tell
+one a killed process left (its PID gone) from one in use."""
 
 _UNREACHABLE = (
     (re.compile(r"Permission denied|Too many authentication failures"), "key"),
@@ -68,6 +73,7 @@ class Ssh:
         self._control: Path | None = None
         self._used: set[str] = set()
         self._lock = threading.Lock()
+        self._finalizer: weakref.finalize[[Path], Ssh] | None = None
 
     def __enter__(self) -> Ssh:
         return self
@@ -81,7 +87,9 @@ class Ssh:
         with self._lock:
             if self._control is None:
                 # mkdtemp makes it 0700; a short path: sockets are limited to ~100 bytes
-                self._control = Path(tempfile.mkdtemp(prefix="cb-ssh-"))
+                self._control = Path(tempfile.mkdtemp(prefix=f"{CONTROL_PREFIX}{os.getpid()}-"))
+                # an Ssh nobody closed still stops its masters and leaves no directory
+                self._finalizer = weakref.finalize(self, remove_control_dir, self._control)
             return self._control
 
     def argv(self, host: Host, remote: str) -> list[str]:
@@ -161,9 +169,12 @@ class Ssh:
         """Stop the master connections and remove their private directory."""
         with self._lock:
             control, used = self._control, sorted(self._used)
-            self._control, self._used = None, set()
+            finalizer = self._finalizer
+            self._control, self._used, self._finalizer = None, set(), None
         if control is None:
             return
+        if finalizer is not None:
+            finalizer.detach()
         ssh = shutil.which("ssh")
         for address in used:
             host = next((h for h in self.inventory.hosts if h.address == address), None)
@@ -173,6 +184,34 @@ class Ssh:
             with contextlib.suppress(CephbenchError):
                 run([ssh, *opts, "-O", "exit", "--", address], timeout=self.connect_timeout)
         shutil.rmtree(control, ignore_errors=True)
+
+
+def remove_control_dir(control: Path) -> None:
+    """Stop the master connection behind every socket in ``control`` and remove it: for an
+    Ssh that was never closed, or the directory of a process that was killed."""
+    ssh = shutil.which("ssh")
+    with contextlib.suppress(OSError):
+        for sock in control.iterdir():
+            if ssh is not None and sock.is_socket():
+                with contextlib.suppress(CephbenchError):  # a master already gone: nothing to do
+                    run(
+                        [ssh, "-o", f"ControlPath={sock}", "-O", "exit", "--", "cephbench"],
+                        timeout=10,
+                    )
+    shutil.rmtree(control, ignore_errors=True)
+
+
+def stale_control_dirs(tmp: Path | None = None) -> list[Path]:
+    """The master-socket directories of cephbench processes that no longer exist (killed
+    before they could remove them), this user's only."""
+    stale = []
+    for d in sorted(Path(tmp or tempfile.gettempdir()).glob(f"{CONTROL_PREFIX}*-*")):
+        pid = d.name[len(CONTROL_PREFIX) :].split("-", 1)[0]
+        with contextlib.suppress(OSError):
+            mine = pid.isdigit() and d.is_dir() and d.stat().st_uid == os.getuid()
+            if mine and not Path(f"/proc/{pid}").exists():
+                stale.append(d)
+    return stale
 
 
 def ssh_options(
