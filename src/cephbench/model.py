@@ -219,6 +219,9 @@ class Run:
     """Why the run failed or was aborted, when it did."""
     results: tuple[Result, ...] = ()
     failures: tuple[Failure, ...] = ()
+    imported_at: str | None = None
+    """When an imported run was imported (ISO 8601, UTC); its ``started_at`` is when its
+    output says it ran. None for a run cephbench made (and one imported before it was kept)."""
 
     @property
     def tool(self) -> str:
@@ -239,7 +242,11 @@ class Run:
         return self.label or (f"#{self.id}" if self.id is not None else "(not stored)")
 
     def to_json(self) -> dict[str, Any]:
-        """The stable JSON shape of ``cephbench show --format json``: ``cephbench.run/1``."""
+        """The stable JSON shape of ``cephbench show --format json``: ``cephbench.run/1``.
+        ``imported_at`` only for an imported run (a run cephbench made has no such key)."""
+        times = {"started_at": self.started_at, "ended_at": self.ended_at}
+        if self.imported_at is not None:
+            times["imported_at"] = self.imported_at
         return {
             "schema": RUN_SCHEMA,
             "id": self.id,
@@ -247,8 +254,7 @@ class Run:
             "suite": self.suite,
             "target": self.target,
             "status": self.status,
-            "started_at": self.started_at,
-            "ended_at": self.ended_at,
+            **times,
             "error": self.error,
             "environment": self.environment,
             "params": self.params,
@@ -275,6 +281,7 @@ class Run:
             error=d["error"],
             results=tuple(Result.from_json(r) for r in d["results"]),
             failures=tuple(Failure(f["workload"], f["repeat"], f["error"]) for f in d["failures"]),
+            imported_at=d.get("imported_at"),
         )
 
 

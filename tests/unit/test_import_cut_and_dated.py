@@ -1,19 +1,23 @@
 """Issue 25, import: a cut-off paste is never imported as complete (fio text cut in its
 figures is refused, one missing its 'Run status group' is stored with a warning), one cut-off
 run never sinks the complete ones beside it (every tool's paste parser), and an imported run
-is dated when its output says it ran, the import's time kept beside it.
+is dated when its output says it ran, the import's time kept beside it. Wherever the run is
+shown (``show``, its Markdown, its JSON, an export imported elsewhere) it says what its import
+warned about, what it skipped, and when it ran and was imported.
 
 Every input is a real recorded output under tests/data, cut where a paste can stop."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
 
 from cephbench.errors import ParseError
 from cephbench.importing import importer
-from tests.helpers import DATA
+from cephbench.store import Store
+from tests.helpers import DATA, invoke, shown
 
 FIO = DATA / "fio" / "3.33"
 RANDRW = (FIO / "randrw_70.txt").read_text()
@@ -151,3 +155,135 @@ def test_a_directory_import_dates_each_run_by_its_output(tmp_path, invoke, db):
     invoke("import", str(tmp_path / "in"))
     ((started, imported),) = sqlite3.connect(db).execute("SELECT started_at, imported_at FROM runs")
     assert started == "2026-11-21T11:09:28+00:00" and imported is not None
+
+
+# --- shown wherever the run is shown ------------------------------------------------------
+
+CUT_WARNING = "the output ends before fio's 'Run status group' lines: cut off there?"
+RADOS_SKIPPED = "a rados bench output cut off at second 2, before its summary"
+
+
+def _said(text: str) -> str:
+    """A table's text as one line: a note rich wrapped at 80 columns reads whole again."""
+    return " ".join(text.split())
+
+
+def _md_lines(md: str) -> list[str]:
+    """Markdown's lines without the two spaces that break a line of notes."""
+    return [line.rstrip() for line in md.splitlines()]
+
+
+def test_show_of_a_run_cut_before_run_status_says_it_was_imported_with_a_warning(
+    tmp_path, invoke, invoke_json
+):
+    (tmp_path / "cut.txt").write_text(BEFORE_RUN_STATUS)
+    invoke("import", str(tmp_path / "cut.txt"))
+    assert f"Imported with a warning: {CUT_WARNING}" in _said(invoke("show", "last").stdout)
+    md = invoke("show", "last", "--format", "md").stdout
+    assert f"Imported with a warning: {CUT_WARNING}" in _md_lines(md)
+    run = invoke_json("show", "last")
+    assert run["status"] == "complete"  # its figures are whole: the note is what says it
+    assert run["environment"]["import"]["warnings"] == [CUT_WARNING]
+    assert "skipped" not in run["environment"]["import"]
+
+
+def test_a_whole_import_has_no_import_note(tmp_path, invoke):
+    invoke("import", str(FIO / "randrw_70.txt"))
+    out = invoke("show", "last", "--format", "md").stdout
+    assert "Imported with a warning" not in out and "Skipped at import" not in out
+
+
+def test_a_rados_session_with_a_cut_write_run_keeps_it_under_import_skipped(
+    tmp_path, invoke, invoke_json
+):
+    (tmp_path / "session.txt").write_text(_lines(SESSION, 1, 8) + _lines(SESSION, 28, 65))
+    invoke("import", str(tmp_path / "session.txt"))
+    run = invoke_json("show", "last")
+    assert run["status"] == "complete"
+    assert [r["workload"] for r in run["results"]] == ["seq", "rand"]
+    assert run["environment"]["import"]["skipped"] == [RADOS_SKIPPED]
+    assert f"Skipped at import: {RADOS_SKIPPED}" in _said(invoke("show", "last").stdout)
+    md = invoke("show", "last", "--format", "md").stdout
+    assert f"Skipped at import: {RADOS_SKIPPED}" in _md_lines(md)
+
+
+def test_a_cut_osd_answer_is_named_under_the_osd_table(tmp_path, invoke):
+    (tmp_path / "osds.txt").write_text(OSDS[:400])
+    invoke("import", str(tmp_path / "osds.txt"))
+    out = _said(invoke("show", "last").stdout)
+    assert "Skipped at import: osd.2: its bench output is cut off (not complete JSON)" in out
+
+
+def test_a_warning_about_a_flag_is_the_flags_footnote_not_said_twice():
+    """kubestr prints no latency: the import warns of ``no_latency``, the table's footnote
+    (every row) says it once."""
+    from cephbench.tables.run_table import run_table
+
+    path = DATA / "kubestr" / "gke-premium-rwo.txt"
+    (p,) = importer.plan(path.name, path.read_text(), None)
+    assert any(w.endswith("(flag no_latency)") for w in p.warnings)
+    notes = run_table(p.as_run(1)).notes
+    assert not any(n.startswith("Imported with a warning") for n in notes)
+    assert sum("no latency recorded" in n for n in notes) == 1
+
+
+def test_show_says_when_an_imported_run_ran_and_when_it_was_imported(invoke, invoke_json, db):
+    invoke("import", str(FIO / "randrw_70.txt"))
+    invoke("import", str(DATA / "ceph" / "16.2.15" / "osd-bench-all.txt"))
+    rows = sqlite3.connect(db).execute("SELECT imported_at FROM runs ORDER BY id").fetchall()
+    fio, osd = invoke_json("show", "1"), invoke_json("show", "2")
+    assert [fio["imported_at"], osd["imported_at"]] == [r[0] for r in rows]
+    assert fio["started_at"] == "2026-11-21T11:09:28+00:00" != fio["imported_at"]
+    assert osd["started_at"] == osd["imported_at"]  # osd bench prints no time
+    at = fio["imported_at"][:16].replace("T", " ")
+    assert (
+        f"Ran 2026-11-21 11:09 UTC (its output's own time), imported {at} UTC."
+        in _said(invoke("show", "1").stdout)
+    )
+    assert (
+        f"Imported {osd['imported_at'][:16].replace('T', ' ')} UTC; its output gives no time "
+        "of its own, so the run is dated by its import."
+        in _said(invoke("show", "2").stdout)
+    )
+
+
+def test_the_import_json_and_a_directory_import_carry_the_stored_import_time(
+    tmp_path, invoke, db
+):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text(RANDRW)
+    doc = json.loads(invoke("import", str(tmp_path / "in"), "--format", "json").stdout)
+    ((stored,),) = sqlite3.connect(db).execute("SELECT imported_at FROM runs").fetchall()
+    assert doc["runs"][0]["imported_at"] == stored == shown(db, "1")["imported_at"]
+
+
+def test_a_run_cephbench_made_has_no_imported_at_key(invoke, invoke_json, db):
+    with Store(db) as s:  # as the runner stores a run: no import time
+        run_id = s.start_run(label=None, suite="quick", target="file:/x", environment={}, params={})
+        s.finish_run(run_id, "complete")
+        assert s.get_run(run_id).imported_at is None
+    doc = invoke_json("show", str(run_id))
+    assert "imported_at" not in doc
+    assert list(doc)[:9] == [
+        "schema", "id", "label", "suite", "target", "status", "started_at", "ended_at", "error"
+    ]  # fmt: skip
+    assert "imported" not in _said(invoke("show", str(run_id)).stdout)
+
+
+def test_export_then_import_keeps_the_import_time_and_what_the_import_said(tmp_path, db):
+    text = _lines(SESSION, 1, 8) + _lines(SESSION, 28, 65)
+    (tmp_path / "session.txt").write_text(text)
+    invoke("import", str(tmp_path / "session.txt"), db=db)
+    with Store(db) as s:  # and a run cephbench made, exported beside it
+        made = s.start_run(label="mine", suite="quick", target="file:/x", environment={}, params={})
+        s.finish_run(made, "complete")
+    invoke("export", "1", str(made), "-o", str(tmp_path / "a.json"), db=db)
+    moved = tmp_path / "moved.db"
+    invoke("import", str(tmp_path / "a.json"), db=moved)
+    original, back = shown(db, "1"), shown(moved, "1")
+    assert back["imported_at"] == original["imported_at"]
+    assert back["environment"]["import"]["skipped"] == [RADOS_SKIPPED]
+    assert f"Skipped at import: {RADOS_SKIPPED}" in _said(
+        invoke("show", "1", "--format", "md", db=moved).stdout
+    )
+    assert "imported_at" not in shown(moved, "2")  # moved, not imported from a tool's output

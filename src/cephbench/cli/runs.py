@@ -8,14 +8,13 @@ told otherwise and says how many match in all; the filters and the page are SQL
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import click
 
 from cephbench.cli.common import console_err, db_option, emit_table, format_option, print_json
 from cephbench.cli.options import SectionedCommand, listing_filter
-from cephbench.tables.table import Table
+from cephbench.tables.table import Table, minute
 
 if TYPE_CHECKING:
     from cephbench.store import Store
@@ -68,16 +67,6 @@ def runs(run_filter: RunFilter, fmt: str, store: Store) -> None:
         console_err.print(line, markup=False)
 
 
-def minute(started_at: str) -> str:
-    """``2024-05-01T10:00:07.5+00:00`` -> ``2024-05-01 10:00`` (UTC): to the minute, so the
-    listing fits 80 columns (the JSON keeps the stored time whole)."""
-    try:
-        when = datetime.fromisoformat(started_at)
-    except ValueError:
-        return started_at
-    if when.tzinfo is not None:
-        when = when.astimezone(UTC)
-    return when.strftime("%Y-%m-%d %H:%M")
 
 
 def summary_line(found: Page, f: RunFilter, store_path: str) -> str:

@@ -68,6 +68,7 @@ def _check_v1(d: dict[str, Any]) -> None:
     the JSON Schema says the rest, the tests hold real outputs to it."""
     for key in ("suite", "target", "started_at"):
         _need(isinstance(d[key], str), f"{key} is not a string")
+    _need(isinstance(d.get("imported_at", ""), str), "imported_at is not a string")
     _need(
         d["status"] in get_args(RunStatus),
         f"status {d['status']!r} is not one of {', '.join(get_args(RunStatus))}",

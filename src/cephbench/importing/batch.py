@@ -201,4 +201,5 @@ def _store_run(writer: BulkWriter, store: Store, p: Planned | own.OwnPlanned) ->
         params={"imported": True, **p.found.params},
         outcomes=p.found.outcomes,
         started_at=p.started_at,
+        imported_at=p.imported_at,
     )

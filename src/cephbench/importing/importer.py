@@ -158,6 +158,8 @@ class Planned:
     source: str
     found: Found
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    imported_at: str = field(default_factory=now)
+    """When it is imported: planned (a dry run's "would be"), then stored with this time."""
 
     def as_run(self, run_id: int | None = None) -> Run:
         results = tuple(r for o in self.found.outcomes if not o.error for r in o.results)
@@ -173,12 +175,13 @@ class Planned:
             params=self.found.params,
             results=results,
             failures=failures,
+            imported_at=self.imported_at,
         )
 
     @property
     def started_at(self) -> str:
-        """When the output says it ran; when it does not, now (the import's time)."""
-        return self.found.started_at or now()
+        """When the output says it ran; when it does not, the import's time."""
+        return self.found.started_at or self.imported_at
 
     @property
     def environment(self) -> dict:
@@ -190,6 +193,8 @@ class Planned:
                 "tool": tool,
                 "tool_version": self.found.tool_version,
                 "warnings": list(self.warnings),
+                # outputs cut off beside this run's complete ones: named wherever it is shown
+                **({"skipped": list(self.found.skipped)} if self.found.skipped else {}),
             },
             "tools": {tool: self.found.tool_version} if self.found.tool_version else {},
         }
@@ -254,6 +259,7 @@ def _check_range(name: str, found: list[Found]) -> None:
 def plan(name: str, text: str, label: str | None, force: str | None = None) -> list[Planned]:
     found = read(name, text, force)
     _check_range(name, found)
+    at = now()
     out = []
     for i, f in enumerate(found):
         warnings = f.warnings + tuple(
@@ -264,7 +270,7 @@ def plan(name: str, text: str, label: str | None, force: str | None = None) -> l
             if flag in WARN_FLAGS
         )
         source = name if len(found) == 1 else f"{name}#{i + 1}"
-        out.append(Planned(label, source, f, warnings))
+        out.append(Planned(label, source, f, warnings, at))
     return out
 
 
@@ -301,7 +307,7 @@ def save(store: Store, planned: list[Planned]) -> list[int]:
                 environment=p.environment,
                 params={"imported": True, **p.found.params},
                 started_at=p.started_at,
-                imported_at=now(),
+                imported_at=p.imported_at,
             )
             store.record_batch(run_id, 0, None, list(p.found.outcomes))
             store.finish_run(run_id, "complete", ended_at=p.started_at)

@@ -154,6 +154,7 @@ def save_record(store: Store, record: RunRecord, run: Run) -> int:
         environment=run.environment,
         params=run.params,
         started_at=run.started_at,
+        imported_at=run.imported_at,
     )
     outcomes: dict[tuple[int, str], WorkloadOutcome] = {}
     for r in run.results:

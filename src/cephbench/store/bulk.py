@@ -87,11 +87,12 @@ class BulkWriter:
         status: RunStatus = "complete",
         repeat: int = 0,
         started_at: str | None = None,
+        imported_at: str | None = None,
     ) -> int:
         """A finished run and its workloads (in their order) with their results; its id.
-        It ran at ``started_at`` (the output's own time) or, when that is unknown, now; it is
-        imported now (``imported_at``) either way."""
-        at = now()
+        It is imported at ``imported_at`` (else now) and ran at ``started_at`` (the output's
+        own time) or, when that is unknown, when it is imported."""
+        at = imported_at or now()
         ran = started_at or at
         cur = self.conn.execute(
             _RUN,

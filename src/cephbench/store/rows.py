@@ -73,4 +73,5 @@ def run_from_row(row: sqlite3.Row) -> StoredRun:
         environment=json.loads(row["environment"]),
         params=json.loads(row["params"]),
         error=row["error"],
+        imported_at=row["imported_at"],
     )

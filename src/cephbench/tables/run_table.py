@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from cephbench.model import Run, flag_text
 from cephbench.tables.clients import client_notes
-from cephbench.tables.table import Table, fmt_ms, fmt_number
+from cephbench.tables.table import Table, fmt_ms, fmt_number, minute
 
 KINDS_DIFFER = "p99_clat"
 """Not a stored flag: marks a row whose average and percentile are of different kinds."""
@@ -60,6 +61,7 @@ def run_table(run: Run) -> Table:
         notes.append(f"FAILED {f.workload} (repeat {f.repeat + 1}): {f.error}")
     if not run.results and not run.failures and run.error:  # why the table is empty
         notes.append(f"No results: {run.error}")
+    notes += import_notes(run)
     which = f"Run {run.id}" if run.id is not None else "Not stored (dry run)"
     title = (
         which
@@ -67,6 +69,40 @@ def run_table(run: Run) -> Table:
         + f" — {run.suite} on {run.target} ({run.status})"
     )
     return Table(headers, tuple(rows), title=title, notes=tuple(notes))
+
+
+FLAG_WARNING = re.compile(r"\(flag (\w+)\)$")
+"""The end of an import warning about a flag (``... (flag no_latency)``): the table's own
+footnote of that flag says it already."""
+
+
+def import_notes(run: Run) -> list[str]:
+    """What an imported run's table says of its import: what the import warned about, the
+    outputs it skipped beside the run's (cut off), and when the run ran and was imported.
+
+    A cut-off paste stored with what is complete stays ``complete`` (its figures are whole);
+    these notes are what tells the reader, wherever the run is shown."""
+    imported = run.environment.get("import")
+    notes = []
+    if isinstance(imported, dict):
+        flags = {f for r in run.results for f in r.flags}
+        for warning in imported.get("warnings") or ():
+            flag = FLAG_WARNING.search(warning)
+            if flag is None or flag.group(1) not in flags:
+                notes.append(f"Imported with a warning: {warning}")
+        notes += [f"Skipped at import: {s}" for s in imported.get("skipped") or ()]
+    if run.imported_at is not None:
+        if run.imported_at == run.started_at:
+            notes.append(
+                f"Imported {minute(run.imported_at)} UTC; its output gives no time of its "
+                "own, so the run is dated by its import."
+            )
+        else:
+            notes.append(
+                f"Ran {minute(run.started_at)} UTC (its output's own time), imported "
+                f"{minute(run.imported_at)} UTC."
+            )
+    return notes
 
 
 def schedule_notes(run: Run) -> list[str]:

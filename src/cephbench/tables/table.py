@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -160,3 +161,15 @@ def fmt_change(
     if pct is None:
         return MISSING
     return fmt_pct(pct) if ci is None else f"{fmt_pct(pct)}{sep}{fmt_pct_ci(ci)}"
+
+
+def minute(started_at: str) -> str:
+    """``2024-05-01T10:00:07.5+00:00`` -> ``2024-05-01 10:00`` (UTC): a stored time as tables
+    show it, to the minute, so the listing fits 80 columns (the JSON keeps it whole)."""
+    try:
+        when = datetime.fromisoformat(started_at)
+    except ValueError:
+        return started_at
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    return when.strftime("%Y-%m-%d %H:%M")

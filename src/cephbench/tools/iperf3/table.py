@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from cephbench.model import Run
 from cephbench.system.units import BITS_UNITS, bits_unit, format_bits
+from cephbench.tables.run_table import import_notes
 from cephbench.tables.table import MISSING, Table, fmt_number
 from cephbench.tools.iperf3.matrix import Matrix, Outlier, matrix, outliers
 
@@ -40,6 +41,7 @@ def network_table(run: Run) -> Table:
         f"iperf3 TCP, {each}; {unit[0]} as received. RTT: ping's average. "
         "MTU: the sender's, sent unfragmented (ok) or not (FAILS)."
     )
+    notes += import_notes(run)
     which = f"Run {run.id}" if run.id is not None else "Not stored (dry run)"
     title = which + (f" — {run.label}" if run.label else "") + f" — network ({run.status})"
     return Table(

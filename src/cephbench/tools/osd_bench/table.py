@@ -6,6 +6,7 @@ from __future__ import annotations
 from statistics import median
 
 from cephbench.model import Run
+from cephbench.tables.run_table import import_notes
 from cephbench.tables.table import MISSING, Table, fmt_number
 
 SLOW = 0.8
@@ -42,6 +43,7 @@ def osd_table(run: Run) -> Table:
             f"{fmt_number((r0.bs or 0) / 2**10)} KiB writes per OSD; ratio = bandwidth / median."
         )
     notes += [f"FAILED {f.workload}: {f.error}" for f in run.failures]
+    notes += import_notes(run)
     title = (
         f"Run {run.id}" + (f" — {run.label}" if run.label else "") + f" — OSD bench ({run.status})"
     )
