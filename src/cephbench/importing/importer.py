@@ -4,9 +4,11 @@ An input is a file (or stdin). Markdown and other prose are split into their fen
 each fio output found (a JSON document, or a normal-output block) becomes one run; rados
 bench, ceph tell osd bench and iperf3 outputs become runs of their workloads (see
 ``found.runs``). An output cut off (a paste that ends too soon) is named and not stored; the
-complete ones beside it are. A file imports completely or not at all; one that nothing
-recognises, or holds only cut-off outputs, fails with its name and why. A run is dated when
-its output says it ran; the import's own time is kept beside it. Parsers are registered by name, so ``--as NAME`` can force one.
+complete ones beside it are, naming it in their environment (``import.skipped``, beside the
+``import.warnings``) so the run says so wherever it is shown. A file imports completely or
+not at all; one that nothing recognises, or holds only cut-off outputs, fails with its name
+and why. A run is dated when its output says it ran; the import's own time is kept beside it
+(``Run.imported_at``). Parsers are registered by name, so ``--as NAME`` can force one.
 """
 
 from __future__ import annotations
