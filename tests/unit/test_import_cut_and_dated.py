@@ -236,20 +236,16 @@ def test_show_says_when_an_imported_run_ran_and_when_it_was_imported(invoke, inv
     assert fio["started_at"] == "2026-11-21T11:09:28+00:00" != fio["imported_at"]
     assert osd["started_at"] == osd["imported_at"]  # osd bench prints no time
     at = fio["imported_at"][:16].replace("T", " ")
-    assert (
-        f"Ran 2026-11-21 11:09 UTC (its output's own time), imported {at} UTC."
-        in _said(invoke("show", "1").stdout)
+    assert f"Ran 2026-11-21 11:09 UTC (its output's own time), imported {at} UTC." in _said(
+        invoke("show", "1").stdout
     )
     assert (
         f"Imported {osd['imported_at'][:16].replace('T', ' ')} UTC; its output gives no time "
-        "of its own, so the run is dated by its import."
-        in _said(invoke("show", "2").stdout)
+        "of its own, so the run is dated by its import." in _said(invoke("show", "2").stdout)
     )
 
 
-def test_the_import_json_and_a_directory_import_carry_the_stored_import_time(
-    tmp_path, invoke, db
-):
+def test_the_import_json_and_a_directory_import_carry_the_stored_import_time(tmp_path, invoke, db):
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "a.txt").write_text(RANDRW)
     doc = json.loads(invoke("import", str(tmp_path / "in"), "--format", "json").stdout)

@@ -67,8 +67,6 @@ def runs(run_filter: RunFilter, fmt: str, store: Store) -> None:
         console_err.print(line, markup=False)
 
 
-
-
 def summary_line(found: Page, f: RunFilter, store_path: str) -> str:
     """How many runs were listed of how many match, and how to see the others."""
     which = f" matching {f.describe()}" if f.narrows else ""
