@@ -283,3 +283,14 @@ def test_export_then_import_keeps_the_import_time_and_what_the_import_said(tmp_p
         invoke("show", "1", "--format", "md", db=moved).stdout
     )
     assert "imported_at" not in shown(moved, "2")  # moved, not imported from a tool's output
+
+
+def test_the_reports_results_of_a_cut_import_say_it(tmp_path, invoke, db):
+    from cephbench.analysis.compare import compare
+    from cephbench.report.sections.results import results
+
+    (tmp_path / "cut.txt").write_text(BEFORE_RUN_STATUS)
+    invoke("import", str(tmp_path / "cut.txt"))
+    with Store(db) as s:
+        (table,) = results(compare([s.get_run("last")]))
+    assert f"Imported with a warning: {CUT_WARNING}" in table.notes
