@@ -17,7 +17,9 @@ import re
 import secrets
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import Any
 
 from cephbench.ceph.commands import ceph, ceph_json
 from cephbench.ceph.connection import Connection
@@ -38,10 +40,18 @@ def exists(conn: Connection, pool: str) -> bool:
 
 def pool_ids(conn: Connection) -> tuple[int, dict[str, int]]:
     """The highest pool id handed out so far, and each pool's id by name."""
-    dump = ceph_json(conn, "osd", "dump")
+    return _ids(ceph_json(conn, "osd", "dump"))
+
+
+def _ids(dump: dict[str, Any]) -> tuple[int, dict[str, int]]:
     return int(dump.get("pool_max", 0)), {
         p["pool_name"]: int(p["pool"]) for p in dump.get("pools", [])
     }
+
+
+def default_size(dump: dict[str, Any]) -> int:
+    """Replicas for a new pool: one per up OSD, three at most (``ceph osd dump``'s OSDs)."""
+    return min(3, max(1, sum(1 for o in dump.get("osds", []) if o.get("up"))))
 
 
 def check_may_create(conn: Connection, pool: str) -> None:
@@ -71,14 +81,17 @@ def _denied(stderr: str) -> bool:
     return "EACCES" in stderr or "access denied" in stderr.lower() or "Permission denied" in stderr
 
 
-def tag_pool(conn: Connection, pool: str, tag: str, size: int | None, application: str) -> None:
-    """Replicas, the application, and cephbench's ``created_by`` tag on a new pool."""
-    if size is None:
-        up = sum(1 for o in ceph_json(conn, "osd", "dump")["osds"] if o["up"])
-        size = min(3, max(1, up))
-    ceph(conn, "osd", "pool", "set", pool, "size", str(size), "--yes-i-really-mean-it")
-    ceph(conn, "osd", "pool", "application", "enable", pool, application)
-    ceph(conn, "osd", "pool", "application", "enable", pool, TAG_APP, "--yes-i-really-mean-it")
+def tag_pool(conn: Connection, pool: str, tag: str, application: str) -> None:
+    """The application and cephbench's ``created_by`` tag on a new pool: both applications
+    enabled at once (each ``ceph`` call costs a process and a monitor session), then the tag."""
+    # whichever comes second finds an application enabled already: both say they mean it
+    enables = [
+        ("osd", "pool", "application", "enable", pool, app, "--yes-i-really-mean-it")
+        for app in (application, TAG_APP)
+    ]
+    with ThreadPoolExecutor(len(enables)) as pool_of:
+        for done in [pool_of.submit(ceph, conn, *args) for args in enables]:
+            done.result()
     ceph(conn, "osd", "pool", "application", "set", pool, TAG_APP, TAG_KEY, tag)
 
 
@@ -153,10 +166,12 @@ def pool_for_run(
 ) -> Iterator[bool]:
     """``pool`` exists for the block; created (and afterwards deleted) when it did not. Yields
     whether it was created."""
-    pool_max, by_name = pool_ids(conn)
+    dump = ceph_json(conn, "osd", "dump")
+    pool_max, by_name = _ids(dump)
     if pool in by_name:
         yield False
         return
+    size = default_size(dump) if size is None else size
     tag = f"run-{run_id}"
     rid = None
     try:
@@ -173,7 +188,7 @@ def pool_for_run(
 
 
 def _create(
-    conn: Connection, pool: str, tag: str, size: int | None, pg_num: int, application: str
+    conn: Connection, pool: str, tag: str, size: int, pg_num: int, application: str
 ) -> None:
     if not NAME.match(pool):
         raise TargetError(
@@ -190,6 +205,8 @@ def _create(
         "replicated",
         "--autoscale_mode",
         "off",
+        "--size",
+        str(size),
         check=False,
     )
     if result.returncode != 0:
@@ -199,7 +216,7 @@ def _create(
                 hint="name a pool that exists, e.g. --target rbd:POOL/IMAGE",
             )
         raise ToolFailed(f"ceph osd pool create {pool} failed: {result.last_error_line()}")
-    tag_pool(conn, pool, tag, size, application)
+    tag_pool(conn, pool, tag, application)
 
 
 def _remove_recorded(
