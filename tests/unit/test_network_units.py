@@ -44,3 +44,10 @@ def test_storage_bandwidth_stays_mib_per_second(invoke):
     invoke("import", str(DATA / "fio" / "3.33" / "ceph_nvme_blog.md"))
     assert "Bandwidth (MiB/s)" in invoke("compare", "1", "2", "--format", "md").stdout
     assert "| Bandwidth (MiB/s) |" in invoke("show", "1", "--format", "md").stdout
+
+
+def test_a_udp_test_is_captioned_udp_and_a_tcp_one_tcp(invoke):
+    udp = invoke("import", str(DATA / "iperf3" / "3.12" / "udp.txt"), "--dry-run").stdout
+    tcp = invoke("import", str(TCP), "--dry-run").stdout
+    assert "iperf3 UDP," in udp and "TCP" not in udp
+    assert "iperf3 TCP," in tcp and "UDP" not in tcp

@@ -46,6 +46,7 @@ def test_one_run_report_shows_its_own_table_and_no_comparison_chart(db, invoke, 
     assert "whiskers 95 % CI" not in html and "one repeat per run" in html
     assert html.count("<svg") == 1 + 4  # every workload's bars in one chart; percentiles each
     assert "Percent Difference" not in html
+    assert "Environment differences" not in html and "compared runs" not in html  # one run
 
 
 def test_bar_labels_of_long_run_names_are_wrapped_not_overlapping(db):

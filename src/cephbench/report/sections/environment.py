@@ -15,5 +15,7 @@ class EnvironmentSection:
     scope = "report"
     templates = TEMPLATES
 
-    def build(self, data: ReportData) -> dict[str, Any]:
+    def build(self, data: ReportData) -> dict[str, Any] | None:
+        if sum(len(c.runs) for c in data.cmp.columns) < 2:
+            return None  # one run: nothing to differ from (its parameters have their own table)
         return {"table": env_table(data.cmp)}  # None: nothing differs, which the section says

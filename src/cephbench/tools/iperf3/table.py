@@ -37,8 +37,9 @@ def network_table(run: Run) -> Table:
         if max(procs, default=1) > 1
         else ("one iperf3 process per pair")
     )
+    protocols = "/".join(sorted({r.rw.upper() for r in run.results if r.rw in ("tcp", "udp")}))
     notes.append(
-        f"iperf3 TCP, {each}; {unit[0]} as received. RTT: ping's average. "
+        f"iperf3 {protocols or 'TCP'}, {each}; {unit[0]} as received. RTT: ping's average. "
         "MTU: the sender's, sent unfragmented (ok) or not (FAILS)."
     )
     notes += import_notes(run)
