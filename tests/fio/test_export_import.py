@@ -23,9 +23,14 @@ BAD_JOB = (
 )
 
 
-@pytest.fixture
-def two_real_runs(db: Path, bench_dir: Path, tmp_path: Path) -> Path:
-    """Run 1: the quick suite twice (label 'a'); run 2: a job file whose second job fails."""
+@pytest.fixture(scope="module")
+def two_real_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Run 1: the quick suite twice (label 'a'); run 2: a job file whose second job fails.
+    Made once for the module: its tests only read the store (they import into stores of
+    their own)."""
+    base = tmp_path_factory.mktemp("two-runs")
+    db, bench_dir = base / "results.db", base / "bench"
+    bench_dir.mkdir()
     invoke(
         "run",
         "quick",
@@ -38,7 +43,7 @@ def two_real_runs(db: Path, bench_dir: Path, tmp_path: Path) -> Path:
         *QUICK,
         db=db,
     )
-    job = tmp_path / "bad.fio"
+    job = base / "bad.fio"
     job.write_text(BAD_JOB)
     invoke("run", str(job), "--target", f"file:{bench_dir}", "--size", "16m", db=db, expect=1)
     return db
@@ -107,6 +112,6 @@ def test_dry_run_of_an_export_stores_nothing(two_real_runs, tmp_path):
     assert plan["schema"] == "cephbench.import-plan/1"
     assert [(r["id"], r["label"], r["suite"]) for r in plan["runs"]] == [
         (None, "a", "quick"),
-        (None, None, str(tmp_path / "bad.fio")),
+        (None, None, str(two_real_runs.parent / "bad.fio")),
     ]
     assert validate(json.loads(invoke("runs", "--format", "json", db=fresh).stdout))["runs"] == []
