@@ -1,6 +1,8 @@
-"""The real Ceph labs the lab tests share, one of each for the whole test session (brought up
-on first use, always taken down). Every test here is in the ``lab`` tier, skipped where no lab
-can run (not root, Ceph not installed): see the root conftest.py."""
+"""The real Ceph labs the lab tests share (brought up on first use, always taken down): the
+default and the 3-host lab for the whole session, the CephFS labs for the one module that uses
+each, so their daemons do not idle on the two cores through the rest of the session. Every
+test here is in the ``lab`` tier, skipped where no lab can run (not root, Ceph not installed):
+see the root conftest.py."""
 
 from __future__ import annotations
 
@@ -36,10 +38,10 @@ def lab3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
         down(lab_dir, purge=True)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def lab_cephfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
     """A 1-host, 3-OSD lab with an MDS and the filesystem ``lab`` (``lab up --cephfs``),
-    shared by the session's CephFS tests."""
+    shared by the module's CephFS tests."""
     lab_dir = tmp_path_factory.mktemp("labfs") / "cephfs"
     try:
         result = up(LabSpec(dir=lab_dir, cephfs=True), timeout=180)
@@ -48,7 +50,7 @@ def lab_cephfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
         down(lab_dir, purge=True)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def lab_cephfs_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
     """A 2-host lab (network namespaces, an sshd on each: ``--clients lab``) with an MDS and
     the filesystem ``lab``, for the CephFS tests with many clients."""
