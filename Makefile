@@ -37,20 +37,21 @@ $(BIN)/cephbench: pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	@touch $@
 
-# Everything: lint, format, types, then every test tier (a tier is a folder: tests/unit is
+# Everything: lint, format, types and every test tier (a tier is a folder: tests/unit is
 # `pure`, tests/fio `fio`, tests/lab `lab`, tests/k8s `k8s`, marked so by tests/conftest.py):
-# the lab tests (one at a time, sharing the session's labs) in the background, alongside the
-# pure tier (two workers: it is CPU alone), the fio tier and then the Kubernetes tier (its
-# binaries built first if missing), each in its own pytest; the lab's report is printed when
-# all have ended.
-test: install lint typecheck
+# the lab tests (one at a time, sharing the session's labs; the longest tier) in the
+# background from the start, alongside lint and types, then the pure tier (two workers: it is
+# CPU alone), the fio tier and the Kubernetes tier (its binaries built first if missing), each
+# in its own pytest; the lab's report is printed when all have ended, and any failure fails.
+test: install
 	@$(BIN)/pytest -m lab --durations=40 > .lab-tests.log 2>&1 & lab=$$!; \
+	$(MAKE) --no-print-directory lint typecheck; static=$$?; \
 	$(BIN)/pytest -m pure -n 2 -q --durations=5; pure=$$?; \
 	$(BIN)/pytest -m fio -q --durations=10; fio=$$?; \
 	{ [ "$$(id -u)" != 0 ] || $(BIN)/cephbench lab build-k8s; } && \
 	  $(BIN)/pytest -m k8s -q --durations=10; k8src=$$?; \
 	wait $$lab; labrc=$$?; echo "== the lab tier"; cat .lab-tests.log; rm -f .lab-tests.log; \
-	[ $$pure = 0 ] && [ $$fio = 0 ] && [ $$k8src = 0 ] && [ $$labrc = 0 ]
+	[ $$static = 0 ] && [ $$pure = 0 ] && [ $$fio = 0 ] && [ $$k8src = 0 ] && [ $$labrc = 0 ]
 
 # The lab's Kubernetes binaries (lab up --k8s), built from the Go module proxy if not cached
 # ($$XDG_CACHE_HOME/cephbench/k8s): 13 minutes the first time, nothing after. `demo` never waits for it.
