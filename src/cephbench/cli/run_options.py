@@ -331,15 +331,15 @@ clients = Bundle(
 )
 
 kube = Bundle(
-    "Kubernetes (pvc: targets)",
+    "Kubernetes (pvc: targets; rbd: and rados: with --pods)",
     [
         opt(
             "--pods",
             type=click.IntRange(1, 256),
-            default=1,
-            show_default=True,
-            help="fio in N pods at once, each on a claim of its own, starting together; each "
-            "pod's figures are stored with the exact aggregate.",
+            default=None,
+            help="fio in N pods at once (default 1 for pvc:), each on a claim of its own "
+            "(pvc:) or its own RBD image (rbd:), starting together; each pod's figures are "
+            "stored with the exact aggregate.",
         ),
         opt(
             "--volume-mode",

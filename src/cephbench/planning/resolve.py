@@ -155,17 +155,41 @@ def _default_target(plan: RunPlan) -> str:
 def _configure_kube(
     target: Target, plan: RunPlan, pool: PoolOptions, kube: KubeOptions | None
 ) -> None:
-    """A ``pvc:`` target's options; refused for other targets."""
+    """A ``pvc:`` target's options; ``rbd:`` and ``rados:`` take them with ``--pods`` (fio's
+    engines in pods); refused for other targets."""
+    from cephbench.kube.objects import parse_toleration
     from cephbench.targets.pvc import PvcTarget
 
+    try:
+        for text in kube.tolerations if kube is not None else ():
+            parse_toleration(text)
+    except ValueError as e:
+        raise UsageError(
+            f"--toleration: {e}", hint="e.g. --toleration dedicated=storage:NoSchedule"
+        ) from None
     if isinstance(target, PvcTarget):
         from cephbench.kube.options import KubeOptions
 
         target.configure(kube or KubeOptions(), prefill=pool.prefill and plan.reads)
+    elif kube is not None and kube.given and target.kind in ("rbd", "rados"):
+        from cephbench.targets.cluster import CephTarget
+
+        if kube.pods is None:
+            raise UsageError(
+                f"the Kubernetes options are for {target.kind}: with --pods N",
+                hint=f"e.g. --target {target.spec} --pods 2",
+            )
+        if plan.tool != "fio":
+            raise UsageError(
+                f"--pods runs fio in pods; the {plan.suite} suite runs {plan.tool}",
+                hint="use a fio suite (quick, table...) or a job file",
+            )
+        assert isinstance(target, CephTarget)
+        target.configure_kube(kube)
     elif kube is not None and kube.given:
         raise UsageError(
             f"--pods, --image, --kubeconfig and the other Kubernetes options are for pvc: "
-            f"targets, not {target.kind}:",
+            f"targets (and rbd: and rados: with --pods), not {target.kind}:",
             hint="e.g. --target pvc:STORAGECLASS --pods 3",
         )
 

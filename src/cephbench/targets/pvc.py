@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import secrets
 import time
 from collections.abc import Iterator
@@ -29,34 +28,19 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from cephbench.errors import TargetError, UsageError
-from cephbench.kube import objects, reasons
+from cephbench.kube import objects
 from cephbench.kube import undo as kundo
-from cephbench.kube.kubectl import Kubectl, NotFound, wait_for
+from cephbench.kube.kubectl import Kubectl, NotFound
 from cephbench.kube.options import VOLUME_MODES, KubeOptions
-from cephbench.kube.pods import Pod, PodSet, first_line
+from cephbench.kube.podrun import PodRun
+from cephbench.kube.pods import PodSet, first_line
 from cephbench.model import RawOutput, now
-from cephbench.resources.shield import deferred_interrupts
 from cephbench.store import ResourceLog
 from cephbench.system.units import format_size
 from cephbench.targets import FioTarget, Target, TargetOptions
 
 CLAIM = "claim/"
 DEFAULT_SIZE = 1 << 30
-WAIT_ENV, WAIT_SECONDS = "CEPHBENCH_K8S_WAIT", 180.0
-"""Seconds the pods get to run (claims bound, image there, container started), unless the
-environment variable says otherwise."""
-
-
-def wait_seconds() -> float:
-    """:data:`WAIT_SECONDS`, or ``$CEPHBENCH_K8S_WAIT`` as the run finds it (read when the
-    pods are waited for, not when this module was first imported)."""
-    text = os.environ.get(WAIT_ENV) or str(WAIT_SECONDS)
-    try:
-        return float(text)
-    except ValueError:
-        raise UsageError(f"{WAIT_ENV}={text!r} is not a number of seconds") from None
-
-
 DATA_FILE = f"{objects.DATA_MOUNT}/cephbench.fio"
 PREFILL_TOOL = "fio-prefill"
 FINGERPRINT_TOOL = "k8s-volumes"
@@ -75,6 +59,8 @@ class PvcTarget(Target):
         """The workloads name no size: fio's file gets the claim's data size."""
         self.outputs: list[RawOutput] = []
         self.podset: PodSet | None = None
+        self.fio_version: str | None = None
+        """fio's version in the pods (``fio --version``), once they run."""
         if location.startswith(CLAIM):
             self.claim: str | None = location.removeprefix(CLAIM)
             self.storage_class: str | None = None
@@ -98,7 +84,7 @@ class PvcTarget(Target):
             raise UsageError(
                 f"--node-selector: {e}", hint="e.g. --node-selector disk=ssd"
             ) from None
-        if self.claim is not None and kube.pods != 1:
+        if self.claim is not None and kube.count != 1:
             raise UsageError("an existing claim takes one pod", hint="use pvc:CLASS with --pods N")
         self.kube, self.prefill = kube, prefill
 
@@ -144,56 +130,44 @@ class PvcTarget(Target):
         k, image = self.kubectl, self.kube.image
         tag = f"cephbench-{run_id}-{secrets.token_hex(2)}"  # unique across stores sharing a NS
         with ExitStack() as undo:
-            if self.kube.namespace is None:
-                ns = objects.fresh_namespace(run_id)
-                self._create(undo, resources, objects.namespace(ns, run_id), run_id)
-                wait_for(
-                    f"the default ServiceAccount of namespace {ns}",
-                    lambda: True if k.items("serviceaccount", namespace=ns) else None,
-                    60,
-                )
-            else:
-                ns = self.kube.namespace
+            run = PodRun(self.kube, run_id, resources, undo)
+            ns = run.open()
             claims = [self.claim] if self.claim else []
-            for i in range(self.kube.pods if not self.claim else 0):
+            for i in range(self.kube.count if not self.claim else 0):
                 name = f"{tag}-{i}"
-                manifest = objects.pvc(
-                    name,
-                    ns,
-                    run_id,
-                    self.storage_class or "",
-                    self.claim_size,
-                    self.kube.volume_mode,
+                run.create(
+                    objects.pvc(
+                        name,
+                        ns,
+                        run_id,
+                        self.storage_class or "",
+                        self.claim_size,
+                        self.kube.volume_mode,
+                    )
                 )
-                self._create(undo, resources, manifest, run_id, own_ns=self.kube.namespace)
                 claims.append(name)
             names = []
             for i, claim in enumerate(claims):
                 name = f"{tag}-fio-{i}"
-                manifest = objects.pod(
-                    name,
-                    ns,
-                    run_id,
-                    claim,
-                    image,
-                    volume_mode=self.kube.volume_mode,
-                    node_selector=objects.parse_node_selector(self.kube.node_selector),
-                    cpu=self.kube.pod_cpu,
-                    memory=self.kube.pod_memory,
-                    spread=self.kube.spread,
+                run.create(
+                    objects.pod(
+                        name,
+                        ns,
+                        run_id,
+                        claim,
+                        image,
+                        volume_mode=self.kube.volume_mode,
+                        node_selector=objects.parse_node_selector(self.kube.node_selector),
+                        cpu=self.kube.pod_cpu,
+                        memory=self.kube.pod_memory,
+                        spread=self.kube.spread,
+                        tolerations=self.kube.toleration_specs,
+                    )
                 )
-                self._create(undo, resources, manifest, run_id, own_ns=self.kube.namespace)
                 names.append(name)
-            running = self._wait_running(k, ns, run_id, names, claims)
-            self.podset = PodSet(
-                k,
-                ns,
-                tuple(
-                    Pod(n, running[n]["spec"].get("nodeName", ""), c)
-                    for n, c in zip(names, claims, strict=True)
-                ),
-            )
+            self.podset = run.pods(names, list(claims), [{} for _ in names])
             version = first_line(self.podset.exec(self.podset.pods[0], ["fio", "--version"]))
+            self.fio_version = version
             self.outputs.append(self._fingerprint(k, ns, claims, version))
             fresh = self.claim is None
             if fresh and self.prefill:
@@ -206,71 +180,6 @@ class PvcTarget(Target):
     @property
     def filename(self) -> str:
         return objects.DEVICE_PATH if self.kube.volume_mode == "Block" else DATA_FILE
-
-    def _create(
-        self,
-        undo: ExitStack,
-        resources: ResourceLog,
-        manifest: dict[str, Any],
-        run_id: int,
-        own_ns: str | None = "",
-    ) -> None:
-        """Record and create ``manifest``; its deletion registered in ``undo``. Objects in
-        the run's own namespace go with it (only the namespace is recorded)."""
-        k = self.kubectl
-        if own_ns is None:  # inside the fresh namespace: deleted with it
-            k.create(manifest)
-            return
-        kind, name = manifest["kind"], manifest["metadata"]["name"]
-        ns = manifest["metadata"].get("namespace")
-        with deferred_interrupts():
-            rid, _ = kundo.create_recorded(k, resources, manifest, run_id)
-            undo.callback(_delete_recorded, k, kind, name, ns, run_id, resources, rid)
-
-    def _wait_running(
-        self, k: Kubectl, ns: str, run_id: int, names: list[str], claims: list[str]
-    ) -> dict[str, dict[str, Any]]:
-        image = self.kube.image
-
-        def probe() -> dict[str, dict[str, Any]] | None:
-            pods = {
-                p["metadata"]["name"]: p
-                for p in k.items("pods", "-l", objects.selector(run_id), namespace=ns)
-            }
-            for name in names:
-                pod = pods.get(name)
-                if pod is None:
-                    return None
-                failure = reasons.pod_failure(pod, [], image)
-                if failure is not None and "no node can take" not in failure:
-                    raise TargetError(failure, hint=_hint(failure, image))
-            ready = all(
-                (pods[n].get("status") or {}).get("phase") == "Running"
-                and all(c.get("ready") for c in pods[n]["status"].get("containerStatuses") or [])
-                for n in names
-            )
-            return pods if ready else None
-
-        def why() -> str | None:
-            events = k.items("events", namespace=ns)
-            for claim in claims:
-                found = k.get("pvc", claim, namespace=ns)
-                reason = reasons.pending_reason(found, events)
-                if reason:
-                    return f"claim {claim} is Pending: {reason}"
-            for pod in k.items("pods", "-l", objects.selector(run_id), namespace=ns):
-                reason = reasons.pod_failure(pod, events, image)
-                if reason:
-                    return reason
-            return None
-
-        return wait_for(
-            f"{len(names)} pod(s) in namespace {ns} to run",
-            probe,
-            wait_seconds(),
-            why=why,
-            hint="`cephbench k8s check` shows the StorageClasses and nodes",
-        )
 
     def _prefill(self, podset: PodSet) -> None:
         """Write each new volume once, sequentially, so reads hit written blocks."""
@@ -339,35 +248,13 @@ class PvcTarget(Target):
         """The cluster and the class, known before the run: see :func:`cluster_fingerprint`."""
         info: dict[str, Any] = {
             "spec": self.spec,
-            "pods": self.kube.pods,
+            "pods": self.kube.count,
             "volume_mode": self.kube.volume_mode,
             "image": self.kube.image,
             "access_mode": "ReadWriteOnce",
         }
         info.update(cluster_fingerprint(self.kubectl, self.storage_class))
         return info
-
-
-def _hint(failure: str, image: str) -> str | None:
-    if "image" in failure:
-        return reasons.image_hint(image)
-    if "OOMKilled" in failure:
-        return "raise --pod-memory"
-    return None
-
-
-def _delete_recorded(
-    k: Kubectl,
-    kind: str,
-    name: str,
-    ns: str | None,
-    run_id: int,
-    resources: ResourceLog,
-    rid: int,
-) -> None:
-    with deferred_interrupts():
-        kundo.delete(k, kind, name, ns, run_id)
-        resources.removed(rid)
 
 
 def cluster_fingerprint(k: Kubectl, storage_class: str | None) -> dict[str, Any]:
