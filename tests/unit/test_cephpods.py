@@ -51,8 +51,8 @@ def test_the_pods_conf_and_keyring_hold_what_a_client_needs_and_one_key():
         "\tkeyring = /etc/ceph/$cluster.$name.keyring",
     ]
     keyring = (  # the format of `ceph auth get-or-create` (Ceph's user management docs)
-        "[client.admin]\n\tkey = AQAaAAAAAAAAABAAadmin==\n\tcaps mon = \"allow *\"\n"
-        "[client.bench]\n\tkey = AQAaAAAAAAAAABAAbench==\n\tcaps osd = \"profile rbd\"\n"
+        '[client.admin]\n\tkey = AQAaAAAAAAAAABAAadmin==\n\tcaps mon = "allow *"\n'
+        '[client.bench]\n\tkey = AQAaAAAAAAAAABAAbench==\n\tcaps osd = "profile rbd"\n'
     )
     assert podconf.key_of(keyring, "client.bench") == "AQAaAAAAAAAAABAAbench=="
     assert podconf.key_of(keyring, "client.nobody") is None
@@ -103,3 +103,20 @@ def test_librbd_pods_take_no_volume_mode():
 
     with pytest.raises(UsageError, match="--volume-mode is for pvc: targets"):
         CephPods(KubeOptions(pods=2, volume_mode="Block"), Connection())
+
+
+def test_the_pods_fio_becomes_the_runs_fio(tmp_path):
+    from cephbench.store import Store
+
+    with Store(tmp_path / "s.db") as store:
+        run = store.start_run(label=None, suite="quick", target="rbd:lab",
+                              environment={"tools": {"fio": "fio-3.33"}}, params={})  # fmt: skip
+        store.set_tool_versions(run, {"fio": "fio-3.35"})
+        assert store.get_run(run).environment["tools"] == {
+            "fio": "fio-3.35",
+            "fio (this machine)": "fio-3.33",
+        }
+        other = store.start_run(label=None, suite="quick", target="pvc:x",
+                                environment={"tools": {"fio": "fio-3.33"}}, params={})  # fmt: skip
+        store.set_tool_versions(other, {"fio": "fio-3.33"})
+        assert store.get_run(other).environment["tools"] == {"fio": "fio-3.33"}

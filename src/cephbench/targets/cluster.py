@@ -95,6 +95,10 @@ class CephTarget(Target):
         if self.pods is not None:
             self.pods.check()
 
+    def tool_versions(self) -> dict[str, str]:
+        pods = self.pods
+        return {"fio": pods.fio_version} if pods is not None and pods.fio_version else {}
+
     def fresh_name(self, run_id: int) -> str:
         """``cb-<run>-<random>``: unique across result stores sharing one cluster."""
         if not hasattr(self, "_fresh"):

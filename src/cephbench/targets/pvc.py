@@ -244,6 +244,9 @@ class PvcTarget(Target):
     def setup_outputs(self) -> list[RawOutput]:
         return list(self.outputs)
 
+    def tool_versions(self) -> dict[str, str]:
+        return {"fio": self.fio_version} if self.fio_version else {}
+
     def describe(self) -> dict[str, Any]:
         """The cluster and the class, known before the run: see :func:`cluster_fingerprint`."""
         info: dict[str, Any] = {
