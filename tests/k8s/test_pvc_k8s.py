@@ -121,7 +121,12 @@ def test_table_on_a_pvc_is_fio_in_the_pod_on_ceph(k8s, db):
     assert run.environment["target"]["storage_class"]["name"] == sc
     assert run.environment["target"]["kubernetes"].startswith("v1.")
     [fingerprint] = [o for o in outputs if o["tool"] == "k8s-volumes"]
-    assert json.loads(fingerprint["stdout"])["fio_version"].startswith("fio-")
+    volumes_seen = json.loads(fingerprint["stdout"])
+    assert volumes_seen["fio_version"].startswith("fio-")
+    assert run.environment["tools"]["fio"] == volumes_seen["fio_version"]  # the pod's fio
+    [volume] = volumes_seen["volumes"]  # its RBD image, as the lab's Ceph has it
+    assert volume["rbd"]["pool"] == k8s.k8s.pool and volume["rbd"]["found"] is True
+    assert volume["rbd"]["size"] > 0 and volume["rbd"]["image"] == volume["volume"]
     wrote = sum(r.io_bytes or 0 for r in run.results if r.op == "write")
     assert pool_written(k8s) - written >= wrote  # the pods' writes reached the lab's OSDs
     nothing_left(k8s, db, before)

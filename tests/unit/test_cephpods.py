@@ -120,3 +120,41 @@ def test_the_pods_fio_becomes_the_runs_fio(tmp_path):
                                 environment={"tools": {"fio": "fio-3.33"}}, params={})  # fmt: skip
         store.set_tool_versions(other, {"fio": "fio-3.33"})
         assert store.get_run(other).environment["tools"] == {"fio": "fio-3.33"}
+
+
+def test_the_rbd_image_behind_a_pv():
+    from cephbench.lab.k8s_conf import persistent_volume
+    from cephbench.targets.pvc import rbd_image_of
+
+    claim = {"metadata": {"name": "c", "namespace": "ns", "uid": "u"}, "spec": {}}
+    lab = persistent_volume("pvc-u", claim, "vm", "/mnt/x", 1 << 30, False, "pvc-u", pool="k8s")
+    assert rbd_image_of(lab) == {"pool": "k8s", "image": "pvc-u"}  # the lab's provisioner's PV
+    # A Rook 1.4.1 (ceph-csi 3.1.0) PV's driver and attributes, as posted in
+    # https://github.com/elemental-lf/benji/pull/91 (2020-08-31; the uuid elided there too).
+    rook = {"spec": {"csi": {
+        "driver": "rook-ceph.rbd.csi.ceph.com",
+        "volumeHandle": "0001-0009-rook-ceph-0000000000000001-<uuid>",
+        "volumeAttributes": {
+            "clusterID": "rook-ceph", "imageFeatures": "layering", "imageFormat": "2",
+            "imageName": "csi-vol-<uuid>", "journalPool": "replicated", "pool": "replicated",
+            "radosNamespace": "",
+        },
+    }}}  # fmt: skip
+    assert rbd_image_of(rook) == {"pool": "replicated", "image": "csi-vol-<uuid>"}
+    older = {"spec": {"csi": {**rook["spec"]["csi"], "volumeAttributes": {  # before 3.1.0
+        "clusterID": "rook-ceph", "imageFeatures": "layering", "pool": "replicated",
+    }}}}  # fmt: skip
+    assert rbd_image_of(older) is None  # no imageName: the image is not named
+    # ceph-csi's static PV (docs/static-pvc.md): the handle is the image's name.
+    static = {"spec": {"csi": {
+        "driver": "rbd.csi.ceph.com", "fsType": "ext4", "volumeHandle": "static-image",
+        "volumeAttributes": {"clusterID": "ba68226a-672f-4ba5-97bc-22840318b2ec",
+                             "pool": "replicapool", "staticVolume": "true",
+                             "imageFeatures": "layering"},
+    }}}  # fmt: skip
+    assert rbd_image_of(static) == {"pool": "replicapool", "image": "static-image"}
+    ns = {"spec": {"csi": {**rook["spec"]["csi"], "volumeAttributes": {
+        "pool": "p", "imageName": "i", "radosNamespace": "tenant"}}}}  # fmt: skip
+    assert rbd_image_of(ns) == {"pool": "p", "image": "i", "namespace": "tenant"}
+    cephfs = {"spec": {"csi": {"driver": "cephfs.csi.ceph.com", "volumeAttributes": {}}}}
+    assert rbd_image_of(cephfs) is None and rbd_image_of({}) is None

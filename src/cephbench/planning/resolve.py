@@ -207,7 +207,14 @@ def _configure(
         target.configure(
             CephOptions(conn, pool.size, pool.pg_num, prefill=pool.prefill and plan.reads)
         )
+    elif ceph.given and target.kind == "pvc":  # the cluster behind the class
+        from cephbench.targets.pvc import PvcTarget
+
+        assert isinstance(target, PvcTarget)
+        c = ceph
+        target.configure_ceph(connect(c.conf, c.client_id, c.keyring, c.cluster, c.connect_timeout))
     elif ceph.given:
         raise UsageError(
-            f"--conf, --id, --keyring and --cluster are for Ceph targets, not {target.kind}:"
+            f"--conf, --id, --keyring and --cluster are for Ceph targets (and pvc:, the "
+            f"cluster behind its class), not {target.kind}:"
         )

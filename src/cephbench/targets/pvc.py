@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
+from cephbench.ceph.connection import Connection
 from cephbench.errors import TargetError, UsageError
 from cephbench.kube import objects
 from cephbench.kube import undo as kundo
@@ -36,6 +37,7 @@ from cephbench.kube.podrun import PodRun
 from cephbench.kube.pods import PodSet, first_line
 from cephbench.model import RawOutput, now
 from cephbench.store import ResourceLog
+from cephbench.system.process import run
 from cephbench.system.units import format_size
 from cephbench.targets import FioTarget, Target, TargetOptions
 
@@ -61,6 +63,8 @@ class PvcTarget(Target):
         self.podset: PodSet | None = None
         self.fio_version: str | None = None
         """fio's version in the pods (``fio --version``), once they run."""
+        self.conn: Connection | None = None
+        """The Ceph cluster behind the class, when given (else the lab's, if one runs)."""
         if location.startswith(CLAIM):
             self.claim: str | None = location.removeprefix(CLAIM)
             self.storage_class: str | None = None
@@ -228,7 +232,11 @@ class PvcTarget(Target):
             found = k.get("pvc", claim, namespace=ns)
             pv_name = found.get("spec", {}).get("volumeName")
             pv = k.get("pv", pv_name) if pv_name else {}
-            volumes.append({"claim": claim, **volume_fingerprint(found, pv)})
+            volume = {"claim": claim, **volume_fingerprint(found, pv)}
+            ref = rbd_image_of(pv)
+            if ref is not None:  # the RBD image behind it, as the Ceph cluster has it
+                volume["rbd"] = {**ref, **self._rbd_info(ref)}
+            volumes.append(volume)
         data = {"fio_version": fio, "image": self.kube.image, "volumes": volumes}
         return RawOutput(
             FINGERPRINT_TOOL,
@@ -240,6 +248,41 @@ class PvcTarget(Target):
             now(),
             0.0,
         )
+
+    def configure_ceph(self, conn: Connection) -> None:
+        """The Ceph cluster behind the class (``--conf``, ``--id``, ``--keyring``)."""
+        self.conn = conn
+
+    def _ceph(self) -> Connection | None:
+        """The cluster to look the volumes' images up in: the one given, else the running
+        lab's; None: neither."""
+        if self.conn is None:
+            from cephbench.lab import find_running
+            from cephbench.lab.connect import resolve
+
+            if find_running() is not None:
+                self.conn = resolve()
+        return self.conn
+
+    def _rbd_info(self, ref: dict[str, str]) -> dict[str, Any]:
+        """``rbd info`` of the image (``found``, ``size``, ``id``, ``block_name_prefix``,
+        ``features``); nothing when no cluster is known; ``error`` when it cannot be read."""
+        conn = self._ceph()
+        if conn is None:
+            return {}
+        spec = "/".join(ref[k] for k in ("pool", "namespace", "image") if ref.get(k))
+        result = run(
+            ["rbd", *conn.args(), "info", spec, "--format", "json"],
+            env=conn.env,
+            timeout=conn.timeout + 10,
+        )
+        if result.returncode != 0:
+            if "No such file" in result.stderr:
+                return {"found": False}
+            return {"error": result.last_error_line()}
+        info = json.loads(result.stdout)
+        keys = ("size", "id", "block_name_prefix", "features")
+        return {"found": True, **{k: info.get(k) for k in keys}}
 
     def setup_outputs(self) -> list[RawOutput]:
         return list(self.outputs)
@@ -294,6 +337,33 @@ def class_fingerprint(sc: dict[str, Any]) -> dict[str, Any]:
         "reclaim_policy": sc.get("reclaimPolicy", "Delete"),
         "default": annotations.get("storageclass.kubernetes.io/is-default-class") == "true",
     }
+
+
+LAB_POOL, LAB_IMAGE = "cephbench.lab/pool", "cephbench.lab/image"
+"""The annotations the lab's provisioner puts on its PVs (lab/k8s_conf.py)."""
+RBD_CSI = "rbd.csi.ceph.com"
+
+
+def rbd_image_of(pv: dict[str, Any]) -> dict[str, str] | None:
+    """The RBD image behind a PV (``pool``, ``image``, and ``namespace`` when it is in a
+    RADOS namespace): a ceph-csi RBD volume's attributes (``pool`` and ``imageName``; a
+    static volume's handle is its image), or the lab's annotations; None: not an RBD image."""
+    annotations = (pv.get("metadata") or {}).get("annotations") or {}
+    if annotations.get(LAB_POOL) and annotations.get(LAB_IMAGE):
+        return {"pool": annotations[LAB_POOL], "image": annotations[LAB_IMAGE]}
+    csi = (pv.get("spec") or {}).get("csi") or {}
+    if not str(csi.get("driver", "")).endswith(RBD_CSI):
+        return None
+    attrs = csi.get("volumeAttributes") or {}
+    image = attrs.get("imageName")
+    if not image and attrs.get("staticVolume") == "true":
+        image = csi.get("volumeHandle")
+    if not attrs.get("pool") or not image:
+        return None
+    ref = {"pool": attrs["pool"], "image": image}
+    if attrs.get("radosNamespace"):
+        ref["namespace"] = attrs["radosNamespace"]
+    return ref
 
 
 def volume_fingerprint(claim: dict[str, Any], pv: dict[str, Any]) -> dict[str, Any]:
