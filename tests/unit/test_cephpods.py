@@ -158,3 +158,15 @@ def test_the_rbd_image_behind_a_pv():
     assert rbd_image_of(ns) == {"pool": "p", "image": "i", "namespace": "tenant"}
     cephfs = {"spec": {"csi": {"driver": "cephfs.csi.ceph.com", "volumeAttributes": {}}}}
     assert rbd_image_of(cephfs) is None and rbd_image_of({}) is None
+
+
+def test_pods_and_clients_do_not_mix_and_shared_image_puts_every_pod_on_one():
+    from cephbench.planning import resolve
+    from cephbench.planning.request import ClientsOptions
+
+    target = _rbd(KubeOptions(pods=2))
+    with pytest.raises(UsageError, match="--clients and --pods both say where fio runs"):
+        resolve.check_shared(target, ClientsOptions(spec="lab"))
+    assert target.shared_image is False
+    resolve.check_shared(target, ClientsOptions(shared_image=True))
+    assert target.shared_image is True

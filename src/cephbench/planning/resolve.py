@@ -110,11 +110,22 @@ def target(
 
 
 def check_shared(target: Target, clients: ClientsOptions) -> None:
-    """``--shared-image`` is for rbd: targets, ``--shared-dir`` for cephfs: ones."""
+    """``--shared-image`` is for rbd: targets, ``--shared-dir`` for cephfs: ones; with
+    ``--pods``, ``--shared-image`` puts every pod on the run's image, and ``--clients`` is
+    refused."""
     if clients.shared_dir and target.kind != "cephfs":
         raise UsageError("--shared-dir is for cephfs: targets", hint="rbd: has --shared-image")
     if clients.shared_image and target.kind == "cephfs":
         raise UsageError("--shared-image is for rbd: targets", hint="cephfs: has --shared-dir")
+    if getattr(target, "kube", None) is not None and target.kind in ("rbd", "rados"):
+        if clients.spec:
+            raise UsageError(
+                "--clients and --pods both say where fio runs", hint="give one of them"
+            )
+        from cephbench.targets.rbd import RbdTarget
+
+        if clients.shared_image and isinstance(target, RbdTarget):  # every pod on one image
+            target.shared_image = True
 
 
 def run_options(

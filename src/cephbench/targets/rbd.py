@@ -54,6 +54,8 @@ class RbdTarget(CephTarget):
     def __init__(self, location, options):
         super().__init__(location, options)
         self.size = 0
+        self.shared_image = False
+        """With ``--pods``: every pod on the run's image (``--shared-image``)."""
         self.prefill_outputs: list[RawOutput] = []
         """The prefill fio runs, once done (the runner stores them with the run): the
         image's, and those of the images :meth:`image` adds (one per client)."""
@@ -85,6 +87,9 @@ class RbdTarget(CephTarget):
             with ExitStack() as stack:  # fio in pods: each pod an image of its own
                 options = [target.options]
                 for n in range(2, self.pods.count + 1):
+                    if self.shared_image:
+                        options.append(target.options)
+                        continue
                     own = stack.enter_context(self.image(pool, f"{image}-p{n}", resources))
                     options.append(own.options)
                 podset = stack.enter_context(self.pods.session(run_id, resources, options))
