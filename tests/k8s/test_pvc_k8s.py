@@ -39,16 +39,6 @@ def _fio_image() -> str:
     return f"{FIO_IMAGE}:{out.stdout.strip().removeprefix('fio-')}"
 
 
-@pytest.fixture
-def k8s(k8s_lab, monkeypatch):
-    """The lab's cluster as a user's environment: KUBECONFIG, its kubectl first on PATH."""
-    info = k8s_lab.k8s
-    monkeypatch.setenv("KUBECONFIG", str(info.kubeconfig))
-    monkeypatch.setenv("PATH", f"{Path(info.kubectl).parent}:{os.environ['PATH']}")
-    monkeypatch.setenv("CEPHBENCH_LAB_DIR", str(k8s_lab.lab.dir))
-    return k8s_lab
-
-
 def kubectl(k8s_lab, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     info = k8s_lab.k8s
     return subprocess.run(

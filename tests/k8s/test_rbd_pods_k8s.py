@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 
 from cephbench.kube.objects import selector
@@ -31,11 +32,10 @@ def ceph(k8s_lab, *args: str) -> str:
 def client_write_bytes(k8s_lab) -> int:
     """Bytes clients have written to the lab's OSDs (each OSD's ``op_w_in_bytes`` and
     ``op_rw_in_bytes``: counters that only grow, also once the run's pool is deleted)."""
-    total = 0
-    for osd in k8s_lab.lab.osds:
-        counters = json.loads(ceph(k8s_lab, "tell", f"osd.{osd.id}", "perf", "dump", "osd"))
-        total += counters["osd"]["op_w_in_bytes"] + counters["osd"]["op_rw_in_bytes"]
-    return total
+    out = ceph(k8s_lab, "tell", "osd.*", "perf", "dump", "osd")  # "osd.N: {...}" each
+    dumps = [json.loads(part) for part in re.split(r"^osd\.\d+: ", out, flags=re.M) if part]
+    assert len(dumps) == len(k8s_lab.lab.osds)
+    return sum(d["osd"]["op_w_in_bytes"] + d["osd"]["op_rw_in_bytes"] for d in dumps)
 
 
 def cephbench_pools(k8s_lab) -> list[str]:

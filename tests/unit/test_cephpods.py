@@ -15,7 +15,7 @@ from cephbench.targets import TargetOptions
 
 # The lab's mon_host as `ceph-conf --show-config-value mon_host` printed it (a one-host lab,
 # `cephbench lab up`, 2026-11-26); the others are the forms Ceph's documentation gives.
-LAB_MON_HOST = "[v2:127.0.0.1:20183,v1:127.0.0.1:20184]"
+LAB_MON_HOST = "[v2:127.0.0.1:22554,v1:127.0.0.1:22555]"
 
 
 @pytest.mark.parametrize(
@@ -95,6 +95,13 @@ def test_rbd_takes_the_kubernetes_options_with_pods_only():
         _rbd(KubeOptions(image="localhost/fio:3.33"))
     with pytest.raises(UsageError, match="--pods runs fio in pods; the rados suite runs"):
         _rbd(KubeOptions(pods=2), suite="rados")
+    from cephbench.planning import resolve
+    from cephbench.targets.rados import RadosTarget
+
+    with pytest.raises(UsageError, match=r"for pvc: targets \(and rbd: with --pods\), not rados:"):
+        resolve._configure_kube(
+            RadosTarget("pool", TargetOptions()), None, PoolOptions(), KubeOptions(pods=2)
+        )
 
 
 def test_librbd_pods_take_no_volume_mode():

@@ -1,5 +1,5 @@
-"""ceph.conf and the client's keyring for a librados client elsewhere (fio's rbd and rados
-engines in Kubernetes pods), made from the connection this machine uses.
+"""ceph.conf and the client's keyring for a librados client elsewhere (fio's rbd engine in
+Kubernetes pods), made from the connection this machine uses.
 
 Exists because a pod cannot read this machine's files: what the pod needs is written out as
 text (a Secret's files). The conf holds what a client needs to reach the cluster as this

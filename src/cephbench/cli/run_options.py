@@ -331,7 +331,7 @@ clients = Bundle(
 )
 
 kube = Bundle(
-    "Kubernetes (pvc: targets; rbd: and rados: with --pods)",
+    "Kubernetes (pvc: targets; rbd: with --pods)",
     [
         opt(
             "--pods",

@@ -1,5 +1,5 @@
 """What a run on Kubernetes was asked for (``--pods``, ``--image``, ``--kubeconfig``...):
-the options the ``pvc:`` target takes (and ``rbd:``/``rados:`` with ``--pods``), as one
+the options the ``pvc:`` target takes (and ``rbd:`` with ``--pods``), as one
 typed value the run request stores."""
 
 from __future__ import annotations

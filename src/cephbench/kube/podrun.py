@@ -1,5 +1,5 @@
 """Making a run's objects in Kubernetes and waiting for its pods, for every target that runs
-fio in pods (``pvc:``, and ``rbd:``/``rados:`` with ``--pods``).
+fio in pods (``pvc:``, and ``rbd:`` with ``--pods``).
 
 Exists so those targets make, record and delete their namespace, claims, Secrets and pods
 one way: each object recorded in the resource log before it is made (kube/undo.py), its

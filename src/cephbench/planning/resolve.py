@@ -117,7 +117,7 @@ def check_shared(target: Target, clients: ClientsOptions) -> None:
         raise UsageError("--shared-dir is for cephfs: targets", hint="rbd: has --shared-image")
     if clients.shared_image and target.kind == "cephfs":
         raise UsageError("--shared-image is for rbd: targets", hint="cephfs: has --shared-dir")
-    if getattr(target, "kube", None) is not None and target.kind in ("rbd", "rados"):
+    if getattr(target, "kube", None) is not None and target.kind == "rbd":
         if clients.spec:
             raise UsageError(
                 "--clients and --pods both say where fio runs", hint="give one of them"
@@ -166,8 +166,8 @@ def _default_target(plan: RunPlan) -> str:
 def _configure_kube(
     target: Target, plan: RunPlan, pool: PoolOptions, kube: KubeOptions | None
 ) -> None:
-    """A ``pvc:`` target's options; ``rbd:`` and ``rados:`` take them with ``--pods`` (fio's
-    engines in pods); refused for other targets."""
+    """A ``pvc:`` target's options; ``rbd:`` takes them with ``--pods`` (fio's rbd engine in
+    pods); refused for other targets."""
     from cephbench.kube.objects import parse_toleration
     from cephbench.targets.pvc import PvcTarget
 
@@ -182,7 +182,7 @@ def _configure_kube(
         from cephbench.kube.options import KubeOptions
 
         target.configure(kube or KubeOptions(), prefill=pool.prefill and plan.reads)
-    elif kube is not None and kube.given and target.kind in ("rbd", "rados"):
+    elif kube is not None and kube.given and target.kind == "rbd":
         from cephbench.targets.cluster import CephTarget
 
         if kube.pods is None:
@@ -200,7 +200,7 @@ def _configure_kube(
     elif kube is not None and kube.given:
         raise UsageError(
             f"--pods, --image, --kubeconfig and the other Kubernetes options are for pvc: "
-            f"targets (and rbd: and rados: with --pods), not {target.kind}:",
+            f"targets (and rbd: with --pods), not {target.kind}:",
             hint="e.g. --target pvc:STORAGECLASS --pods 3",
         )
 

@@ -1,6 +1,6 @@
-"""``rbd:`` and ``rados:`` with ``--pods N``: fio's rbd and rados engines in Kubernetes pods.
+"""``rbd:`` with ``--pods N``: fio's rbd engine in Kubernetes pods.
 
-Exists so librbd (and librados) can be measured from pods with no CSI in the path, as the
+Exists so librbd can be measured from pods with no CSI in the path, as the
 Rook write-ups do by hand. The Ceph side is the target's own, exactly as for a run on this
 machine (the pool, the image and its prefill, the health watch, the OSD flags); the pods only
 replace where fio runs. cephbench makes, in the run's namespace (kube/podrun.py: recorded in
@@ -8,8 +8,9 @@ the resource log before each is made, deleted however the run ends): one Secret 
 ceph.conf and the client's keyring (ceph/podconf.py: this machine's client, its one key),
 mounted read-only at /etc/ceph in each pod, and N idle pods of ``--image`` (no claim).
 Each pod drives an image of its own (``IMAGE``, ``IMAGE-p2``...: the target makes and
-removes them as it does its own) or, for ``rados:``, objects of its own (fio's
-``filename_format`` prefixed with ``pN.``).
+removes them as it does its own), or all the run's one with ``--shared-image``. Nothing here
+is RBD's own but the target that uses it: a ``rados:`` target could give each pod objects of
+its own the same way, once fio runs on ``rados:`` at all.
 
 Networking: a pod's network is its own namespace, and the monitors and OSDs must be
 reachable from it. When every monitor address is a loopback one (a one-host lab binds its
@@ -40,7 +41,7 @@ HOST_NETWORK_REASON = "the monitors are on loopback, which a pod's own network c
 
 
 class CephPods:
-    """The pods of an ``rbd:`` or ``rados:`` run with ``--pods``."""
+    """The pods of a Ceph target's run with ``--pods`` (``rbd:``)."""
 
     def __init__(self, kube: KubeOptions, conn: Connection) -> None:
         if kube.volume_mode != "Filesystem":

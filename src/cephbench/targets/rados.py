@@ -12,7 +12,6 @@ from contextlib import contextmanager
 
 from cephbench.ceph.pools import NAME, check_usable, undo_pool
 from cephbench.errors import TargetError
-from cephbench.kube import undo as kundo
 from cephbench.store import ResourceLog
 from cephbench.targets import FioTarget
 from cephbench.targets.cluster import FRESH, CephTarget
@@ -20,7 +19,7 @@ from cephbench.targets.cluster import FRESH, CephTarget
 
 class RadosTarget(CephTarget):
     kind = "rados"
-    undo = (*CephTarget.undo, undo_pool, *kundo.UNDO)
+    undo = (*CephTarget.undo, undo_pool)
     application = "rados"
 
     def __init__(self, location, options):
@@ -37,13 +36,6 @@ class RadosTarget(CephTarget):
     @contextmanager
     def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
         with self.pool_session(run_id, resources) as pool:
-            options = {"ioengine": "rados", "pool": pool, **self.conn.fio_options()}
-            if self.pods is None:
-                yield FioTarget(options, self.env)
-                return
-            own = [  # each pod's objects named apart: p1.JOB.0.0, p2.JOB.0.0...
-                {**options, "filename_format": f"p{n}.$jobname.$jobnum.$filenum"}
-                for n in range(1, self.pods.count + 1)
-            ]
-            with self.pods.session(run_id, resources, own) as podset:
-                yield FioTarget(own[0], pods=podset)
+            yield FioTarget(
+                {"ioengine": "rados", "pool": pool, **self.conn.fio_options()}, self.env
+            )
