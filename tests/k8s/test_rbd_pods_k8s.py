@@ -15,7 +15,7 @@ from cephbench.store import Store
 from tests.helpers import invoke
 from tests.k8s.test_pvc_k8s import image, ours
 
-SMALL = ("--runtime", "2", "--size", "32M")
+SMALL = ("--runtime", "1", "--size", "32M")  # the test stays under a minute
 
 
 def ceph(k8s_lab, *args: str) -> str:
