@@ -5,6 +5,7 @@ not cached: ``cephbench lab build-k8s``), always taken down. Every test here is 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,3 +42,14 @@ def k8s_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[K8sLab]:
         yield start(lab_dir)
     finally:
         down(lab_dir, purge=True)
+
+
+@pytest.fixture
+def k8s(k8s_lab, monkeypatch):
+    """The lab's cluster as a user's environment: KUBECONFIG, its kubectl first on PATH, and
+    the lab as the Ceph cluster (``CEPHBENCH_LAB_DIR``)."""
+    info = k8s_lab.k8s
+    monkeypatch.setenv("KUBECONFIG", str(info.kubeconfig))
+    monkeypatch.setenv("PATH", f"{Path(info.kubectl).parent}:{os.environ['PATH']}")
+    monkeypatch.setenv("CEPHBENCH_LAB_DIR", str(k8s_lab.lab.dir))
+    return k8s_lab

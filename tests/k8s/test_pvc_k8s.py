@@ -39,16 +39,6 @@ def _fio_image() -> str:
     return f"{FIO_IMAGE}:{out.stdout.strip().removeprefix('fio-')}"
 
 
-@pytest.fixture
-def k8s(k8s_lab, monkeypatch):
-    """The lab's cluster as a user's environment: KUBECONFIG, its kubectl first on PATH."""
-    info = k8s_lab.k8s
-    monkeypatch.setenv("KUBECONFIG", str(info.kubeconfig))
-    monkeypatch.setenv("PATH", f"{Path(info.kubectl).parent}:{os.environ['PATH']}")
-    monkeypatch.setenv("CEPHBENCH_LAB_DIR", str(k8s_lab.lab.dir))
-    return k8s_lab
-
-
 def kubectl(k8s_lab, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     info = k8s_lab.k8s
     return subprocess.run(
@@ -121,7 +111,12 @@ def test_table_on_a_pvc_is_fio_in_the_pod_on_ceph(k8s, db):
     assert run.environment["target"]["storage_class"]["name"] == sc
     assert run.environment["target"]["kubernetes"].startswith("v1.")
     [fingerprint] = [o for o in outputs if o["tool"] == "k8s-volumes"]
-    assert json.loads(fingerprint["stdout"])["fio_version"].startswith("fio-")
+    volumes_seen = json.loads(fingerprint["stdout"])
+    assert volumes_seen["fio_version"].startswith("fio-")
+    assert run.environment["tools"]["fio"] == volumes_seen["fio_version"]  # the pod's fio
+    [volume] = volumes_seen["volumes"]  # its RBD image, as the lab's Ceph has it
+    assert volume["rbd"]["pool"] == k8s.k8s.pool and volume["rbd"]["found"] is True
+    assert volume["rbd"]["size"] > 0 and volume["rbd"]["image"] == volume["volume"]
     wrote = sum(r.io_bytes or 0 for r in run.results if r.op == "write")
     assert pool_written(k8s) - written >= wrote  # the pods' writes reached the lab's OSDs
     nothing_left(k8s, db, before)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 import yaml
@@ -271,3 +272,48 @@ def test_k8s_check_summaries_of_the_labs_cluster():
                             "allowed": True, "why": n.why} for n in NEEDS],
            "unavailable": []}  # fmt: skip
     validate(doc)
+
+
+def test_tolerations_in_kubectl_taints_syntax_go_on_every_pod():
+    assert objects.parse_toleration("dedicated=storage:NoSchedule") == {
+        "key": "dedicated", "operator": "Equal", "value": "storage", "effect": "NoSchedule",
+    }  # fmt: skip
+    assert objects.parse_toleration("node-role.kubernetes.io/control-plane:NoExecute") == {
+        "key": "node-role.kubernetes.io/control-plane", "operator": "Exists",
+        "effect": "NoExecute",
+    }  # fmt: skip
+    assert objects.parse_toleration("k=:PreferNoSchedule")["value"] == ""
+    for bad, says in [
+        ("dedicated", "is not KEY[=VALUE]:EFFECT"),
+        (":NoSchedule", "is not KEY[=VALUE]:EFFECT"),
+        ("=v:NoSchedule", "names no key"),
+        ("k=v:Sometimes", "the effect is one of NoSchedule, PreferNoSchedule, NoExecute"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(says)):
+            objects.parse_toleration(bad)
+    kube = KubeOptions(tolerations=("a=b:NoSchedule", "c:NoExecute"))
+    pod = objects.pod("p", "ns", 1, "c", "img", tolerations=kube.toleration_specs)
+    assert pod["spec"]["tolerations"] == [
+        {"key": "a", "operator": "Equal", "value": "b", "effect": "NoSchedule"},
+        {"key": "c", "operator": "Exists", "effect": "NoExecute"},
+    ]
+    assert "tolerations" not in objects.pod("p", "ns", 1, "c", "img")["spec"]
+    from cephbench.planning.request import RunRequest
+
+    request = RunRequest("quick", "pvc:fast", kube=kube)  # stored, and read back the same
+    assert RunRequest.from_json(json.loads(json.dumps(request.to_json()))) == request
+    assert (
+        "tolerations"
+        not in RunRequest("quick", "pvc:f", kube=KubeOptions(pods=2)).to_json()["kube"]
+    )
+
+
+def test_a_malformed_toleration_is_a_usage_error_for_every_target():
+    from cephbench.planning import resolve
+    from cephbench.planning.request import PoolOptions
+    from cephbench.targets import TargetOptions
+    from cephbench.targets.pvc import PvcTarget
+
+    target = PvcTarget("fast", TargetOptions())
+    with pytest.raises(UsageError, match="--toleration: 'x' is not KEY"):
+        resolve._configure_kube(target, None, PoolOptions(), KubeOptions(tolerations=("x",)))

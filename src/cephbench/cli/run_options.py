@@ -331,15 +331,15 @@ clients = Bundle(
 )
 
 kube = Bundle(
-    "Kubernetes (pvc: targets)",
+    "Kubernetes (pvc: targets; rbd: with --pods)",
     [
         opt(
             "--pods",
             type=click.IntRange(1, 256),
-            default=1,
-            show_default=True,
-            help="fio in N pods at once, each on a claim of its own, starting together; each "
-            "pod's figures are stored with the exact aggregate.",
+            default=None,
+            help="fio in N pods at once (default 1 for pvc:), each on a claim of its own "
+            "(pvc:) or its own RBD image (rbd:), starting together; each pod's figures are "
+            "stored with the exact aggregate.",
         ),
         opt(
             "--volume-mode",
@@ -365,6 +365,14 @@ kube = Bundle(
         ),
         opt("--node-selector", metavar="K=V,...", help="The pods' nodeSelector."),
         opt("--spread", is_flag=True, help="At most one of the run's pods per node."),
+        opt(
+            "--toleration",
+            "tolerations",
+            multiple=True,
+            metavar="KEY[=VALUE]:EFFECT",
+            help="A toleration on every pod, in kubectl taint's syntax (repeatable), e.g. "
+            "dedicated=storage:NoSchedule or node-role.kubernetes.io/control-plane:NoSchedule.",
+        ),
         opt("--pod-cpu", metavar="CPU", help="Each pod's CPU request and limit (e.g. 2)."),
         opt("--pod-memory", metavar="MEM", help="Each pod's memory request and limit (e.g. 1Gi)."),
     ],

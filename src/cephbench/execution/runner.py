@@ -165,6 +165,9 @@ def execute(
             work = stack.enter_context(workdir(run_id, resources))
             stage.now("preparing the target")
             fio_target = stack.enter_context(target.session(run_id, resources))
+            found = target.tool_versions()  # fio's in pods: the run's fio
+            if found:
+                store.set_tool_versions(run_id, found)
             clients = None
             if inventory is not None:
                 from cephbench.execution.clients import open_clients

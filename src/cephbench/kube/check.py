@@ -45,6 +45,11 @@ NEEDS: tuple[Need, ...] = (
     Need("watch", "pods", True, _DELETED),
     Need("delete", "pods", True, "the run's pods"),
     Need("create", "pods/exec", True, "fio in the pods"),
+    Need("create", "secrets", True, "ceph.conf and the key of librbd's pods (rbd: --pods)"),
+    Need("get", "secrets", True, "ceph.conf and the key of librbd's pods (rbd: --pods)"),
+    Need("list", "secrets", True, "the run's Secret, by label"),
+    Need("watch", "secrets", True, _DELETED),
+    Need("delete", "secrets", True, "the run's Secret"),
     Need("list", "events", True, "why a claim is Pending or a pod does not start"),
     Need("list", "serviceaccounts", True, "a fresh namespace is ready for pods"),
 )

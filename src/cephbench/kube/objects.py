@@ -19,6 +19,8 @@ DATA_MOUNT = "/data"
 """Where a Filesystem claim is mounted in the pod."""
 DEVICE_PATH = "/dev/cephbench"
 """Where a Block claim's device appears in the pod."""
+CEPH_DIR = "/etc/ceph"
+"""Where a librbd pod finds ceph.conf and its client's keyring (the Secret's files)."""
 DEFAULT_IMAGE = "ghcr.io/kastenhq/kubestr:latest"
 """kubestr's public image, which ships fio (and sh, date, sleep); tests never pull it."""
 GRACE_SECONDS = 1
@@ -91,7 +93,7 @@ def pod(
     name: str,
     ns: str,
     run_id: int,
-    claim: str,
+    claim: str | None,
     image: str,
     *,
     volume_mode: str = "Filesystem",
@@ -100,9 +102,16 @@ def pod(
     memory: str | None = None,
     spread: bool = False,
     pull_policy: str = "IfNotPresent",
+    secret: str | None = None,
+    host_network: bool = False,
+    tolerations: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
-    """An idle pod on ``claim`` (fio runs in it through ``kubectl exec``): the claim at
-    DATA_MOUNT (Filesystem) or as the device DEVICE_PATH (Block)."""
+    """An idle pod (fio runs in it through ``kubectl exec``) on ``claim``: the claim at
+    DATA_MOUNT (Filesystem) or as the device DEVICE_PATH (Block); or, without a claim, on
+    nothing but its scratch directory (librbd's pods: fio reaches Ceph over the network).
+    ``secret``: a Secret mounted read-only at CEPH_DIR (ceph.conf and the client's key);
+    ``host_network``: the node's network namespace (monitors on loopback: targets/pods.py);
+    ``tolerations``: :func:`parse_toleration`'s, put on the pod as they are."""
     container: dict[str, Any] = {
         "name": "fio",
         "image": image,
@@ -111,10 +120,17 @@ def pod(
         "workingDir": "/",
     }
     container["volumeMounts"] = [{"name": "work", "mountPath": WORKDIR}]
-    if volume_mode == "Block":
-        container["volumeDevices"] = [{"name": "data", "devicePath": DEVICE_PATH}]
-    else:
-        container["volumeMounts"].append({"name": "data", "mountPath": DATA_MOUNT})
+    volumes: list[dict[str, Any]] = []
+    if claim is not None:
+        volumes.append({"name": "data", "persistentVolumeClaim": {"claimName": claim}})
+        if volume_mode == "Block":
+            container["volumeDevices"] = [{"name": "data", "devicePath": DEVICE_PATH}]
+        else:
+            container["volumeMounts"].append({"name": "data", "mountPath": DATA_MOUNT})
+    volumes.append({"name": "work", "emptyDir": {}})  # scratch: the image needs no mkdir
+    if secret is not None:
+        container["volumeMounts"].append({"name": "ceph", "mountPath": CEPH_DIR, "readOnly": True})
+        volumes.append({"name": "ceph", "secret": {"secretName": secret}})
     resources: dict[str, dict[str, str]] = {}
     for key, value in (("cpu", cpu), ("memory", memory)):
         if value:
@@ -128,13 +144,15 @@ def pod(
         "automountServiceAccountToken": False,
         "enableServiceLinks": False,
         "containers": [container],
-        "volumes": [
-            {"name": "data", "persistentVolumeClaim": {"claimName": claim}},
-            {"name": "work", "emptyDir": {}},  # the scratch directory: the image needs no mkdir
-        ],
+        "volumes": volumes,
     }
+    if host_network:
+        spec["hostNetwork"] = True
+        spec["dnsPolicy"] = "ClusterFirstWithHostNet"
     if node_selector:
         spec["nodeSelector"] = dict(node_selector)
+    if tolerations:
+        spec["tolerations"] = [dict(t) for t in tolerations]
     if spread:  # one pod per node: the run's pods repel one another
         spec["affinity"] = {
             "podAntiAffinity": {
@@ -180,3 +198,22 @@ def parse_node_selector(text: str | None) -> dict[str, str]:
             raise ValueError(f"'{part}' is not KEY=VALUE")
         out[key] = value
     return out
+
+
+EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+def parse_toleration(text: str) -> dict[str, str]:
+    """``KEY[=VALUE]:EFFECT`` (kubectl taint's syntax) as a pod's toleration: ``Equal``
+    with a value, ``Exists`` without; ValueError saying what is wrong."""
+    rest, sep, effect = text.rpartition(":")
+    if not sep or not rest:
+        raise ValueError(f"'{text}' is not KEY[=VALUE]:EFFECT")
+    if effect not in EFFECTS:
+        raise ValueError(f"'{text}': the effect is one of {', '.join(EFFECTS)}")
+    key, eq, value = rest.partition("=")
+    if not key:
+        raise ValueError(f"'{text}' names no key")
+    if eq:
+        return {"key": key, "operator": "Equal", "value": value, "effect": effect}
+    return {"key": key, "operator": "Exists", "effect": effect}

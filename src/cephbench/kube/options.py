@@ -1,18 +1,20 @@
 """What a run on Kubernetes was asked for (``--pods``, ``--image``, ``--kubeconfig``...):
-the options the ``pvc:`` target takes, as one typed value the run request stores."""
+the options the ``pvc:`` target takes (and ``rbd:`` with ``--pods``), as one
+typed value the run request stores."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from cephbench.kube.objects import DEFAULT_IMAGE
+from cephbench.kube.objects import DEFAULT_IMAGE, parse_toleration
 
 VOLUME_MODES = ("Filesystem", "Block")
 
 
 @dataclass(frozen=True)
 class KubeOptions:
-    pods: int = 1
+    pods: int | None = None
+    """``--pods N``; None: not given (one pod for ``pvc:``, fio on this machine for ``rbd:``)."""
     volume_mode: str = "Filesystem"
     image: str = DEFAULT_IMAGE
     kubeconfig: str | None = None
@@ -26,8 +28,23 @@ class KubeOptions:
     """At most one of the run's pods per node."""
     pod_cpu: str | None = None
     pod_memory: str | None = None
+    tolerations: tuple[str, ...] = field(default=(), metadata={"stored": "if_set"})
+    """``--toleration KEY[=VALUE]:EFFECT``, each as given."""
+
+    def __post_init__(self) -> None:  # a stored request gives a list
+        object.__setattr__(self, "tolerations", tuple(self.tolerations or ()))
+
+    @property
+    def count(self) -> int:
+        """How many pods: ``--pods``, else one."""
+        return self.pods or 1
+
+    @property
+    def toleration_specs(self) -> list[dict[str, str]]:
+        """The tolerations as a pod takes them (ValueError for a malformed one)."""
+        return [parse_toleration(t) for t in self.tolerations]
 
     @property
     def given(self) -> bool:
-        """Whether any option differs from its default (only the pvc: target takes them)."""
+        """Whether any option differs from its default."""
         return self != KubeOptions()

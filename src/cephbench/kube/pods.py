@@ -44,6 +44,9 @@ class Pod:
     name: str
     node: str
     claim: str
+    options: tuple[tuple[str, str], ...] = ()
+    """fio options of this pod's own (its own RBD image, its own object prefix), over the
+    target's."""
 
     @property
     def host(self) -> str:

@@ -110,11 +110,22 @@ def target(
 
 
 def check_shared(target: Target, clients: ClientsOptions) -> None:
-    """``--shared-image`` is for rbd: targets, ``--shared-dir`` for cephfs: ones."""
+    """``--shared-image`` is for rbd: targets, ``--shared-dir`` for cephfs: ones; with
+    ``--pods``, ``--shared-image`` puts every pod on the run's image, and ``--clients`` is
+    refused."""
     if clients.shared_dir and target.kind != "cephfs":
         raise UsageError("--shared-dir is for cephfs: targets", hint="rbd: has --shared-image")
     if clients.shared_image and target.kind == "cephfs":
         raise UsageError("--shared-image is for rbd: targets", hint="cephfs: has --shared-dir")
+    if getattr(target, "kube", None) is not None and target.kind == "rbd":
+        if clients.spec:
+            raise UsageError(
+                "--clients and --pods both say where fio runs", hint="give one of them"
+            )
+        from cephbench.targets.rbd import RbdTarget
+
+        if clients.shared_image and isinstance(target, RbdTarget):  # every pod on one image
+            target.shared_image = True
 
 
 def run_options(
@@ -155,17 +166,41 @@ def _default_target(plan: RunPlan) -> str:
 def _configure_kube(
     target: Target, plan: RunPlan, pool: PoolOptions, kube: KubeOptions | None
 ) -> None:
-    """A ``pvc:`` target's options; refused for other targets."""
+    """A ``pvc:`` target's options; ``rbd:`` takes them with ``--pods`` (fio's rbd engine in
+    pods); refused for other targets."""
+    from cephbench.kube.objects import parse_toleration
     from cephbench.targets.pvc import PvcTarget
 
+    try:
+        for text in kube.tolerations if kube is not None else ():
+            parse_toleration(text)
+    except ValueError as e:
+        raise UsageError(
+            f"--toleration: {e}", hint="e.g. --toleration dedicated=storage:NoSchedule"
+        ) from None
     if isinstance(target, PvcTarget):
         from cephbench.kube.options import KubeOptions
 
         target.configure(kube or KubeOptions(), prefill=pool.prefill and plan.reads)
+    elif kube is not None and kube.given and target.kind == "rbd":
+        from cephbench.targets.cluster import CephTarget
+
+        if kube.pods is None:
+            raise UsageError(
+                f"the Kubernetes options are for {target.kind}: with --pods N",
+                hint=f"e.g. --target {target.spec} --pods 2",
+            )
+        if plan.tool != "fio":
+            raise UsageError(
+                f"--pods runs fio in pods; the {plan.suite} suite runs {plan.tool}",
+                hint="use a fio suite (quick, table...) or a job file",
+            )
+        assert isinstance(target, CephTarget)
+        target.configure_kube(kube)
     elif kube is not None and kube.given:
         raise UsageError(
             f"--pods, --image, --kubeconfig and the other Kubernetes options are for pvc: "
-            f"targets, not {target.kind}:",
+            f"targets (and rbd: with --pods), not {target.kind}:",
             hint="e.g. --target pvc:STORAGECLASS --pods 3",
         )
 
@@ -183,7 +218,14 @@ def _configure(
         target.configure(
             CephOptions(conn, pool.size, pool.pg_num, prefill=pool.prefill and plan.reads)
         )
+    elif ceph.given and target.kind == "pvc":  # the cluster behind the class
+        from cephbench.targets.pvc import PvcTarget
+
+        assert isinstance(target, PvcTarget)
+        c = ceph
+        target.configure_ceph(connect(c.conf, c.client_id, c.keyring, c.cluster, c.connect_timeout))
     elif ceph.given:
         raise UsageError(
-            f"--conf, --id, --keyring and --cluster are for Ceph targets, not {target.kind}:"
+            f"--conf, --id, --keyring and --cluster are for Ceph targets (and pvc:, the "
+            f"cluster behind its class), not {target.kind}:"
         )

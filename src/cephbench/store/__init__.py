@@ -175,6 +175,25 @@ class Store:
                 (status, ended_at or now(), error, run_id),
             )
 
+    def set_tool_versions(self, run_id: int, versions: dict[str, str]) -> None:
+        """The versions of the tools that ran the workloads where this machine's did not
+        (fio in pods), found once the run's target was set up: they become the run's
+        ``environment.tools``; this machine's differing ones stay as ``NAME (this machine)``."""
+        with self.transaction():
+            row = self.conn.execute(
+                "SELECT environment FROM runs WHERE id = ?", (run_id,)
+            ).fetchone()
+            env = json.loads(row["environment"])
+            tools = env.setdefault("tools", {})
+            for name, version in versions.items():
+                local = tools.get(name)
+                if local is not None and local != version:
+                    tools[f"{name} (this machine)"] = local
+                tools[name] = version
+            self.conn.execute(
+                "UPDATE runs SET environment = ? WHERE id = ?", (json.dumps(env), run_id)
+            )
+
     def reopen_run(self, run_id: int, environment: dict[str, Any]) -> None:
         """A stored run continues (``--resume``): running again, from this process; the
         environment it resumed in is kept beside the original."""

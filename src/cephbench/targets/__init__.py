@@ -98,6 +98,12 @@ class Target(ABC):
         """What the target's set-up ran, kept with the run (an RBD image's prefill)."""
         return []
 
+    def tool_versions(self) -> dict[str, str]:
+        """Once the session has started: the versions of the tools that run the workloads
+        where they do not run on this machine (fio's in Kubernetes pods), as the tool prints
+        them; the run records them as its tools' versions."""
+        return {}
+
 
 REGISTRY = Registry(BUILTIN_TARGETS, group="cephbench.targets")
 

@@ -7,7 +7,7 @@ import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cephbench.ceph import pools
 from cephbench.ceph.connection import Connection
@@ -16,6 +16,10 @@ from cephbench.errors import TargetError
 from cephbench.lab.connect import resolve
 from cephbench.store import ResourceLog
 from cephbench.targets import FioTarget, Target, TargetOptions
+
+if TYPE_CHECKING:
+    from cephbench.kube.options import KubeOptions
+    from cephbench.targets.cephpods import CephPods
 
 FRESH = "lab"
 
@@ -43,9 +47,26 @@ class CephTarget(Target):
         self.ceph = CephOptions()
         self.pool: str | None = None
         """The pool the run uses, once the session has started."""
+        self.kube: KubeOptions | None = None
+        """``--pods`` and the other Kubernetes options: fio in pods (targets/cephpods.py)."""
 
     def configure(self, ceph: CephOptions) -> None:
         self.ceph = ceph
+
+    def configure_kube(self, kube: KubeOptions) -> None:
+        """fio in ``kube.count`` pods instead of on this machine."""
+        self.kube = kube
+
+    @property
+    def pods(self) -> CephPods | None:
+        """The run's pods, when it runs fio in pods."""
+        if self.kube is None:
+            return None
+        if not hasattr(self, "_pods"):
+            from cephbench.targets.cephpods import CephPods
+
+            self._pods = CephPods(self.kube, self.conn)
+        return self._pods
 
     @property
     def conn(self) -> Connection:
@@ -71,6 +92,12 @@ class CephTarget(Target):
                 f"'{self.kind}:lab' needs a running lab",
                 hint=f"start one with: cephbench lab up, or name a pool: {self.kind}:POOL...",
             )
+        if self.pods is not None:
+            self.pods.check()
+
+    def tool_versions(self) -> dict[str, str]:
+        pods = self.pods
+        return {"fio": pods.fio_version} if pods is not None and pods.fio_version else {}
 
     def fresh_name(self, run_id: int) -> str:
         """``cb-<run>-<random>``: unique across result stores sharing one cluster."""
@@ -103,6 +130,8 @@ class CephTarget(Target):
             info["lab_dir"] = self.conn.lab_dir
         elif self.conn.conf:
             info["conf"] = self.conn.conf
+        if self.pods is not None:
+            info.update(self.pods.describe())
         return info
 
 

@@ -21,42 +21,28 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import secrets
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
+from cephbench.ceph.connection import Connection
 from cephbench.errors import TargetError, UsageError
-from cephbench.kube import objects, reasons
+from cephbench.kube import objects
 from cephbench.kube import undo as kundo
-from cephbench.kube.kubectl import Kubectl, NotFound, wait_for
+from cephbench.kube.kubectl import Kubectl, NotFound
 from cephbench.kube.options import VOLUME_MODES, KubeOptions
-from cephbench.kube.pods import Pod, PodSet, first_line
+from cephbench.kube.podrun import PodRun
+from cephbench.kube.pods import PodSet, first_line
 from cephbench.model import RawOutput, now
-from cephbench.resources.shield import deferred_interrupts
 from cephbench.store import ResourceLog
+from cephbench.system.process import run
 from cephbench.system.units import format_size
 from cephbench.targets import FioTarget, Target, TargetOptions
 
 CLAIM = "claim/"
 DEFAULT_SIZE = 1 << 30
-WAIT_ENV, WAIT_SECONDS = "CEPHBENCH_K8S_WAIT", 180.0
-"""Seconds the pods get to run (claims bound, image there, container started), unless the
-environment variable says otherwise."""
-
-
-def wait_seconds() -> float:
-    """:data:`WAIT_SECONDS`, or ``$CEPHBENCH_K8S_WAIT`` as the run finds it (read when the
-    pods are waited for, not when this module was first imported)."""
-    text = os.environ.get(WAIT_ENV) or str(WAIT_SECONDS)
-    try:
-        return float(text)
-    except ValueError:
-        raise UsageError(f"{WAIT_ENV}={text!r} is not a number of seconds") from None
-
-
 DATA_FILE = f"{objects.DATA_MOUNT}/cephbench.fio"
 PREFILL_TOOL = "fio-prefill"
 FINGERPRINT_TOOL = "k8s-volumes"
@@ -75,6 +61,10 @@ class PvcTarget(Target):
         """The workloads name no size: fio's file gets the claim's data size."""
         self.outputs: list[RawOutput] = []
         self.podset: PodSet | None = None
+        self.fio_version: str | None = None
+        """fio's version in the pods (``fio --version``), once they run."""
+        self.conn: Connection | None = None
+        """The Ceph cluster behind the class, when given (else the lab's, if one runs)."""
         if location.startswith(CLAIM):
             self.claim: str | None = location.removeprefix(CLAIM)
             self.storage_class: str | None = None
@@ -98,7 +88,7 @@ class PvcTarget(Target):
             raise UsageError(
                 f"--node-selector: {e}", hint="e.g. --node-selector disk=ssd"
             ) from None
-        if self.claim is not None and kube.pods != 1:
+        if self.claim is not None and kube.count != 1:
             raise UsageError("an existing claim takes one pod", hint="use pvc:CLASS with --pods N")
         self.kube, self.prefill = kube, prefill
 
@@ -144,56 +134,44 @@ class PvcTarget(Target):
         k, image = self.kubectl, self.kube.image
         tag = f"cephbench-{run_id}-{secrets.token_hex(2)}"  # unique across stores sharing a NS
         with ExitStack() as undo:
-            if self.kube.namespace is None:
-                ns = objects.fresh_namespace(run_id)
-                self._create(undo, resources, objects.namespace(ns, run_id), run_id)
-                wait_for(
-                    f"the default ServiceAccount of namespace {ns}",
-                    lambda: True if k.items("serviceaccount", namespace=ns) else None,
-                    60,
-                )
-            else:
-                ns = self.kube.namespace
+            run = PodRun(self.kube, run_id, resources, undo)
+            ns = run.open()
             claims = [self.claim] if self.claim else []
-            for i in range(self.kube.pods if not self.claim else 0):
+            for i in range(self.kube.count if not self.claim else 0):
                 name = f"{tag}-{i}"
-                manifest = objects.pvc(
-                    name,
-                    ns,
-                    run_id,
-                    self.storage_class or "",
-                    self.claim_size,
-                    self.kube.volume_mode,
+                run.create(
+                    objects.pvc(
+                        name,
+                        ns,
+                        run_id,
+                        self.storage_class or "",
+                        self.claim_size,
+                        self.kube.volume_mode,
+                    )
                 )
-                self._create(undo, resources, manifest, run_id, own_ns=self.kube.namespace)
                 claims.append(name)
             names = []
             for i, claim in enumerate(claims):
                 name = f"{tag}-fio-{i}"
-                manifest = objects.pod(
-                    name,
-                    ns,
-                    run_id,
-                    claim,
-                    image,
-                    volume_mode=self.kube.volume_mode,
-                    node_selector=objects.parse_node_selector(self.kube.node_selector),
-                    cpu=self.kube.pod_cpu,
-                    memory=self.kube.pod_memory,
-                    spread=self.kube.spread,
+                run.create(
+                    objects.pod(
+                        name,
+                        ns,
+                        run_id,
+                        claim,
+                        image,
+                        volume_mode=self.kube.volume_mode,
+                        node_selector=objects.parse_node_selector(self.kube.node_selector),
+                        cpu=self.kube.pod_cpu,
+                        memory=self.kube.pod_memory,
+                        spread=self.kube.spread,
+                        tolerations=self.kube.toleration_specs,
+                    )
                 )
-                self._create(undo, resources, manifest, run_id, own_ns=self.kube.namespace)
                 names.append(name)
-            running = self._wait_running(k, ns, run_id, names, claims)
-            self.podset = PodSet(
-                k,
-                ns,
-                tuple(
-                    Pod(n, running[n]["spec"].get("nodeName", ""), c)
-                    for n, c in zip(names, claims, strict=True)
-                ),
-            )
+            self.podset = run.pods(names, list(claims), [{} for _ in names])
             version = first_line(self.podset.exec(self.podset.pods[0], ["fio", "--version"]))
+            self.fio_version = version
             self.outputs.append(self._fingerprint(k, ns, claims, version))
             fresh = self.claim is None
             if fresh and self.prefill:
@@ -206,71 +184,6 @@ class PvcTarget(Target):
     @property
     def filename(self) -> str:
         return objects.DEVICE_PATH if self.kube.volume_mode == "Block" else DATA_FILE
-
-    def _create(
-        self,
-        undo: ExitStack,
-        resources: ResourceLog,
-        manifest: dict[str, Any],
-        run_id: int,
-        own_ns: str | None = "",
-    ) -> None:
-        """Record and create ``manifest``; its deletion registered in ``undo``. Objects in
-        the run's own namespace go with it (only the namespace is recorded)."""
-        k = self.kubectl
-        if own_ns is None:  # inside the fresh namespace: deleted with it
-            k.create(manifest)
-            return
-        kind, name = manifest["kind"], manifest["metadata"]["name"]
-        ns = manifest["metadata"].get("namespace")
-        with deferred_interrupts():
-            rid, _ = kundo.create_recorded(k, resources, manifest, run_id)
-            undo.callback(_delete_recorded, k, kind, name, ns, run_id, resources, rid)
-
-    def _wait_running(
-        self, k: Kubectl, ns: str, run_id: int, names: list[str], claims: list[str]
-    ) -> dict[str, dict[str, Any]]:
-        image = self.kube.image
-
-        def probe() -> dict[str, dict[str, Any]] | None:
-            pods = {
-                p["metadata"]["name"]: p
-                for p in k.items("pods", "-l", objects.selector(run_id), namespace=ns)
-            }
-            for name in names:
-                pod = pods.get(name)
-                if pod is None:
-                    return None
-                failure = reasons.pod_failure(pod, [], image)
-                if failure is not None and "no node can take" not in failure:
-                    raise TargetError(failure, hint=_hint(failure, image))
-            ready = all(
-                (pods[n].get("status") or {}).get("phase") == "Running"
-                and all(c.get("ready") for c in pods[n]["status"].get("containerStatuses") or [])
-                for n in names
-            )
-            return pods if ready else None
-
-        def why() -> str | None:
-            events = k.items("events", namespace=ns)
-            for claim in claims:
-                found = k.get("pvc", claim, namespace=ns)
-                reason = reasons.pending_reason(found, events)
-                if reason:
-                    return f"claim {claim} is Pending: {reason}"
-            for pod in k.items("pods", "-l", objects.selector(run_id), namespace=ns):
-                reason = reasons.pod_failure(pod, events, image)
-                if reason:
-                    return reason
-            return None
-
-        return wait_for(
-            f"{len(names)} pod(s) in namespace {ns} to run",
-            probe,
-            wait_seconds(),
-            why=why,
-            hint="`cephbench k8s check` shows the StorageClasses and nodes",
-        )
 
     def _prefill(self, podset: PodSet) -> None:
         """Write each new volume once, sequentially, so reads hit written blocks."""
@@ -319,7 +232,11 @@ class PvcTarget(Target):
             found = k.get("pvc", claim, namespace=ns)
             pv_name = found.get("spec", {}).get("volumeName")
             pv = k.get("pv", pv_name) if pv_name else {}
-            volumes.append({"claim": claim, **volume_fingerprint(found, pv)})
+            volume = {"claim": claim, **volume_fingerprint(found, pv)}
+            ref = rbd_image_of(pv)
+            if ref is not None:  # the RBD image behind it, as the Ceph cluster has it
+                volume["rbd"] = {**ref, **self._rbd_info(ref)}
+            volumes.append(volume)
         data = {"fio_version": fio, "image": self.kube.image, "volumes": volumes}
         return RawOutput(
             FINGERPRINT_TOOL,
@@ -332,42 +249,58 @@ class PvcTarget(Target):
             0.0,
         )
 
+    def configure_ceph(self, conn: Connection) -> None:
+        """The Ceph cluster behind the class (``--conf``, ``--id``, ``--keyring``)."""
+        self.conn = conn
+
+    def _ceph(self) -> Connection | None:
+        """The cluster to look the volumes' images up in: the one given, else the running
+        lab's; None: neither."""
+        if self.conn is None:
+            from cephbench.lab import find_running
+            from cephbench.lab.connect import resolve
+
+            if find_running() is not None:
+                self.conn = resolve()
+        return self.conn
+
+    def _rbd_info(self, ref: dict[str, str]) -> dict[str, Any]:
+        """``rbd info`` of the image (``found``, ``size``, ``id``, ``block_name_prefix``,
+        ``features``); nothing when no cluster is known; ``error`` when it cannot be read."""
+        conn = self._ceph()
+        if conn is None:
+            return {}
+        spec = "/".join(ref[k] for k in ("pool", "namespace", "image") if ref.get(k))
+        result = run(
+            ["rbd", *conn.args(), "info", spec, "--format", "json"],
+            env=conn.env,
+            timeout=conn.timeout + 10,
+        )
+        if result.returncode != 0:
+            if "No such file" in result.stderr:
+                return {"found": False}
+            return {"error": result.last_error_line()}
+        info = json.loads(result.stdout)
+        keys = ("size", "id", "block_name_prefix", "features")
+        return {"found": True, **{k: info.get(k) for k in keys}}
+
     def setup_outputs(self) -> list[RawOutput]:
         return list(self.outputs)
+
+    def tool_versions(self) -> dict[str, str]:
+        return {"fio": self.fio_version} if self.fio_version else {}
 
     def describe(self) -> dict[str, Any]:
         """The cluster and the class, known before the run: see :func:`cluster_fingerprint`."""
         info: dict[str, Any] = {
             "spec": self.spec,
-            "pods": self.kube.pods,
+            "pods": self.kube.count,
             "volume_mode": self.kube.volume_mode,
             "image": self.kube.image,
             "access_mode": "ReadWriteOnce",
         }
         info.update(cluster_fingerprint(self.kubectl, self.storage_class))
         return info
-
-
-def _hint(failure: str, image: str) -> str | None:
-    if "image" in failure:
-        return reasons.image_hint(image)
-    if "OOMKilled" in failure:
-        return "raise --pod-memory"
-    return None
-
-
-def _delete_recorded(
-    k: Kubectl,
-    kind: str,
-    name: str,
-    ns: str | None,
-    run_id: int,
-    resources: ResourceLog,
-    rid: int,
-) -> None:
-    with deferred_interrupts():
-        kundo.delete(k, kind, name, ns, run_id)
-        resources.removed(rid)
 
 
 def cluster_fingerprint(k: Kubectl, storage_class: str | None) -> dict[str, Any]:
@@ -404,6 +337,33 @@ def class_fingerprint(sc: dict[str, Any]) -> dict[str, Any]:
         "reclaim_policy": sc.get("reclaimPolicy", "Delete"),
         "default": annotations.get("storageclass.kubernetes.io/is-default-class") == "true",
     }
+
+
+LAB_POOL, LAB_IMAGE = "cephbench.lab/pool", "cephbench.lab/image"
+"""The annotations the lab's provisioner puts on its PVs (lab/k8s_conf.py)."""
+RBD_CSI = "rbd.csi.ceph.com"
+
+
+def rbd_image_of(pv: dict[str, Any]) -> dict[str, str] | None:
+    """The RBD image behind a PV (``pool``, ``image``, and ``namespace`` when it is in a
+    RADOS namespace): a ceph-csi RBD volume's attributes (``pool`` and ``imageName``; a
+    static volume's handle is its image), or the lab's annotations; None: not an RBD image."""
+    annotations = (pv.get("metadata") or {}).get("annotations") or {}
+    if annotations.get(LAB_POOL) and annotations.get(LAB_IMAGE):
+        return {"pool": annotations[LAB_POOL], "image": annotations[LAB_IMAGE]}
+    csi = (pv.get("spec") or {}).get("csi") or {}
+    if not str(csi.get("driver", "")).endswith(RBD_CSI):
+        return None
+    attrs = csi.get("volumeAttributes") or {}
+    image = attrs.get("imageName")
+    if not image and attrs.get("staticVolume") == "true":
+        image = csi.get("volumeHandle")
+    if not attrs.get("pool") or not image:
+        return None
+    ref = {"pool": attrs["pool"], "image": image}
+    if attrs.get("radosNamespace"):
+        ref["namespace"] = attrs["radosNamespace"]
+    return ref
 
 
 def volume_fingerprint(claim: dict[str, Any], pv: dict[str, Any]) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from cephbench.ceph import pools
 from cephbench.ceph.commands import ceph
 from cephbench.ceph.connection import Connection
 from cephbench.errors import TargetError, ToolFailed
+from cephbench.kube import undo as kundo
 from cephbench.model import RawOutput, now
 from cephbench.resources.shield import deferred_interrupts
 from cephbench.resources.undo import ResourceLeft, undoes
@@ -53,6 +54,8 @@ class RbdTarget(CephTarget):
     def __init__(self, location, options):
         super().__init__(location, options)
         self.size = 0
+        self.shared_image = False
+        """With ``--pods``: every pod on the run's image (``--shared-image``)."""
         self.prefill_outputs: list[RawOutput] = []
         """The prefill fio runs, once done (the runner stores them with the run): the
         image's, and those of the images :meth:`image` adds (one per client)."""
@@ -78,7 +81,19 @@ class RbdTarget(CephTarget):
             self.pool_session(run_id, resources) as pool,
             self.image(pool, image, resources) as target,
         ):
-            yield target
+            if self.pods is None:
+                yield target
+                return
+            with ExitStack() as stack:  # fio in pods: each pod an image of its own
+                options = [target.options]
+                for n in range(2, self.pods.count + 1):
+                    if self.shared_image:
+                        options.append(target.options)
+                        continue
+                    own = stack.enter_context(self.image(pool, f"{image}-p{n}", resources))
+                    options.append(own.options)
+                podset = stack.enter_context(self.pods.session(run_id, resources, options))
+                yield FioTarget(target.options, pods=podset)
 
     @contextmanager
     def image(self, pool: str, image: str, resources: ResourceLog) -> Iterator[FioTarget]:
@@ -305,4 +320,4 @@ def undo_blocklist(resource: Resource) -> None:
         _blocklist_rm(conn, resource.name)
 
 
-RbdTarget.undo = (*CephTarget.undo, pools.undo_pool, undo_image, undo_blocklist)
+RbdTarget.undo = (*CephTarget.undo, pools.undo_pool, undo_image, undo_blocklist, *kundo.UNDO)

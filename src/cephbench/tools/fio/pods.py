@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import PurePosixPath
 
 from cephbench.errors import ParseError
@@ -114,27 +114,36 @@ def combined(
 
 
 def pod_steps(ctx: RunContext, podset: PodSet) -> Iterator[Step]:
-    """Repeat by repeat, the workloads the schedule asks for, each in every pod at once."""
+    """Repeat by repeat, the workloads the schedule asks for, each in every pod at once
+    (each pod's job file with the target's options and the pod's own over them)."""
     clients = as_clients(podset)
+    base = ctx.fio_target.options
     for repeat, names in scheduled(ctx):
-        for batch in ctx.plan.only(names).batches(ctx.fio_target.options, True):
+        selected = ctx.plan.only(names)
+        per_pod = [selected.batches({**base, **dict(p.options)}, True) for p in podset.pods]
+        for batches in zip(*per_pod, strict=True):
             ctx.before_each()
-            yield run_pod_batch(ctx, podset, clients, repeat, batch)
+            yield run_pod_batch(ctx, podset, clients, repeat, batches)
 
 
 def run_pod_batch(
-    ctx: RunContext, podset: PodSet, clients: Clients, repeat: int, batch: Batch
+    ctx: RunContext, podset: PodSet, clients: Clients, repeat: int, batches: Sequence[Batch]
 ) -> Step:
-    """One workload in every pod at once, as one step."""
+    """One workload in every pod at once (``batches``: each pod's), as one step."""
     started, t0 = now(), time.monotonic()
     launched = time.time()
     gated = len(podset.pods) > 1  # one pod has nobody to wait for: it starts once set up
-    jobfile = with_pod_start_gate(batch.jobfile, launched + clients.gate.lead) if gated else None
-    text = (jobfile or batch.jobfile).render()
+    texts = [
+        (
+            with_pod_start_gate(b.jobfile, launched + clients.gate.lead) if gated else b.jobfile
+        ).render()
+        for b in batches
+    ]
+    batch = batches[0]
     tag = f"w{next(_steps)}"
     argv = ["fio", f"--output-format={fio_command.OUTPUT_FORMAT}", f"{tag}.fio"]
     prerun = [str(PurePosixPath(RUN_DIR) / f"{j.name}.prerun.txt") for j in batch.jobfile.jobs]
-    for pod in podset.pods:  # the job file written, an earlier workload's gate times emptied
+    for pod, text in zip(podset.pods, texts, strict=True):  # job file, gate times emptied
         podset.write(pod, f"{RUN_DIR}/{tag}.fio", text, clear=prerun)
         podset.start(pod, RUN_DIR, tag, argv)
     name = batch.jobfile.jobs[0].name
@@ -152,7 +161,7 @@ def run_pod_batch(
     stdout, stderr, code = combined(finished, starts)
     result = ProcessResult(("kubectl", "exec", *argv), code, stdout, stderr, time.monotonic() - t0)
     outcomes = _outcomes(result, repeat, batch, clients, interrupted, skew)
-    texts = "\n".join(f"# pod {p.host}\n{text}" for p in podset.pods)
-    raw = RawOutput("fio", result.argv, texts, stdout, stderr, code, started, result.seconds)
+    given = "\n".join(f"# pod {p.host}\n{t}" for p, t in zip(podset.pods, texts, strict=True))
+    raw = RawOutput("fio", result.argv, given, stdout, stderr, code, started, result.seconds)
     window = (t0, time.monotonic())
     return Step(repeat, raw, outcomes, [window] * len(outcomes), interrupted=interrupted)

@@ -1,0 +1,157 @@
+"""Making a run's objects in Kubernetes and waiting for its pods, for every target that runs
+fio in pods (``pvc:``, and ``rbd:`` with ``--pods``).
+
+Exists so those targets make, record and delete their namespace, claims, Secrets and pods
+one way: each object recorded in the resource log before it is made (kube/undo.py), its
+deletion registered on the run's ExitStack (so it goes however the run ends), objects inside
+the run's own fresh namespace going with it; and one wait for the pods that turns a pod that
+cannot run into one line naming why."""
+
+from __future__ import annotations
+
+import os
+from contextlib import ExitStack
+from typing import Any
+
+from cephbench.errors import TargetError, UsageError
+from cephbench.kube import objects, reasons
+from cephbench.kube import undo as kundo
+from cephbench.kube.kubectl import Kubectl, wait_for
+from cephbench.kube.options import KubeOptions
+from cephbench.kube.pods import Pod, PodSet
+from cephbench.resources.shield import deferred_interrupts
+from cephbench.store import ResourceLog
+
+WAIT_ENV, WAIT_SECONDS = "CEPHBENCH_K8S_WAIT", 180.0
+"""Seconds the pods get to run (claims bound, image there, container started), unless the
+environment variable says otherwise."""
+
+
+def wait_seconds() -> float:
+    """:data:`WAIT_SECONDS`, or ``$CEPHBENCH_K8S_WAIT`` as the run finds it (read when the
+    pods are waited for, not when this module was first imported)."""
+    text = os.environ.get(WAIT_ENV) or str(WAIT_SECONDS)
+    try:
+        return float(text)
+    except ValueError:
+        raise UsageError(f"{WAIT_ENV}={text!r} is not a number of seconds") from None
+
+
+class PodRun:
+    """One run's objects in one namespace: the fresh ``cephbench-<run>-<hex>`` (made by
+    :meth:`open`) or the user's ``--namespace``."""
+
+    def __init__(
+        self, kube: KubeOptions, run_id: int, resources: ResourceLog, undo: ExitStack
+    ) -> None:
+        self.kube, self.run_id, self.resources, self.undo = kube, run_id, resources, undo
+        self.kubectl = Kubectl(kube.kubeconfig, kube.context)
+        self.namespace = kube.namespace or ""
+
+    def open(self) -> str:
+        """The run's namespace: made (and waited for) unless the user named one."""
+        if self.kube.namespace is not None:
+            return self.namespace
+        k, ns = self.kubectl, objects.fresh_namespace(self.run_id)
+        self.create(objects.namespace(ns, self.run_id))
+        self.namespace = ns
+        wait_for(
+            f"the default ServiceAccount of namespace {ns}",
+            lambda: True if k.items("serviceaccount", namespace=ns) else None,
+            60,
+        )
+        return ns
+
+    def create(self, manifest: dict[str, Any]) -> None:
+        """Record and create ``manifest``; its deletion registered. Objects inside the run's
+        own namespace go with it (only the namespace is recorded)."""
+        k = self.kubectl
+        if manifest["kind"] != "Namespace" and self.kube.namespace is None:
+            k.create(manifest)
+            return
+        kind, name = manifest["kind"], manifest["metadata"]["name"]
+        ns = manifest["metadata"].get("namespace")
+        with deferred_interrupts():
+            rid, _ = kundo.create_recorded(k, self.resources, manifest, self.run_id)
+            self.undo.callback(
+                _delete_recorded, k, kind, name, ns, self.run_id, self.resources, rid
+            )
+
+    def pods(
+        self, names: list[str], claims: list[str | None], options: list[dict[str, str]]
+    ) -> PodSet:
+        """Wait until the pods ``names`` (made already) run; them as a PodSet."""
+        running = self.wait_running(names, [c for c in claims if c])
+        return PodSet(
+            self.kubectl,
+            self.namespace,
+            tuple(
+                Pod(n, running[n]["spec"].get("nodeName", ""), c or "", tuple(o.items()))
+                for n, c, o in zip(names, claims, options, strict=True)
+            ),
+        )
+
+    def wait_running(self, names: list[str], claims: list[str]) -> dict[str, dict[str, Any]]:
+        k, ns, run_id, image = self.kubectl, self.namespace, self.run_id, self.kube.image
+
+        def probe() -> dict[str, dict[str, Any]] | None:
+            pods = {
+                p["metadata"]["name"]: p
+                for p in k.items("pods", "-l", objects.selector(run_id), namespace=ns)
+            }
+            for name in names:
+                pod = pods.get(name)
+                if pod is None:
+                    return None
+                failure = reasons.pod_failure(pod, [], image)
+                if failure is not None and "no node can take" not in failure:
+                    raise TargetError(failure, hint=hint(failure, image))
+            ready = all(
+                (pods[n].get("status") or {}).get("phase") == "Running"
+                and all(c.get("ready") for c in pods[n]["status"].get("containerStatuses") or [])
+                for n in names
+            )
+            return pods if ready else None
+
+        def why() -> str | None:
+            events = k.items("events", namespace=ns)
+            for claim in claims:
+                found = k.get("pvc", claim, namespace=ns)
+                reason = reasons.pending_reason(found, events)
+                if reason:
+                    return f"claim {claim} is Pending: {reason}"
+            for pod in k.items("pods", "-l", objects.selector(run_id), namespace=ns):
+                reason = reasons.pod_failure(pod, events, image)
+                if reason:
+                    return reason
+            return None
+
+        return wait_for(
+            f"{len(names)} pod(s) in namespace {ns} to run",
+            probe,
+            wait_seconds(),
+            why=why,
+            hint="`cephbench k8s check` shows the StorageClasses and nodes",
+        )
+
+
+def hint(failure: str, image: str) -> str | None:
+    if "image" in failure:
+        return reasons.image_hint(image)
+    if "OOMKilled" in failure:
+        return "raise --pod-memory"
+    return None
+
+
+def _delete_recorded(
+    k: Kubectl,
+    kind: str,
+    name: str,
+    ns: str | None,
+    run_id: int,
+    resources: ResourceLog,
+    rid: int,
+) -> None:
+    with deferred_interrupts():
+        kundo.delete(k, kind, name, ns, run_id)
+        resources.removed(rid)
