@@ -48,3 +48,19 @@ def test_an_unlimited_process_has_no_cpu_allowance_and_a_gone_one_neither():
         accounting.cpu_allowance(os.getpid()) is None or accounting.cpu_allowance(os.getpid()) > 0
     )
     assert accounting.cpu_allowance(2**22 + 7) is None
+
+
+def test_fio_in_pods_records_no_client_cpu(db):
+    """With pods fio's CPU is theirs; this process' children are kubectl: nothing is said of
+    the client rather than kubectl's seconds passed off as fio's."""
+    with Store(db) as s:
+        run_id = s.start_run(label=None, suite="x", target="rbd:lab", environment={}, params={})
+        acc = accounting.Accounting(s, run_id, {"osd.0": 1}, client_here=False)
+        acc.samples = [(float(t), float(t), {"osd.0": t * 0.5}) for t in range(11)]
+        acc.snapshot = lambda: (10.0, 10.0, {"osd.0": 5.0})  # type: ignore[method-assign]
+        outcome = WorkloadOutcome("a", (Result("a", 0, "write", iops=100.0),))
+        acc.record((0.0, 0.0, {"osd.0": 0.0}), 0, [outcome], [(0.0, 10.0)])
+        (record,) = [v for series in s.series(run_id, "cpu") for v in series.values]
+    assert "client" not in record["cpu_s"] and record["cpu_s"]["osd.0"] == pytest.approx(
+        4.0
+    )  # 0.5 s to 8.5 s

@@ -118,14 +118,27 @@ class Accounting:
     while the run's steps run (a thread), so each workload of a step (fio runs several in
     one process) gets the CPU of its own time window."""
 
-    def __init__(self, store: Store, run_id: int, osd_pids: dict[str, int]):
+    def __init__(
+        self, store: Store, run_id: int, osd_pids: dict[str, int], client_here: bool = True
+    ):
         self.store, self.run_id, self.osd_pids = store, run_id, osd_pids
+        self.client_here = client_here
+        """Whether fio runs as this process' child; not in pods (its CPU is theirs, and what
+        this process' children spend is kubectl's), where the client's CPU is not recorded."""
         self.samples: list[Sample] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def open(cls, store: Store, run_id: int, conn: Connection, pool: str | None) -> Accounting:
+    def open(
+        cls,
+        store: Store,
+        run_id: int,
+        conn: Connection,
+        pool: str | None,
+        *,
+        client_here: bool = True,
+    ) -> Accounting:
         """Record the pool's placement now; the lab's OSD pids when ``conn`` is the lab's."""
         pids: dict[str, int] = {}
         if conn.lab_dir is not None:
@@ -135,7 +148,7 @@ class Accounting:
             state = load(Layout(Path(conn.lab_dir)))
             if state is not None:
                 pids = {d.name: d.pid for d in state.osds() if d.pid}
-        acc = cls(store, run_id, pids)
+        acc = cls(store, run_id, pids, client_here)
         if pool:
             acc._placement(conn, pool)
         return acc
@@ -169,6 +182,9 @@ class Accounting:
         ]
         record = {"pool": pool, "pgs": pgs}
         self.store.add_series(self.run_id, [Series(0, "", "", "placement", [0.0], [record])])
+
+    def _client(self, a: Sample, b: Sample) -> dict[str, float]:
+        return {"client": round(max(0.0, b[1] - a[1]), 4)} if self.client_here else {}
 
     def snapshot(self) -> Sample:
         return (
@@ -208,7 +224,7 @@ class Accounting:
                     "workloads": [o.name],
                     "wall_s": round(t1 - t0, 4),
                     "ios": round(iops * (t1 - t0), 1),
-                    "cpu_s": {**osd, "client": round(max(0.0, b[1] - a[1]), 4)},
+                    "cpu_s": {**osd, **self._client(a, b)},
                     "osd_cpu_measured": bool(osd),
                     "cores": cores(),
                     "machine": "this machine" if osd else "the client",

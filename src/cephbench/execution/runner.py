@@ -203,7 +203,13 @@ def execute(
 
                 stage.now("recording the pool's placement")
                 accounting = stack.enter_context(
-                    Accounting.open(store, run_id, conn, getattr(target, "pool", None))
+                    Accounting.open(
+                        store,
+                        run_id,
+                        conn,
+                        getattr(target, "pool", None),
+                        client_here=getattr(target, "pods", None) is None,
+                    )
                 )
             remote = None
             if options.hosts:
