@@ -177,7 +177,7 @@ def run_clients_batch(
         skew = start_skew_ms(starts, len(batches))
     except CephbenchError:  # a host lost now fails the next step, not this one's figures
         skew = None
-    outcomes = _outcomes(result, repeat, batches[0], clients, interrupted, skew)
+    outcomes = client_outcomes(result, repeat, batches[0], clients, interrupted, skew)
     raw = RawOutput(
         "fio",
         result.argv,
@@ -192,7 +192,7 @@ def run_clients_batch(
     return Step(repeat, raw, outcomes, [window] * len(outcomes), interrupted=interrupted)
 
 
-def _outcomes(
+def client_outcomes(
     result: ProcessResult,
     repeat: int,
     batch: Batch,
@@ -200,6 +200,9 @@ def _outcomes(
     interrupted: bool,
     skew: float | None,
 ) -> list[WorkloadOutcome]:
+    """A batch's outcomes from fio's client/server document (hosts over ssh, or pods): a
+    workload a client reported nothing for is a failure (its sum would be wrong), and each
+    result carries the clients' start skew."""
     outcomes = []
     for o in batch_outcomes(result, repeat, batch, interrupted, clients.hosts):
         missing = [s.name for s in clients.servers if not _reported(o, s.name)]

@@ -29,7 +29,13 @@ from cephbench.tools.base import RunContext, Step
 from cephbench.tools.fio import command as fio_command
 from cephbench.tools.fio import parse as fio_parse
 from cephbench.tools.fio.jobfile import JobFile
-from cephbench.tools.fio.many import Clients, FioServer, _outcomes, read_start, start_skew_ms
+from cephbench.tools.fio.many import (
+    Clients,
+    FioServer,
+    client_outcomes,
+    read_start,
+    start_skew_ms,
+)
 from cephbench.tools.fio.plan import Batch
 from cephbench.tools.fio.steps import scheduled
 
@@ -160,7 +166,7 @@ def run_pod_batch(
     skew = start_skew_ms(starts, len(podset.pods))
     stdout, stderr, code = combined(finished, starts)
     result = ProcessResult(("kubectl", "exec", *argv), code, stdout, stderr, time.monotonic() - t0)
-    outcomes = _outcomes(result, repeat, batch, clients, interrupted, skew)
+    outcomes = client_outcomes(result, repeat, batch, clients, interrupted, skew)
     given = "\n".join(f"# pod {p.host}\n{t}" for p, t in zip(podset.pods, texts, strict=True))
     raw = RawOutput("fio", result.argv, given, stdout, stderr, code, started, result.seconds)
     window = (t0, time.monotonic())
