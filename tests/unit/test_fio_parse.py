@@ -210,3 +210,24 @@ def test_a_job_without_io_says_fios_own_reason():
     assert job.failure == (
         "fio: /dev/loop0 appears mounted, and 'allow_mounted_write' isn't set. Aborting."
     )
+
+
+def test_fio_without_a_report_fails_with_its_first_specific_line():
+    """fio could not load the engine: no JSON, three `fio:` lines, the first on stderr the
+    specific one (issue 25, item 2)."""
+    from cephbench.system.process import ProcessResult
+    from cephbench.tools.fio.jobfile import parse_jobfile
+    from cephbench.tools.fio.plan import Batch
+    from cephbench.tools.fio.steps import batch_outcomes
+
+    rec = FIO_DATA / "engine_not_loadable"
+    result = ProcessResult(
+        ("fio",),
+        1,
+        rec.with_suffix(".stdout").read_text(),
+        rec.with_suffix(".stderr").read_text(),
+        0.01,
+    )
+    batch = Batch(parse_jobfile("[x]\nioengine=nosuchengine\nrw=read\nbs=4k\n"), chained=False)
+    (outcome,) = batch_outcomes(result, 0, batch)
+    assert outcome.error == "fio failed: fio: engine nosuchengine not loadable"

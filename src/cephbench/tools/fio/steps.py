@@ -165,11 +165,22 @@ def batch_outcomes(
     except ParseError:
         if interrupted:
             return []
-        message = f"fio failed: {result.last_error_line()}"
+        message = f"fio failed: {fio_reason(result)}"
         return [WorkloadOutcome(j.name, error=message) for j in batch.jobfile.jobs]
     if interrupted:
         jobs = _finished(jobs, batch.jobfile)
     return [j.outcome() for j in jobs]
+
+
+def fio_reason(result: ProcessResult) -> str:
+    """Why fio printed no report: its first ``fio: ...`` line, the specific one (``engine X not
+    loadable`` comes before ``failed to load engine``, ``failed parsing rw=raed`` before ``job
+    x dropped``); stderr first, where fio says it; else the process's most telling line."""
+    for text in (result.stderr, result.stdout):
+        for line in text.splitlines():
+            if line.startswith("fio: "):
+                return line.strip()
+    return result.last_error_line()
 
 
 def _finished(jobs: list[fio_parse.JobOutcome], jobfile: JobFile) -> list[fio_parse.JobOutcome]:
