@@ -51,3 +51,11 @@ def test_a_udp_test_is_captioned_udp_and_a_tcp_one_tcp(invoke):
     tcp = invoke("import", str(TCP), "--dry-run").stdout
     assert "iperf3 UDP," in udp and "TCP" not in udp
     assert "iperf3 TCP," in tcp and "UDP" not in tcp
+
+
+def test_compare_of_network_runs_has_no_table_that_is_all_n_a(invoke):
+    invoke("import", str(TCP))
+    invoke("import", str(TCP_P4))
+    compared = invoke("compare", "1", "2", "--format", "md").stdout
+    assert "**Bandwidth" in compared
+    assert "**IOPS" not in compared and "Latency" not in compared  # iperf3 has neither

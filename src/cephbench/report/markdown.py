@@ -26,12 +26,14 @@ def result_tables(cmp: Comparison) -> list[Table]:
 
 
 def metric_tables(cmp: Comparison) -> list[Table]:
-    """One table per metric: runs as columns, then each run's difference to the baseline."""
+    """One table per metric: runs as columns, then each run's difference to the baseline. A
+    metric no run has a figure of (IOPS and latency of network runs) gets no table of n/a."""
     flags: list[str] = []
     tables = []
     for metric in {r.metric.key: r.metric for r in cmp.rows}.values():
         rows = [r for r in cmp.rows if r.metric.key == metric.key]
-        tables.append(_metric_table(cmp, metric, rows, flags))
+        if any(c.summary is not None for r in rows for c in r.cells.values()):
+            tables.append(_metric_table(cmp, metric, rows, flags))
     return tables
 
 
