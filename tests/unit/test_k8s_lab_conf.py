@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cephbench.kube import image
-from cephbench.lab import k8s, k8s_build, k8s_pki, k8s_provisioner
+from cephbench.lab import k8s, k8s_build, k8s_down, k8s_pki, k8s_provisioner
 from cephbench.lab import k8s_conf as conf
 
 LAB = Path("/var/tmp/some-lab")
@@ -215,7 +215,7 @@ def test_mounts_under_deepest_first():
             "850 29 0:91 / /var/tmp/lab-other/k8s rw - tmpfs tmpfs rw",
         ]
     )
-    got = k8s.mounts_under(Path("/var/tmp/lab/k8s"), info)
+    got = k8s_down.mounts_under(Path("/var/tmp/lab/k8s"), info)
     assert got[-1] == "/var/tmp/lab/k8s"
     assert set(got[:2]) == {
         "/var/tmp/lab/k8s/volumes/pvc-1/rbd",
@@ -232,7 +232,7 @@ def test_cgroup_hierarchies_from_mounts():
             "cgroup2 /sys/fs/cgroup/unified cgroup2 rw 0 0",
         ]
     )
-    assert k8s.hierarchies(mounts) == [
+    assert k8s_down.hierarchies(mounts) == [
         Path("/sys/fs/cgroup/cpu"),
         Path("/sys/fs/cgroup/cpuset"),
         Path("/sys/fs/cgroup/unified"),
