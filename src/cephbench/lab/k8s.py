@@ -53,9 +53,9 @@ from cephbench.lab.k8s_conf import (
     render_containerd,
     render_kubelet,
     scheduler_argv,
-    storage_class,
 )
 from cephbench.lab.k8s_down import MOUNTS, _ctr, _host_record, hierarchies, is_ours, kubectl
+from cephbench.lab.k8s_storage import storage_class
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import K8sState, LabState
 from cephbench.system.process import run, spawn
