@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from cephbench.lab import down, k8s, k8s_volumes
+from cephbench.lab import down, k8s_down, k8s_volumes
 from cephbench.lab.k8s_conf import HARDWIRED, K8sLayout, cgroup_root
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import load
@@ -206,7 +206,7 @@ def test_down_leaves_nothing_after_kubelet_and_apiserver_are_killed(
         state = load(Layout(lab_dir))
         assert state is not None and state.k8s is not None
         recorded = dict(state.k8s.daemons)
-        pod_pids = k8s.cgroup_pids(state.k8s)
+        pod_pids = k8s_down.cgroup_pids(state.k8s)
         assert pod_pids, "the running pod's processes are in the lab's cgroups"
         for name in ("kubelet", "kube-apiserver"):
             pid = recorded[name]
@@ -260,7 +260,7 @@ def test_ctrl_c_while_kubernetes_starts_leaves_nothing(tmp_path_factory: pytest.
         down(lab_dir, purge=True)
     assert proc.returncode == 130, out
     assert not lab_dir.exists(), out
-    assert not k8s.processes(K8sLayout(lab_dir))
+    assert not k8s_down.processes(K8sLayout(lab_dir))
     assert not [m for m in _mountpoints() if m.startswith(str(lab_dir))]
     assert not list(Path("/sys/fs/cgroup").glob(f"*/{state.k8s.cgroup.strip('/')}"))
     assert not Path(f"/sys/class/net/{state.k8s.bridge}").exists()

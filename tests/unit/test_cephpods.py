@@ -130,7 +130,7 @@ def test_the_pods_fio_becomes_the_runs_fio(tmp_path):
 
 
 def test_the_rbd_image_behind_a_pv():
-    from cephbench.lab.k8s_conf import persistent_volume
+    from cephbench.lab.k8s_storage import persistent_volume
     from cephbench.targets.pvc import rbd_image_of
 
     claim = {"metadata": {"name": "c", "namespace": "ns", "uid": "u"}, "spec": {}}

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cephbench.kube import image
-from cephbench.lab import k8s, k8s_build, k8s_pki, k8s_provisioner
+from cephbench.lab import k8s, k8s_build, k8s_down, k8s_pki, k8s_provisioner, k8s_storage
 from cephbench.lab import k8s_conf as conf
 
 LAB = Path("/var/tmp/some-lab")
@@ -112,7 +112,7 @@ def test_daemons_listen_on_loopback_at_the_lab_ports():
 
 
 def test_storage_class():
-    sc = conf.storage_class(LAB)
+    sc = k8s_storage.storage_class(LAB)
     assert sc["metadata"]["name"] == "cephbench-lab"
     assert sc["reclaimPolicy"] == "Delete"
     assert sc["allowVolumeExpansion"] is False
@@ -135,7 +135,7 @@ CLAIM = {
 
 @pytest.mark.parametrize("block", [False, True])
 def test_persistent_volume_is_local_and_bound_to_its_claim(block: bool):
-    pv = conf.persistent_volume("pvc-1234-abcd", CLAIM, "vm", "/x/fs", 2**30, block, "pvc-1")
+    pv = k8s_storage.persistent_volume("pvc-1234-abcd", CLAIM, "vm", "/x/fs", 2**30, block, "pvc-1")
     spec = pv["spec"]
     assert spec["local"] == {"path": "/x/fs"}
     assert spec["volumeMode"] == ("Block" if block else "Filesystem")
@@ -160,7 +160,7 @@ def test_persistent_volume_is_local_and_bound_to_its_claim(block: bool):
     ],
 )
 def test_quantity_bytes(text: str, expected: int):
-    assert conf.quantity_bytes(text) == expected
+    assert k8s_storage.quantity_bytes(text) == expected
 
 
 def test_image_size_is_whole_mib_with_a_floor():
@@ -215,7 +215,7 @@ def test_mounts_under_deepest_first():
             "850 29 0:91 / /var/tmp/lab-other/k8s rw - tmpfs tmpfs rw",
         ]
     )
-    got = k8s.mounts_under(Path("/var/tmp/lab/k8s"), info)
+    got = k8s_down.mounts_under(Path("/var/tmp/lab/k8s"), info)
     assert got[-1] == "/var/tmp/lab/k8s"
     assert set(got[:2]) == {
         "/var/tmp/lab/k8s/volumes/pvc-1/rbd",
@@ -232,7 +232,7 @@ def test_cgroup_hierarchies_from_mounts():
             "cgroup2 /sys/fs/cgroup/unified cgroup2 rw 0 0",
         ]
     )
-    assert k8s.hierarchies(mounts) == [
+    assert k8s_down.hierarchies(mounts) == [
         Path("/sys/fs/cgroup/cpu"),
         Path("/sys/fs/cgroup/cpuset"),
         Path("/sys/fs/cgroup/unified"),

@@ -28,9 +28,8 @@ from cephbench.lab.k8s_conf import (
     STORAGE_CLASS,
     K8sLayout,
     image_size_mib,
-    persistent_volume,
-    quantity_bytes,
 )
+from cephbench.lab.k8s_storage import persistent_volume, quantity_bytes
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import load
 from cephbench.system.process import run

@@ -10,7 +10,7 @@ from typing import Any
 from cephbench.errors import CephbenchError
 from cephbench.lab import ceph as parse
 from cephbench.lab import faults as lab_faults
-from cephbench.lab import k8s, mds, sshd
+from cephbench.lab import k8s_down, mds, sshd
 from cephbench.lab.ceph import ceph_json
 from cephbench.lab.daemons import is_ours, rss_mib
 from cephbench.lab.info import info_from_state
@@ -38,7 +38,7 @@ def status(dir: Path | str | None = None) -> dict[str, Any]:
     fs_ls = cluster.pop("fs_ls", None)
     return assemble(state, layout, procs, **cluster, faults=lab_faults.entries(layout.dir)) | {
         "ssh": ssh_status(state, layout, ssh),
-        "k8s": k8s.status(layout, state),
+        "k8s": k8s_down.status(layout, state),
         "cephfs": mds.status_entry(cluster.get("ceph_status", {}), fs_ls)
         if state.spec.cephfs
         else None,

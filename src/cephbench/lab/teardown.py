@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from cephbench.lab import faults, k8s, net, sshd
+from cephbench.lab import faults, k8s_down, net, sshd
 from cephbench.lab.daemons import ours, stop
 from cephbench.lab.errors import LabError
 from cephbench.lab.paths import Layout, default_dir
@@ -39,7 +39,7 @@ def down(dir: Path | str | None = None, purge: bool = False) -> DownResult | Non
     injected = list(state.faults)
     with contextlib.suppress(LabError):  # what is left is retried below, then reported
         faults.clear_state(layout, state)
-    k8s.down(layout, state)  # while Ceph still serves its volumes
+    k8s_down.down(layout, state)  # while Ceph still serves its volumes
     _stop_daemons(layout, state)
     _stop_sshd(layout, state)
     for fault in injected:  # their cgroups are empty now that the daemons are gone
@@ -47,7 +47,7 @@ def down(dir: Path | str | None = None, purge: bool = False) -> DownResult | Non
             faults.undo(fault)
     _remove_network(state)
     archive = None if purge else _archive(layout, state.lab_id)
-    left_k8s = k8s.leftovers(layout, state)
+    left_k8s = k8s_down.leftovers(layout, state)
     if not left_k8s:  # never remove a directory a mount is still on
         shutil.rmtree(layout.dir)
     left = left_k8s + leftovers(layout, state) + faults.leftovers(injected)

@@ -340,7 +340,7 @@ def class_fingerprint(sc: dict[str, Any]) -> dict[str, Any]:
 
 
 LAB_POOL, LAB_IMAGE = "cephbench.lab/pool", "cephbench.lab/image"
-"""The annotations the lab's provisioner puts on its PVs (lab/k8s_conf.py)."""
+"""The annotations the lab's provisioner puts on its PVs (lab/k8s_storage.py)."""
 RBD_CSI = "rbd.csi.ceph.com"
 
 
