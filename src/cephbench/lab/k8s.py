@@ -54,7 +54,7 @@ from cephbench.lab.k8s_conf import (
     render_kubelet,
     scheduler_argv,
 )
-from cephbench.lab.k8s_down import MOUNTS, _ctr, _host_record, hierarchies, is_ours, kubectl
+from cephbench.lab.k8s_down import MOUNTS, ctr, hierarchies, host_record, is_ours, kubectl
 from cephbench.lab.k8s_storage import storage_class
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import K8sState, LabState
@@ -155,9 +155,9 @@ def start(
     _start(rec, "etcd", etcd_argv(kl, ports))
     _start(rec, "containerd", containerd_argv(kl))
     _start(rec, "kube-apiserver", apiserver_argv(kl, ports, kl.bin))
-    _wait(rec, "containerd's socket", deadline, stop, lambda: _ctr(kl, "version").returncode == 0)
+    _wait(rec, "containerd's socket", deadline, stop, lambda: ctr(kl, "version").returncode == 0)
     for tar in images[1]:
-        result = _ctr(kl, "-n", "k8s.io", "images", "import", str(tar), timeout=120)
+        result = ctr(kl, "-n", "k8s.io", "images", "import", str(tar), timeout=120)
         if result.returncode != 0:
             raise LabError(
                 f"importing {tar.name} into containerd failed: {result.last_error_line()}"
@@ -358,7 +358,7 @@ def _claim_host_paths(rec: Recorder) -> None:
     """Register this lab as a user of the hard-wired host paths; record those that are new
     (the daemons will create them) as cephbench's, to be removed when no lab uses them."""
     rec(lambda s: setattr(s.k8s, "host_paths", True) if s.k8s else None)
-    with _host_record() as record:
+    with host_record() as record:
         for p in HARDWIRED:
             top = topmost_missing(Path(p))
             if top is not None and str(top) not in record["created"]:

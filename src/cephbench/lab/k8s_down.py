@@ -37,7 +37,8 @@ MOUNTINFO = Path("/proc/self/mountinfo")
 MOUNTS = Path("/proc/self/mounts")
 
 
-def _ctr(kl: K8sLayout, *args: str, timeout: float = 30) -> ProcessResult:
+def ctr(kl: K8sLayout, *args: str, timeout: float = 30) -> ProcessResult:
+    """containerd's own client on the lab's socket (images, containers, the k8s.io namespace)."""
     return run(["ctr", "-a", str(kl.socket), *args], timeout=timeout)
 
 
@@ -67,7 +68,7 @@ def hierarchies(mounts: str) -> list[Path]:
 
 
 @contextlib.contextmanager
-def _host_record() -> Iterator[dict[str, list[str]]]:
+def host_record() -> Iterator[dict[str, list[str]]]:
     """The record, read and written back under its own lock; removed once it is empty."""
     with open(HOST_PATHS_RECORD, "a+") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
@@ -88,7 +89,7 @@ def _host_record() -> Iterator[dict[str, list[str]]]:
 
 def _release_host_paths(lab_dir: Path) -> None:
     """This lab no longer uses them; the last lab out removes what cephbench created."""
-    with _host_record() as record:
+    with host_record() as record:
         record["labs"] = [d for d in record["labs"] if d != str(lab_dir) and _k8s_running(Path(d))]
         if not record["labs"]:
             for p in record["created"]:
@@ -180,9 +181,9 @@ def down(layout: Layout, state: LabState) -> None:
     _stop([daemons.get(PROVISIONER_DAEMON) or 0], kl, grace=5.0)
     _stop([daemons.get(KUBELET) or 0], kl, grace=10.0)
     if is_ours(daemons.get("containerd"), kl):
-        tasks = _ctr(kl, "-n", "k8s.io", "tasks", "ls", "-q").stdout.split()
+        tasks = ctr(kl, "-n", "k8s.io", "tasks", "ls", "-q").stdout.split()
         for task in tasks:
-            _ctr(kl, "-n", "k8s.io", "tasks", "kill", "-s", "KILL", task)
+            ctr(kl, "-n", "k8s.io", "tasks", "kill", "-s", "KILL", task)
     # the pods' processes, whatever became of containerd and its shims
     signal_until_gone(cgroup_pids(k), _alive, signal.SIGKILL, grace=5.0)
     _stop([daemons.get("containerd") or 0], kl, grace=10.0)
