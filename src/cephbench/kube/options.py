@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cephbench.kube.objects import DEFAULT_IMAGE, parse_toleration
+from cephbench.errors import UsageError
+from cephbench.kube.objects import DEFAULT_IMAGE, parse_node_selector, parse_toleration, valid_name
 
 VOLUME_MODES = ("Filesystem", "Block")
 
@@ -33,6 +34,18 @@ class KubeOptions:
 
     def __post_init__(self) -> None:  # a stored request gives a list
         object.__setattr__(self, "tolerations", tuple(self.tolerations or ()))
+
+    def check_names(self) -> None:
+        """``--namespace`` is a namespace name and ``--node-selector`` reads as k=v pairs;
+        else a one-line usage error (every target that makes pods asks this first)."""
+        if self.namespace is not None and not valid_name(self.namespace):
+            raise UsageError(f"--namespace {self.namespace} is not a namespace name")
+        try:
+            parse_node_selector(self.node_selector)
+        except ValueError as e:
+            raise UsageError(
+                f"--node-selector: {e}", hint="e.g. --node-selector disk=ssd"
+            ) from None
 
     @property
     def count(self) -> int:

@@ -46,14 +46,7 @@ class CephPods:
     def __init__(self, kube: KubeOptions, conn: Connection) -> None:
         if kube.volume_mode != "Filesystem":
             raise UsageError("--volume-mode is for pvc: targets (librbd's pods have no claim)")
-        if kube.namespace is not None and not objects.valid_name(kube.namespace):
-            raise UsageError(f"--namespace {kube.namespace} is not a namespace name")
-        try:
-            objects.parse_node_selector(kube.node_selector)
-        except ValueError as e:
-            raise UsageError(
-                f"--node-selector: {e}", hint="e.g. --node-selector disk=ssd"
-            ) from None
+        kube.check_names()
         self.kube, self.conn = kube, conn
         self._files: ClientFiles | None = None
         self.fio_version: str | None = None

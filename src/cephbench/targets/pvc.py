@@ -80,14 +80,7 @@ class PvcTarget(Target):
     def configure(self, kube: KubeOptions, prefill: bool) -> None:
         if kube.volume_mode not in VOLUME_MODES:
             raise UsageError(f"--volume-mode {kube.volume_mode}: Block or Filesystem")
-        if kube.namespace is not None and not objects.valid_name(kube.namespace):
-            raise UsageError(f"--namespace {kube.namespace} is not a namespace name")
-        try:
-            objects.parse_node_selector(kube.node_selector)
-        except ValueError as e:
-            raise UsageError(
-                f"--node-selector: {e}", hint="e.g. --node-selector disk=ssd"
-            ) from None
+        kube.check_names()
         if self.claim is not None and kube.count != 1:
             raise UsageError("an existing claim takes one pod", hint="use pvc:CLASS with --pods N")
         self.kube, self.prefill = kube, prefill
