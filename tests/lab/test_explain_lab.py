@@ -62,10 +62,9 @@ def test_healthy_every_workload_has_a_ceiling_it_does_not_exceed(on_lab3, invoke
 
 def test_under_a_slow_disk_the_limiting_part_is_that_osd(on_lab3, invoke_json, tmp_path):
     # the 4k write alone: a 1M write under this fault stalls (0.4 writes/s) and tells nothing.
-    # 400 IOPS, not diagnose's 150: BlueStore takes the first second's writes at full speed and
-    # drains them at the throttled rate afterwards (40 s at 150), and 400 is still a third of
-    # what its peers write, which is what the ceiling has to name
-    with faults.injected(on_lab3, "slow-disk", "osd.1", iops=400):
+    # 150 IOPS, as diagnose's tests: at 400 the short osd bench (1,024 writes BlueStore takes at
+    # full speed first) did not always see the throttle, and CPU came out the limit
+    with faults.injected(on_lab3, "slow-disk", "osd.1", iops=150):
         _, doc = explained(invoke_json, tmp_path, RAND_WR_4K)
     rand = next(w for w in doc["workloads"] if w["workload"] == "rand_wr_4k")
     assert rand["limiting_part"] == "osd.1's device", rand["line"]
