@@ -91,10 +91,16 @@ def test_table_on_a_pvc_is_fio_in_the_pod_on_ceph(k8s, db):
     with Store(db) as store:
         run = store.get_run("last")
         outputs = store.outputs(run.id)
+        ceph_fp = store.fingerprint(run.id)
+        health = store.series(run.id, "health")
     assert run.status == "complete"
     assert sorted({r.workload for r in run.results}) == sorted(
         ["seq_rd_1m", "seq_wr_1m", "rand_rd_4k", "rand_rw_4k"]
     )
+    # the lab's class: the Ceph cluster behind it fingerprinted, its health sampled
+    assert ceph_fp is not None and ceph_fp[0]["status"]["fsid"]
+    [samples] = health
+    assert samples.values and all(s["health"] == "HEALTH_OK" for s in samples.values)
     for result in run.results:  # the stored figures are fio's in the pod, exactly
         [client] = result.clients
         assert re.fullmatch(rf"cephbench-{run.id}-[0-9a-f]{{4}}-fio-0@{k8s.k8s.node}", client.host)
@@ -136,6 +142,12 @@ def test_three_pods_sum_to_the_aggregate_exactly(k8s, db):
         assert r.total_ios == sum(c.total_ios for c in r.clients)
         skew = dict(r.metrics).get("start_skew_ms")
         assert skew is not None and skew >= 0
+    with Store(db) as store:  # fio's logs, taken out of the three pods, as one series
+        for r in run.results:
+            [iops] = [s for s in store.series(run.id, "iops")
+                      if s.workload == r.workload and s.op == r.op]  # fmt: skip
+            assert len(iops.values) >= 3
+            assert 0.7 * r.iops <= float(iops.values.mean()) <= 1.3 * r.iops
     nothing_left(k8s, db, before)
 
 

@@ -208,7 +208,7 @@ def execute(
                         run_id,
                         conn,
                         getattr(target, "pool", None),
-                        client_here=getattr(target, "pods", None) is None,
+                        client_here=fio_target.pods is None,  # fio in pods: not this process's CPU
                     )
                 )
             remote = None

@@ -26,6 +26,13 @@ _READ = (
     '[ -e "$f" ] && while IFS= read -r l || [ -n "$l" ]; do printf "%s\\n" "$l"; done < "$f"; '
     "done; fi; true"
 )
+_TAKE = (  # each file named ``PREFIX*_*.log`` in DIR after a marker line, then removed
+    'cd "$1" || exit 0; for f in "$2"*_*.log; do [ -f "$f" ] || continue; '
+    'echo "#cb-file $f"; if command -v cat >/dev/null 2>&1; then cat "$f"; '
+    'else while IFS= read -r l || [ -n "$l" ]; do printf "%s\\n" "$l"; done < "$f"; fi; echo; '
+    'if command -v rm >/dev/null 2>&1; then rm -f "$f"; else : > "$f"; fi; done; true'
+)
+_MARK = "#cb-file "
 _START = (  # the program in the background, its files named by the step's tag
     'd=$1; t=$2; shift 2; cd "$d" || exit 1; '
     '( "$@" > "$t.out" 2> "$t.err" & echo $! > "$t.pid"; wait $!; echo $? > "$t.rc" ) '
@@ -81,6 +88,19 @@ class PodSet:
 
     def read(self, pod: Pod, *paths: str) -> str:
         return self.exec(pod, ["sh", "-c", _READ, "sh", *paths]).stdout
+
+    def take(self, pod: Pod, workdir: str, prefix: str) -> dict[str, str]:
+        """The files ``PREFIX*_*.log`` in ``workdir`` (fio's logs): name -> text, each
+        removed from the pod once read (emptied where the image has no ``rm``)."""
+        out = self.exec(pod, ["sh", "-c", _TAKE, "sh", workdir, prefix]).stdout
+        files: dict[str, list[str]] = {}
+        lines: list[str] = []
+        for line in out.splitlines():
+            if line.startswith(_MARK):
+                lines = files.setdefault(line.removeprefix(_MARK), [])
+            elif line:  # the empty line after each file (one without a last newline)
+                lines.append(line)
+        return {name: "".join(f"{ln}\n" for ln in body) for name, body in files.items()}
 
     def start(self, pod: Pod, workdir: str, tag: str, argv: Sequence[str]) -> None:
         """``argv`` in the background of ``pod``, in ``workdir`` (its stdout to ``TAG.out``)."""

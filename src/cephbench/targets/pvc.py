@@ -15,6 +15,9 @@ file on the mounted filesystem or, with ``--volume-mode Block``, as the raw devi
 run used is fingerprinted: the server's version, the pods' nodes (kernel, CPUs), the
 StorageClass (provisioner, parameters, binding mode, reclaim policy), each volume's PV (CSI
 driver and volume attributes, or local path), access and volume mode, image, fio's version.
+When the Ceph cluster behind the class is known (``--conf``/``--id``/``--keyring``, or the
+lab's class), each volume is mapped to its RBD image, and the cluster's health is checked
+first and sampled throughout, as for ``rbd:``.
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ class PvcTarget(Target):
         """fio's version in the pods (``fio --version``), once they run."""
         self.conn: Connection | None = None
         """The Ceph cluster behind the class, when given (else the lab's, if one runs)."""
+        self.ceph_named = False
         if location.startswith(CLAIM):
             self.claim: str | None = location.removeprefix(CLAIM)
             self.storage_class: str | None = None
@@ -245,6 +249,19 @@ class PvcTarget(Target):
     def configure_ceph(self, conn: Connection) -> None:
         """The Ceph cluster behind the class (``--conf``, ``--id``, ``--keyring``)."""
         self.conn = conn
+        self.ceph_named = True
+
+    @property
+    def cluster(self) -> Connection | None:
+        """The Ceph cluster behind the class when it is known: the one named with
+        ``--conf``/``--id``/``--keyring``, or the lab's for the lab's class. The run then
+        checks its health first, fingerprints it and samples its health throughout, as for
+        ``rbd:``; None for any other class (a lab that runs beside it is not its cluster)."""
+        from cephbench.lab.k8s_conf import STORAGE_CLASS
+
+        if self.ceph_named:
+            return self.conn
+        return self._ceph() if self.storage_class == STORAGE_CLASS else None
 
     def _ceph(self) -> Connection | None:
         """The cluster to look the volumes' images up in: the one given, else the running

@@ -10,6 +10,8 @@ report becomes one client's entries of a fio client/server document (``hostname`
 and its node), so the same parser gives each pod's figures and the exact aggregate (sums with
 fsum, latency percentiles from the merged json+ bins: clients.py), never fio's own "All
 clients". The raw output stored is that document, each pod's jobs exactly as fio printed them.
+fio's logs (as for a local run: ``--no-logs`` to skip) are taken out of the pods after each
+workload and read as one job's clones: the series are the pods' sum.
 """
 
 from __future__ import annotations
@@ -18,17 +20,20 @@ import itertools
 import json
 import time
 from collections.abc import Iterator, Sequence
-from pathlib import PurePosixPath
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
 
 from cephbench.errors import ParseError
 from cephbench.kube.objects import WORKDIR
 from cephbench.kube.pods import Finished, PodSet
-from cephbench.model import RawOutput, now
+from cephbench.model import RawOutput, Series, WorkloadOutcome, now
 from cephbench.system.process import ProcessResult
 from cephbench.tools.base import RunContext, Step
 from cephbench.tools.fio import command as fio_command
 from cephbench.tools.fio import parse as fio_parse
+from cephbench.tools.fio.capture import with_logs, workload_series
 from cephbench.tools.fio.jobfile import JobFile
+from cephbench.tools.fio.logs import kind_and_clone
 from cephbench.tools.fio.many import (
     Clients,
     FioServer,
@@ -146,6 +151,11 @@ def run_pod_batch(
         for b in batches
     ]
     batch = batches[0]
+    prefixes: dict[str, str] = {}
+    if ctx.options.logs:  # every pod logs under the same names; read back as fio's clones
+        logged = [with_logs(b.jobfile, ctx.options.per_io_logs) for b in batches]
+        batches = [replace(b, jobfile=j) for b, (j, _) in zip(batches, logged, strict=True)]
+        prefixes = logged[0][1]
     tag = f"w{next(_steps)}"
     argv = ["fio", f"--output-format={fio_command.OUTPUT_FORMAT}", f"{tag}.fio"]
     prerun = [str(PurePosixPath(RUN_DIR) / f"{j.name}.prerun.txt") for j in batch.jobfile.jobs]
@@ -167,7 +177,39 @@ def run_pod_batch(
     stdout, stderr, code = combined(finished, starts)
     result = ProcessResult(("kubectl", "exec", *argv), code, stdout, stderr, time.monotonic() - t0)
     outcomes = client_outcomes(result, repeat, batch, clients, interrupted, skew)
+    series = _pod_series(ctx.work, podset, prefixes, outcomes, repeat)
     given = "\n".join(f"# pod {p.host}\n{t}" for p, t in zip(podset.pods, texts, strict=True))
     raw = RawOutput("fio", result.argv, given, stdout, stderr, code, started, result.seconds)
     window = (t0, time.monotonic())
-    return Step(repeat, raw, outcomes, [window] * len(outcomes), interrupted=interrupted)
+    return Step(repeat, raw, outcomes, [window] * len(outcomes), series, interrupted=interrupted)
+
+
+def _pod_series(
+    work: Path,
+    podset: PodSet,
+    prefixes: dict[str, str],
+    outcomes: Sequence[WorkloadOutcome],
+    repeat: int,
+) -> list[Series]:
+    """Each workload's time series from every pod's fio logs (taken out of the pods): the
+    pods' logs join as clones of one job (``pod k``'s clone N is numbered ``k * 10000 + N``),
+    so IOPS and bandwidth add up per window and latency is weighted by IOPS, as for
+    ``numjobs``; the start gate lines the pods' windows up to within a few ms."""
+    series: list[Series] = []
+    for o in outcomes:
+        prefix = prefixes.get(o.name)
+        if prefix is None:
+            continue
+        for k, pod in enumerate(podset.pods):
+            for name, text in podset.take(pod, RUN_DIR, prefix).items():
+                found = kind_and_clone(name)
+                if found is None or not name.startswith(f"{prefix}_"):
+                    continue
+                kind, clone = found
+                (work / f"{prefix}_{kind}.{k * 10000 + clone}.log").write_text(text)
+        if not o.error:
+            series += workload_series(work, prefix, o.name, repeat)
+        else:  # the files go; a failed workload keeps no series
+            for path in work.glob(f"{prefix}_*.log"):
+                path.unlink(missing_ok=True)
+    return series

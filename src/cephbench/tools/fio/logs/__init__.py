@@ -44,7 +44,7 @@ workload's logs), ``timeseries`` with ``per_io`` and ``averaged`` (per-interval 
 from __future__ import annotations
 
 from cephbench.model import Series
-from cephbench.tools.fio.logs.files import collect, find_logs, job_options
+from cephbench.tools.fio.logs.files import collect, find_logs, job_options, kind_and_clone
 from cephbench.tools.fio.logs.log import EPOCH_MS, KINDS, OPS, Log
 from cephbench.tools.fio.logs.per_io import MAX_INTERVALS
 from cephbench.tools.fio.logs.reader import _read_columns, parse_log, read_log
@@ -66,6 +66,7 @@ __all__ = [
     "collect",
     "find_logs",
     "job_options",
+    "kind_and_clone",
     "latency_summary",
     "parse_log",
     "rank",

@@ -24,6 +24,12 @@ def find_logs(workdir: str | os.PathLike[str], prefix: str) -> list[Path]:
     return [p for _, _, p in sorted(found)]
 
 
+def kind_and_clone(name: str) -> tuple[str, int] | None:
+    """A log file's kind and clone number (``x_bw.2.log`` -> ("bw", 2); 0 without one)."""
+    m = _NAME.search(name)
+    return None if m is None else (m.group(1), int(m.group(2) or 0))
+
+
 def job_options(
     prefix: str, *, interval_ms: int = 1000, per_io_latency: bool = False
 ) -> dict[str, str]:
