@@ -4,6 +4,8 @@ claim, the node's network only for monitors on loopback), and what --pods is ref
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from cephbench.ceph import podconf
@@ -13,6 +15,7 @@ from cephbench.kube.options import KubeOptions
 from cephbench.planning.request import PoolOptions, RunRequest
 from cephbench.targets import TargetOptions
 
+DATA = Path(__file__).parents[1] / "data"
 # The lab's mon_host as `ceph-conf --show-config-value mon_host` printed it (a one-host lab,
 # `cephbench lab up`, 2026-11-26); the others are the forms Ceph's documentation gives.
 LAB_MON_HOST = "[v2:127.0.0.1:22554,v1:127.0.0.1:22555]"
@@ -34,6 +37,18 @@ LAB_MON_HOST = "[v2:127.0.0.1:22554,v1:127.0.0.1:22555]"
 def test_mon_addresses_and_whether_they_are_all_loopback(mon_host, hosts, loopback):
     assert podconf.mon_addresses(mon_host) == hosts
     assert podconf.on_loopback(mon_host) is loopback
+
+
+def test_the_clients_settings_are_read_from_one_show_config():
+    text = (DATA / "ceph" / "16.2.15" / "ceph-conf-show-config.txt").read_text()
+    config = podconf.parse_show_config(text)  # facts: ceph-conf.source.md beside it
+    assert len(config) == 1810
+    assert config["mon_host"] == "[v2:10.254.254.11:10569,v1:10.254.254.11:10570]"
+    assert config["fsid"] == "384bef62-16a9-4507-b670-79d0adb13460"
+    assert {config[f"auth_{k}_required"] for k in ("cluster", "service", "client")} == {"cephx"}
+    assert config["keyring"] == "/work/labq/lab/ceph.client.admin.keyring"
+    assert config["admin_socket_mode"] == ""
+    assert config["mgr_initial_modules"] == "restful iostat nfs"
 
 
 def test_the_pods_conf_and_keyring_hold_what_a_client_needs_and_one_key():
@@ -130,8 +145,8 @@ def test_the_pods_fio_becomes_the_runs_fio(tmp_path):
 
 
 def test_the_rbd_image_behind_a_pv():
+    from cephbench.kube.fingerprint import rbd_image_of
     from cephbench.lab.k8s_storage import persistent_volume
-    from cephbench.targets.pvc import rbd_image_of
 
     claim = {"metadata": {"name": "c", "namespace": "ns", "uid": "u"}, "spec": {}}
     lab = persistent_volume("pvc-u", claim, "vm", "/mnt/x", 1 << 30, False, "pvc-u", pool="k8s")

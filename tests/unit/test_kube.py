@@ -251,7 +251,7 @@ def test_recorded_forbidden_and_not_found():
 
 def test_k8s_check_summaries_of_the_labs_cluster():
     from cephbench.kube import check
-    from cephbench.targets.pvc import class_fingerprint, node_fingerprint
+    from cephbench.kube.fingerprint import class_fingerprint, node_fingerprint
 
     [sc] = check.storage_classes(_json("storageclasses.json")["items"])
     assert (sc["name"], sc["provisioner"], sc["binding_mode"], sc["reclaim_policy"]) == (

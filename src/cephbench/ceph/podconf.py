@@ -7,7 +7,7 @@ machine reaches it, each value as ``ceph-conf`` resolves it for the client on th
 (``mon_host``, ``fsid``, the ``auth_*_required`` settings), and names the keyring at the
 default place; the keyring holds the one client's key, nothing else of the file it came
 from. Everything else a client reads comes from the monitors' configuration database, as for
-any client. Parsing is pure (tests feed it text); reading uses ``ceph-conf`` only.
+any client. Parsing is pure (tests feed it text); reading is one ``ceph-conf --show-config``.
 """
 
 from __future__ import annotations
@@ -51,11 +51,12 @@ def client_files(conn: Connection) -> ClientFiles:
     """``CLUSTER.conf`` and ``CLUSTER.client.ID.keyring`` (the default names librados looks
     for in /etc/ceph) for ``conn``'s client; TargetError when its key cannot be found."""
     which("ceph-conf", "ceph-common")
-    values = {key: _value(conn, key) for key in CONF_KEYS}
+    config = _show_config(conn)
+    values = {key: config.get(key, "") for key in CONF_KEYS}
     cluster, name = cluster_name(conn), f"client.{conn.id}"
     files = {f"{cluster}.conf": render_conf(values)}
     if values.get("auth_client_required", "cephx") != "none":
-        paths = [conn.keyring] if conn.keyring else _value(conn, "keyring").split(",")
+        paths = [conn.keyring] if conn.keyring else config.get("keyring", "").split(",")
         files[f"{cluster}.{name}.keyring"] = _keyring(conn, [p.strip() for p in paths if p])
     if not values.get("mon_host"):
         raise TargetError(
@@ -127,19 +128,32 @@ def on_loopback(mon_host: str) -> bool:
     return True
 
 
-def _value(conn: Connection, key: str) -> str:
-    argv = ["ceph-conf", "--name", f"client.{conn.id}", "--show-config-value", key]
+def parse_show_config(text: str) -> dict[str, str]:
+    """``ceph-conf --show-config`` (``key = value`` a line) -> key -> value."""
+    out = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(" =")
+        if sep:
+            out[key.strip()] = value.strip()
+    return out
+
+
+def _show_config(conn: Connection) -> dict[str, str]:
+    """Every setting as ``ceph-conf`` resolves it for the client on this machine (one call)."""
+    argv = ["ceph-conf", "--name", f"client.{conn.id}", "--show-config"]
     if conn.conf:
         argv[1:1] = ["-c", conn.conf]
     if conn.cluster:
         argv[1:1] = ["--cluster", conn.cluster]
     result = run(argv, env=conn.env, timeout=30)
-    if result.returncode != 0:
+    config = parse_show_config(result.stdout) if result.returncode == 0 else {}
+    if not config:
+        reason = result.last_error_line() or "no settings printed"
         raise TargetError(
-            f"ceph-conf could not read {key} for client.{conn.id}: {result.last_error_line()}",
+            f"ceph-conf could not read the configuration of client.{conn.id}: {reason}",
             hint="check --conf",
         )
-    return result.stdout.strip()
+    return config
 
 
 def _keyring(conn: Connection, paths: list[str]) -> str:

@@ -78,7 +78,7 @@ class CephPods:
             k.get("namespace", self.kube.namespace, what=f"namespace {self.kube.namespace}")
 
     def describe(self) -> dict[str, Any]:
-        from cephbench.targets.pvc import cluster_fingerprint
+        from cephbench.kube.fingerprint import cluster_fingerprint
 
         network = (
             {"network": "host", "reason": HOST_NETWORK_REASON}
