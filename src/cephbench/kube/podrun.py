@@ -77,6 +77,27 @@ class PodRun:
                 _delete_recorded, k, kind, name, ns, self.run_id, self.resources, rid
             )
 
+    def pod(self, name: str, claim: str | None, **extra: Any) -> None:
+        """Create pod ``name`` (on ``claim``, if any) in the run's namespace with the run's
+        image and scheduling: node selector, requests and limits, spread, tolerations;
+        ``extra``: what only one kind of target gives it (a Secret, the volume mode...)."""
+        kube = self.kube
+        self.create(
+            objects.pod(
+                name,
+                self.namespace,
+                self.run_id,
+                claim,
+                kube.image,
+                node_selector=objects.parse_node_selector(kube.node_selector),
+                cpu=kube.pod_cpu,
+                memory=kube.pod_memory,
+                spread=kube.spread,
+                tolerations=kube.toleration_specs,
+                **extra,
+            )
+        )
+
     def pods(
         self, names: list[str], claims: list[str | None], options: list[dict[str, str]]
     ) -> PodSet:

@@ -103,22 +103,7 @@ class CephPods:
             names = []
             for i in range(len(options)):
                 name = f"{tag}-fio-{i}"
-                run.create(
-                    objects.pod(
-                        name,
-                        ns,
-                        run_id,
-                        None,
-                        self.kube.image,
-                        node_selector=objects.parse_node_selector(self.kube.node_selector),
-                        cpu=self.kube.pod_cpu,
-                        memory=self.kube.pod_memory,
-                        spread=self.kube.spread,
-                        secret=secret,
-                        host_network=self.host_network,
-                        tolerations=self.kube.toleration_specs,
-                    )
-                )
+                run.pod(name, None, secret=secret, host_network=self.host_network)
                 names.append(name)
             podset = run.pods(names, [None] * len(names), options)
             self.fio_version = first_line(podset.exec(podset.pods[0], ["fio", "--version"]))

@@ -129,7 +129,7 @@ class PvcTarget(Target):
 
     @contextmanager
     def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
-        k, image = self.kubectl, self.kube.image
+        k = self.kubectl
         tag = f"cephbench-{run_id}-{secrets.token_hex(2)}"  # unique across stores sharing a NS
         with ExitStack() as undo:
             run = PodRun(self.kube, run_id, resources, undo)
@@ -151,21 +151,7 @@ class PvcTarget(Target):
             names = []
             for i, claim in enumerate(claims):
                 name = f"{tag}-fio-{i}"
-                run.create(
-                    objects.pod(
-                        name,
-                        ns,
-                        run_id,
-                        claim,
-                        image,
-                        volume_mode=self.kube.volume_mode,
-                        node_selector=objects.parse_node_selector(self.kube.node_selector),
-                        cpu=self.kube.pod_cpu,
-                        memory=self.kube.pod_memory,
-                        spread=self.kube.spread,
-                        tolerations=self.kube.toleration_specs,
-                    )
-                )
+                run.pod(name, claim, volume_mode=self.kube.volume_mode)
                 names.append(name)
             self.podset = run.pods(names, list(claims), [{} for _ in names])
             version = first_line(self.podset.exec(self.podset.pods[0], ["fio", "--version"]))
