@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 from cephbench.errors import ParseError
 from cephbench.model import Result
-from cephbench.tools.fio.parse import HEADLINE_PERCENTILES, OPS, JobOutcome, latency_means
+from cephbench.tools.fio.latency import HEADLINE_PERCENTILES, latency_means
+from cephbench.tools.fio.parse import OPS, JobOutcome
 
 HEADER = re.compile(
     r"^(?P<name>\S[^:]*?): \(groupid=(?P<group>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>\d+)(?P<rest>.*)$"
