@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from cephbench.ceph import health
+from cephbench.ceph.connection import Connection
 from cephbench.ceph.health import Sample, Sampler
 from tests.helpers import DATA
 
@@ -80,3 +81,14 @@ def test_new_pool_pgs_are_worth_waiting_for_but_a_down_osd_is_not():
     ]
     assert health.settling(s) and health.refuse_reason(s)
     assert not health.settling(_status("status-osd-down"))
+
+
+def test_a_status_read_just_before_is_the_first_sample_and_none_is_read_again():
+    sampler = Sampler(Connection(), interval=3600)  # no cluster: nothing may be read
+    sampler.sample = lambda: (_ for _ in ()).throw(AssertionError("read again"))  # type: ignore[method-assign]
+    sampler.seed(_status("status-osd-down"))
+    with sampler:  # the thread's first read would come an hour later
+        pass
+    [first] = sampler.samples
+    assert "osd_down" in first.flags and first.summary["health"] == "HEALTH_WARN"
+    assert sampler.flags_between(first.t + 1, first.t + 2) == tuple(sorted(first.flags))

@@ -131,9 +131,17 @@ class Sampler:
         self._thread = threading.Thread(target=self._loop, name="cephbench-health", daemon=True)
 
     def __enter__(self) -> Sampler:
-        self.sample()
+        if not self.samples:
+            self.sample()
         self._thread.start()
         return self
+
+    def seed(self, status: dict) -> None:
+        """A ``ceph status`` read just now (the run's fingerprint has one) as the first sample,
+        instead of reading it again when the sampler starts."""
+        s = Sample(time.monotonic(), time.time(), frozenset(flags(status)), summary(status))
+        with self._lock:
+            self.samples.append(s)
 
     def __exit__(self, *exc) -> None:
         self._stop.set()

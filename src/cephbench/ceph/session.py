@@ -86,12 +86,16 @@ def ceph_run(
     pool: str | None,
 ) -> Iterator[CephRun]:
     """Fingerprint stored, scrubs held off if asked, health sampled while the block runs."""
-    store.save_fingerprint(run_id, fingerprint.collect(conn), pool)
+    facts = fingerprint.collect(conn)
+    store.save_fingerprint(run_id, facts, pool)
     started = time.monotonic()
     with ExitStack() as stack:
         if opts.quiesce:
             stack.enter_context(quiesced(conn, resources))
         sampler = health.Sampler(conn, opts.interval)
+        status = facts.get("status")
+        if not opts.quiesce and isinstance(status, dict) and "health" in status:
+            sampler.seed(status)  # read a moment ago: the first sample (--quiesce changes flags)
         try:
             with sampler:
                 yield CephRun(sampler)
