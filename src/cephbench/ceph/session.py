@@ -55,10 +55,13 @@ def preflight(conn: Connection, opts: HealthOptions, settle: float = SETTLE_SECO
 
 
 class CephRun:
-    """The live part: the sampler, and flags for a window of the run."""
+    """The live part: the sampler, flags for a window of the run, and the cluster's
+    fingerprint as collected at the start (``facts``: what tools may read instead of asking
+    the cluster again)."""
 
-    def __init__(self, sampler: health.Sampler):
+    def __init__(self, sampler: health.Sampler, facts: dict | None = None):
         self.sampler = sampler
+        self.facts = facts or {}
 
     def flag(
         self, outcomes: list[WorkloadOutcome], windows: list[tuple[float, float]]
@@ -98,7 +101,7 @@ def ceph_run(
             sampler.seed(status)  # read a moment ago: the first sample (--quiesce changes flags)
         try:
             with sampler:
-                yield CephRun(sampler)
+                yield CephRun(sampler, facts)
         finally:
             t_s = [round(s.t - started, 3) for s in sampler.samples]
             samples = [{"flags": sorted(s.flags), **s.summary} for s in sampler.samples]

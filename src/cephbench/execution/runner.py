@@ -227,6 +227,7 @@ def execute(
                 options,
                 _dropper(store, run_id, remote) if options.drop_caches else (lambda: None),
                 clients,
+                live.facts if live is not None else {},
             )
             stage.now(WORKLOADS)
             failed = _run_steps(store, tool, ctx, live, accounting)

@@ -143,6 +143,10 @@ class RunContext(Generic[PlanT]):
     clients: Clients | None = None
     """``--clients``: the fio servers on the client hosts and each one's target options;
     None when fio runs on this machine."""
+    cluster_facts: dict[str, Any] = field(default_factory=dict)
+    """The Ceph cluster's fingerprint collected as the run started (``ceph.fingerprint``'s
+    keys: ``osd_tree``, ``pools``, ``status``...; a command that failed is ``{"error": ...}``);
+    empty for a run on no cluster."""
 
     @property
     def conn(self) -> Connection:
