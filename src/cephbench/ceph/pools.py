@@ -123,7 +123,12 @@ def ours(conn: Connection, pool: str, tag: str, pool_max: int | None) -> bool:
     Tagged ``tag``: ours. Untagged and with an id above ``pool_max`` (the highest id handed
     out when it was recorded, before it was created): ours too, cut off before its tag.
     """
-    found = tag_of(conn, pool)
+    return _tagged_ours(conn, pool, tag, pool_max, tag_of(conn, pool))
+
+
+def _tagged_ours(
+    conn: Connection, pool: str, tag: str, pool_max: int | None, found: str | None
+) -> bool:
     if found is not None or pool_max is None:
         return found == tag
     return pool_ids(conn)[1].get(pool, -1) > pool_max
@@ -131,9 +136,13 @@ def ours(conn: Connection, pool: str, tag: str, pool_max: int | None) -> bool:
 
 def remove(conn: Connection, pool: str, tag: str, pool_max: int | None = None) -> None:
     """Delete ``pool`` if it is ours (see :func:`ours`); say what to do when Ceph refuses."""
-    if not exists(conn, pool):
-        return
-    if not ours(conn, pool, tag, pool_max):
+    try:
+        found = tag_of(conn, pool)  # one read: its tag, and that it exists
+    except CephbenchError:
+        if not exists(conn, pool):
+            return
+        raise
+    if not _tagged_ours(conn, pool, tag, pool_max, found):
         raise CephbenchError(
             f"pool {pool} is not tagged as created by cephbench ({tag}); not deleting it"
         )
