@@ -1,6 +1,7 @@
-"""fio's logs taken out of pods (``PodSet.take``, its shell script run by a real ``sh`` on this
-machine in place of ``kubectl exec``) and read as one job's clones: two pods' logs of a
-recorded ``numjobs=2`` run give exactly the series of that run's own two clones."""
+"""What a step left in its pods, read in one call (``PodSet.files``, its shell script run by a
+real ``sh`` on this machine in place of ``kubectl exec``): every file exactly, fio's logs taken
+out of the pod, and those logs read as one job's clones (two pods' logs of a recorded
+``numjobs=2`` run give exactly the series of that run's own two clones)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ class LocalPods:
         self.root = root
 
     def exec(self, namespace, pod, argv, *, stdin=None, timeout=60, check=True, **kw):
-        argv = [str(self.root / pod) if a == fio_pods.RUN_DIR else a for a in argv]
+        run_dir, here = fio_pods.RUN_DIR, str(self.root / pod)
+        argv = [here + a[len(run_dir) :] if a.startswith(run_dir) else a for a in argv]
         return run(argv, stdin=stdin, timeout=timeout, check=check)
 
 
@@ -39,24 +41,34 @@ def pods_with_clone_logs(tmp_path: Path) -> PodSet:
         for src in RECORDED.glob(f"rr_*.{k + 1}.log"):
             shutil.copy(src, d / src.name.replace(f".{k + 1}.log", ".1.log"))
         (d / "w1.fio").write_text("[rr]\n")
+        (d / "w1.rc").write_text("0\n")  # the step has ended
     return podset
 
 
-def test_take_returns_each_log_and_removes_it(tmp_path):
+def test_one_call_reads_the_named_files_and_takes_the_logs(tmp_path):
     podset = pods_with_clone_logs(tmp_path)
-    taken = podset.take(podset.pods[0], fio_pods.RUN_DIR, "rr")
-    assert sorted(taken) == sorted(p.name for p in RECORDED.glob("rr_*.1.log"))
-    for name, text in taken.items():
+    (tmp_path / "p0" / "w1.rc").write_text("0\n")
+    (tmp_path / "p0" / "w1.err").write_text("no newline at the end")
+    (tmp_path / "p0" / "w1.out").write_text("#cb-file looks like a marker but is not one\n\n")
+    names = ["w1.rc", "w1.out", "w1.err", "w1.missing"]
+    got = podset.files(podset.pods[0], fio_pods.RUN_DIR, names, logs="rr")
+    assert got.pop("w1.rc") == "0\n" and got.pop("w1.err") == "no newline at the end"
+    assert got.pop("w1.missing") == ""
+    assert got.pop("w1.out") == "#cb-file looks like a marker but is not one\n\n"
+    assert sorted(got) == sorted(p.name for p in RECORDED.glob("rr_*.1.log"))
+    for name, text in got.items():
         assert text == (RECORDED / name).read_text()  # byte for byte
-    assert sorted(p.name for p in (tmp_path / "p0").iterdir()) == ["w1.fio"]  # logs gone
-    assert podset.take(podset.pods[0], fio_pods.RUN_DIR, "rr") == {}
+    left = sorted(p.name for p in (tmp_path / "p0").iterdir())
+    assert left == ["w1.err", "w1.fio", "w1.out", "w1.rc"]  # the logs are gone, nothing else
+    assert podset.files(podset.pods[0], fio_pods.RUN_DIR, [], logs="rr") == {}
 
 
 def test_pods_logs_are_one_jobs_clones(tmp_path):
     podset = pods_with_clone_logs(tmp_path)
     work = tmp_path / "work"
     work.mkdir()
-    got = fio_pods._pod_series(work, podset, {"rr": "rr"}, [WorkloadOutcome("rr")], 0)
+    finished, _ = podset.wait(fio_pods.RUN_DIR, "w1", logs="rr")
+    got = fio_pods._pod_series(work, finished, {"rr": "rr"}, [WorkloadOutcome("rr")], 0)
     want = collect(RECORDED, "rr", workload="rr")
     assert [(s.op, s.metric) for s in got] == [(s.op, s.metric) for s in want]
     for g, w in zip(got, want, strict=True):
@@ -69,5 +81,23 @@ def test_a_failed_workload_keeps_no_series_and_no_file(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     failed = WorkloadOutcome("rr", error="fio: exit 1")
-    assert fio_pods._pod_series(work, podset, {"rr": "rr"}, [failed], 0) == []
+    finished, _ = podset.wait(fio_pods.RUN_DIR, "w1", logs="rr")
+    assert fio_pods._pod_series(work, finished, {"rr": "rr"}, [failed], 0) == []
     assert list(work.iterdir()) == [] and not list((tmp_path / "p1").glob("rr_*"))
+
+
+def test_one_call_writes_the_input_and_starts_the_program(tmp_path):
+    podset = pods_with_clone_logs(tmp_path)
+    pod, run_dir = podset.pods[1], fio_pods.RUN_DIR
+    gate = f"{run_dir}/rr.prerun.txt"
+    (tmp_path / pod.name / "rr.prerun.txt").write_text("a gate time of the step before\n")
+    script = "cat w2.in; echo to stderr >&2; echo 1795723103.5 > rr.prerun.txt; exit 3"
+    podset.launch(pod, f"{run_dir}/w2.in", "the job\n", run_dir, "w2", ["sh", "-c", script],
+                  clear=[gate])  # fmt: skip
+    for p in podset.pods[:1]:  # only pod 1 runs it: give pod 0 the same step, ended
+        (tmp_path / p.name / "w2.rc").write_text("0\n")
+    finished, interrupted = podset.wait(run_dir, "w2", also=["rr.prerun.txt"])
+    assert not interrupted
+    mine = finished[1]
+    assert (mine.returncode, mine.stdout, mine.stderr) == (3, "the job\n", "to stderr\n")
+    assert mine.files["rr.prerun.txt"] == "1795723103.5\n"  # emptied before the step, then written

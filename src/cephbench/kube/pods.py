@@ -3,7 +3,10 @@ runs at once while cephbench makes one kubectl call at a time.
 
 The program starts in the background of a ``sh`` in the pod (its output to files in a
 directory of the pod), cephbench then waits for each pod's ``rc`` file, and reads the files
-back. A Ctrl-C while waiting is passed on to the program in every pod as SIGINT (fio then
+back. Each pod costs three calls a step, however many files: one writes the program's input
+and starts it (:meth:`PodSet.launch`), one waits, one reads every file the step left, each
+after a marker line (:meth:`PodSet.files`; kubectl exec costs a few tenths of a second a
+call, which is most of a short workload's overhead in pods). A Ctrl-C while waiting is passed on to the program in every pod as SIGINT (fio then
 prints what it measured). The directory is the pod's own (an ``emptyDir`` at
 ``objects.WORKDIR``), each step's files named by a tag of its own (``TAG.out``, ``TAG.rc``):
 the image needs ``sh`` and ``sleep`` only (no mkdir, no rm); ``cat`` is used when it has one.
@@ -11,32 +14,35 @@ Nothing here knows fio (tools/fio/pods.py does)."""
 
 from __future__ import annotations
 
+import re
+import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cephbench.kube.kubectl import Kubectl, KubeError
 from cephbench.system.process import ProcessInterrupted, ProcessResult
 
-_WRITE = (  # truncate the files named after the first (shell redirections: no rm needed)
-    'f=$1; shift; for p; do : > "$p"; done; if command -v cat >/dev/null 2>&1; then cat > "$f"; '
-    'else while IFS= read -r l || [ -n "$l" ]; do printf "%s\\n" "$l"; done > "$f"; fi'
+_CAT = (  # a file to stdout: cat where the image has one, else the shell's own read loop
+    'if command -v cat >/dev/null 2>&1; then cat "$1"; '
+    'else while IFS= read -r l || [ -n "$l" ]; do printf "%s\\n" "$l"; done < "$1"; fi'
 )
-_READ = (
-    'if command -v cat >/dev/null 2>&1; then cat "$@" 2>/dev/null; else for f; do '
-    '[ -e "$f" ] && while IFS= read -r l || [ -n "$l" ]; do printf "%s\\n" "$l"; done < "$f"; '
-    "done; fi; true"
-)
-_TAKE = (  # each file named ``PREFIX*_*.log`` in DIR after a marker line, then removed
-    'cd "$1" || exit 0; for f in "$2"*_*.log; do [ -f "$f" ] || continue; '
-    'echo "#cb-file $f"; if command -v cat >/dev/null 2>&1; then cat "$f"; '
-    'else while IFS= read -r l || [ -n "$l" ]; do printf "%s\\n" "$l"; done < "$f"; fi; echo; '
-    'if command -v rm >/dev/null 2>&1; then rm -f "$f"; else : > "$f"; fi; done; true'
-)
-_MARK = "#cb-file "
 _START = (  # the program in the background, its files named by the step's tag
     'd=$1; t=$2; shift 2; cd "$d" || exit 1; '
     '( "$@" > "$t.out" 2> "$t.err" & echo $! > "$t.pid"; wait $!; echo $? > "$t.rc" ) '
     "</dev/null >/dev/null 2>&1 &"
+)
+_LAUNCH = (  # stdin into FILE, the N files after it emptied; then DIR TAG ARGV... as _START
+    'f=$1; n=$2; shift 2; while [ "$n" -gt 0 ]; do : > "$1"; shift; n=$((n - 1)); done; '
+    'if command -v cat >/dev/null 2>&1; then cat > "$f"; '
+    'else while IFS= read -r l || [ -n "$l" ]; do printf "%s\\n" "$l"; done > "$f"; fi; ' + _START
+)
+_FILES = (  # in DIR: each named file, then each PREFIX*_*.log (removed once read; emptied
+    # where the image has no rm), each after a line "MARK name" and followed by one newline
+    f'cat_() {{ {_CAT}; }}; m=$1; cd "$2" || exit 0; p=$3; shift 3; '
+    'for f; do echo "$m $f"; [ -f "$f" ] && cat_ "$f"; echo; done; '
+    '[ -n "$p" ] && for f in "$p"*_*.log; do [ -f "$f" ] || continue; echo "$m $f"; '
+    'cat_ "$f"; echo; if command -v rm >/dev/null 2>&1; then rm -f "$f"; else : > "$f"; fi; '
+    "done; true"
 )
 _WAIT = 'until [ -e "$1/$2.rc" ]; do sleep 0.05; done; read rc < "$1/$2.rc"; echo "$rc"'
 _SIGNAL = (
@@ -69,6 +75,8 @@ class Finished:
     returncode: int | None
     stdout: str
     stderr: str
+    files: dict[str, str] = field(default_factory=dict)
+    """The other files read with it (``wait``'s ``also`` and ``logs``): name -> text."""
 
 
 @dataclass(frozen=True)
@@ -82,25 +90,30 @@ class PodSet:
     def exec(self, pod: Pod, argv: Sequence[str], **kwargs) -> ProcessResult:
         return self.kubectl.exec(self.namespace, pod.name, argv, **kwargs)
 
-    def write(self, pod: Pod, path: str, text: str, clear: Sequence[str] = ()) -> None:
-        """``text`` into ``path``, and the files ``clear`` emptied (all in ``pod``)."""
-        self.exec(pod, ["sh", "-c", _WRITE, "sh", path, *clear], stdin=text)
+    def files(
+        self, pod: Pod, workdir: str, names: Sequence[str] = (), logs: str = ""
+    ) -> dict[str, str]:
+        """In one call: the files ``names`` in ``workdir`` (a missing one is empty), and with
+        ``logs`` every ``LOGS*_*.log`` there (fio's logs), each removed once read: name ->
+        text, exactly as in the pod where it has ``cat``."""
+        mark = f"#cb-file-{secrets.token_hex(8)}"  # a line no file holds
+        out = self.exec(pod, ["sh", "-c", _FILES, "sh", mark, workdir, logs, *names]).stdout
+        return split_files(out, mark)
 
-    def read(self, pod: Pod, *paths: str) -> str:
-        return self.exec(pod, ["sh", "-c", _READ, "sh", *paths]).stdout
-
-    def take(self, pod: Pod, workdir: str, prefix: str) -> dict[str, str]:
-        """The files ``PREFIX*_*.log`` in ``workdir`` (fio's logs): name -> text, each
-        removed from the pod once read (emptied where the image has no ``rm``)."""
-        out = self.exec(pod, ["sh", "-c", _TAKE, "sh", workdir, prefix]).stdout
-        files: dict[str, list[str]] = {}
-        lines: list[str] = []
-        for line in out.splitlines():
-            if line.startswith(_MARK):
-                lines = files.setdefault(line.removeprefix(_MARK), [])
-            elif line:  # the empty line after each file (one without a last newline)
-                lines.append(line)
-        return {name: "".join(f"{ln}\n" for ln in body) for name, body in files.items()}
+    def launch(
+        self,
+        pod: Pod,
+        path: str,
+        text: str,
+        workdir: str,
+        tag: str,
+        argv: Sequence[str],
+        clear: Sequence[str] = (),
+    ) -> None:
+        """In one call: ``text`` into ``path`` (the files ``clear`` emptied), then ``argv``
+        started as :meth:`start` does."""
+        args = [path, str(len(clear)), *clear, workdir, tag, *argv]
+        self.exec(pod, ["sh", "-c", _LAUNCH, "sh", *args], stdin=text)
 
     def start(self, pod: Pod, workdir: str, tag: str, argv: Sequence[str]) -> None:
         """``argv`` in the background of ``pod``, in ``workdir`` (its stdout to ``TAG.out``)."""
@@ -116,9 +129,13 @@ class PodSet:
         *,
         on_tick: Callable[[float], None] | None = None,
         timeout: float | None = None,
+        also: Sequence[str] = (),
+        logs: str = "",
     ) -> tuple[list[Finished], bool]:
         """Wait for the program started in every pod; what each left, and whether a
-        Ctrl-C stopped them (each then got SIGINT and ``STOP_GRACE`` seconds)."""
+        Ctrl-C stopped them (each then got SIGINT and ``STOP_GRACE`` seconds). Each pod's
+        outputs are read in one call, with the files ``also`` and the logs ``logs`` (see
+        :meth:`files`)."""
         interrupted = False
         for pod in self.pods:
             try:
@@ -139,16 +156,31 @@ class PodSet:
                 self.exec(
                     pod, ["sh", "-c", _WAIT, "sh", workdir, tag], timeout=STOP_GRACE, check=False
                 )
-        return [self._finished(pod, workdir, tag) for pod in self.pods], interrupted
+        return [self._finished(pod, workdir, tag, also, logs) for pod in self.pods], interrupted
 
-    def _finished(self, pod: Pod, workdir: str, tag: str) -> Finished:
-        rc = self.read(pod, f"{workdir}/{tag}.rc").strip()
+    def _finished(
+        self, pod: Pod, workdir: str, tag: str, also: Sequence[str], logs: str
+    ) -> Finished:
+        own = [f"{tag}.rc", f"{tag}.out", f"{tag}.err"]
+        files = self.files(pod, workdir, [*own, *also], logs)
+        rc, out, err = (files.pop(name, "") for name in own)
         try:
-            code = int(rc) if rc else None
+            code = int(rc.strip()) if rc.strip() else None
         except ValueError:
             code = None
-        out, err = self.read(pod, f"{workdir}/{tag}.out"), self.read(pod, f"{workdir}/{tag}.err")
-        return Finished(pod, code, out, err)
+        return Finished(pod, code, out, err, files)
+
+
+def split_files(out: str, mark: str) -> dict[str, str]:
+    """What :data:`_FILES` printed (a line ``MARK name``, the file, one newline, per file)
+    -> name -> the file's text."""
+    found: dict[str, str] = {}
+    marks = list(re.finditer(rf"^{re.escape(mark)} (.*)\n", out, re.M))
+    ends = [m.start() for m in marks[1:]] + [len(out)] if marks else []
+    for m, end in zip(marks, ends, strict=True):
+        body = out[m.end() : end]
+        found[m.group(1)] = body[:-1] if body.endswith("\n") else body
+    return found
 
 
 def first_line(result: ProcessResult) -> str:

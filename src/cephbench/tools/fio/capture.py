@@ -20,6 +20,8 @@ from cephbench.tools.fio.logs import collect, job_options
 from cephbench.tools.fio.plan import time_based_runtime
 
 LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log", "write_hist_log")
+LOG_PREFIX = "cblog"
+"""Each job's logs are named ``cblog<job index>_<kind>.<clone>.log`` in fio's directory."""
 
 
 def interval_ms(options: dict[str, str | None]) -> int:
@@ -38,7 +40,7 @@ def with_logs(jobfile: JobFile, per_io: bool = False) -> tuple[JobFile, dict[str
         if any(k in merged for k in LOG_OPTIONS):
             jobs.append(job)
             continue
-        prefix = f"cblog{i}"
+        prefix = f"{LOG_PREFIX}{i}"
         prefixes[job.name] = prefix
         jobs.append(
             job.with_options(

@@ -31,7 +31,7 @@ from cephbench.system.process import ProcessResult
 from cephbench.tools.base import RunContext, Step
 from cephbench.tools.fio import command as fio_command
 from cephbench.tools.fio import parse as fio_parse
-from cephbench.tools.fio.capture import with_logs, workload_series
+from cephbench.tools.fio.capture import LOG_PREFIX, with_logs, workload_series
 from cephbench.tools.fio.jobfile import JobFile
 from cephbench.tools.fio.logs import kind_and_clone
 from cephbench.tools.fio.many import (
@@ -142,6 +142,11 @@ def run_pod_batch(
 ) -> Step:
     """One workload in every pod at once (``batches``: each pod's), as one step."""
     started, t0 = now(), time.monotonic()
+    prefixes: dict[str, str] = {}
+    if ctx.options.logs:  # every pod logs under the same names; read back as fio's clones
+        logged = [with_logs(b.jobfile, ctx.options.per_io_logs) for b in batches]
+        batches = [replace(b, jobfile=j) for b, (j, _) in zip(batches, logged, strict=True)]
+        prefixes = logged[0][1]
     launched = time.time()
     gated = len(podset.pods) > 1  # one pod has nobody to wait for: it starts once set up
     texts = [
@@ -151,33 +156,32 @@ def run_pod_batch(
         for b in batches
     ]
     batch = batches[0]
-    prefixes: dict[str, str] = {}
-    if ctx.options.logs:  # every pod logs under the same names; read back as fio's clones
-        logged = [with_logs(b.jobfile, ctx.options.per_io_logs) for b in batches]
-        batches = [replace(b, jobfile=j) for b, (j, _) in zip(batches, logged, strict=True)]
-        prefixes = logged[0][1]
     tag = f"w{next(_steps)}"
     argv = ["fio", f"--output-format={fio_command.OUTPUT_FORMAT}", f"{tag}.fio"]
-    prerun = [str(PurePosixPath(RUN_DIR) / f"{j.name}.prerun.txt") for j in batch.jobfile.jobs]
-    for pod, text in zip(podset.pods, texts, strict=True):  # job file, gate times emptied
-        podset.write(pod, f"{RUN_DIR}/{tag}.fio", text, clear=prerun)
-        podset.start(pod, RUN_DIR, tag, argv)
+    gates = [f"{j.name}.prerun.txt" for j in batch.jobfile.jobs]  # in RUN_DIR
+    prerun = [str(PurePosixPath(RUN_DIR) / g) for g in gates]
+    for pod, text in zip(podset.pods, texts, strict=True):  # job file, gate times emptied, go
+        podset.launch(pod, f"{RUN_DIR}/{tag}.fio", text, RUN_DIR, tag, argv, clear=prerun)
     name = batch.jobfile.jobs[0].name
     finished, interrupted = podset.wait(
-        RUN_DIR, tag, on_tick=lambda elapsed: ctx.progress.update(repeat, name, elapsed)
+        RUN_DIR,
+        tag,
+        on_tick=lambda elapsed: ctx.progress.update(repeat, name, elapsed),
+        also=gates if gated else (),
+        logs=LOG_PREFIX if prefixes else "",
     )
     starts, arrived = {}, []
-    for pod in podset.pods if gated else ():
-        gone, came = gate_times(podset.read(pod, *prerun))
+    for f in finished if gated else ():
+        gone, came = gate_times("".join(f.files.get(g, "") for g in gates))
         if gone:
-            starts[pod.host] = min(gone)
+            starts[f.pod.host] = min(gone)
         arrived += came
     clients.gate.observe(launched, arrived)
     skew = start_skew_ms(starts, len(podset.pods))
     stdout, stderr, code = combined(finished, starts)
     result = ProcessResult(("kubectl", "exec", *argv), code, stdout, stderr, time.monotonic() - t0)
     outcomes = client_outcomes(result, repeat, batch, clients, interrupted, skew)
-    series = _pod_series(ctx.work, podset, prefixes, outcomes, repeat)
+    series = _pod_series(ctx.work, finished, prefixes, outcomes, repeat)
     given = "\n".join(f"# pod {p.host}\n{t}" for p, t in zip(podset.pods, texts, strict=True))
     raw = RawOutput("fio", result.argv, given, stdout, stderr, code, started, result.seconds)
     window = (t0, time.monotonic())
@@ -186,12 +190,12 @@ def run_pod_batch(
 
 def _pod_series(
     work: Path,
-    podset: PodSet,
+    finished: Sequence[Finished],
     prefixes: dict[str, str],
     outcomes: Sequence[WorkloadOutcome],
     repeat: int,
 ) -> list[Series]:
-    """Each workload's time series from every pod's fio logs (taken out of the pods): the
+    """Each workload's time series from every pod's fio logs (read with its outputs): the
     pods' logs join as clones of one job (``pod k``'s clone N is numbered ``k * 10000 + N``),
     so IOPS and bandwidth add up per window and latency is weighted by IOPS, as for
     ``numjobs``; the start gate lines the pods' windows up to within a few ms."""
@@ -200,8 +204,8 @@ def _pod_series(
         prefix = prefixes.get(o.name)
         if prefix is None:
             continue
-        for k, pod in enumerate(podset.pods):
-            for name, text in podset.take(pod, RUN_DIR, prefix).items():
+        for k, f in enumerate(finished):
+            for name, text in f.files.items():
                 found = kind_and_clone(name)
                 if found is None or not name.startswith(f"{prefix}_"):
                     continue
