@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cephbench.kube.check import NEEDS
@@ -146,8 +147,13 @@ def test_three_pods_sum_to_the_aggregate_exactly(k8s, db):
         for r in run.results:
             [iops] = [s for s in store.series(run.id, "iops")
                       if s.workload == r.workload and s.op == r.op]  # fmt: skip
-            assert len(iops.values) >= 3
-            assert 0.7 * r.iops <= float(iops.values.mean()) <= 1.3 * r.iops
+            assert len(iops.values) >= 3 and (iops.values >= 0).all()
+            # no I/O counted twice: the I/Os under the summed IOPS are at most the pods' I/Os
+            # (fewer: an averaged log leaves out the I/Os that complete after the runtime, at
+            # QD256 a good part of them; tests/fio/test_pod_logs.py checks the sum exactly)
+            window = np.diff(np.concatenate(([0.0], iops.t_s)))
+            logged = float((iops.values * window).sum())
+            assert 0 < logged <= 1.1 * r.total_ios
     nothing_left(k8s, db, before)
 
 
