@@ -76,12 +76,15 @@ def test_sigint_reaches_fio_which_still_reports(tmp_path):
     job = f"[long]\nfilename={tmp_path}/data\nsize=4m\nrw=randread\ntime_based=1\nruntime=60\n"
     sh(pods._LAUNCH, f"{run}/p.fio", "0", str(run), "p", "fio", "--output-format=json+", "p.fio",
        stdin=job)  # fmt: skip
-    # until fio handles SIGINT: before that the signal is ignored (as the background job of a
-    # non-interactive sh), and fio would run its 60 s (on a loaded machine it did)
-    wait_for(lambda: catches_sigint(run / "p.pid"), "fio's SIGINT handler")
-    wait_for(lambda: (tmp_path / "data").exists(), "fio to lay out its file")
-    sh(pods._SIGNAL, "INT", str(run), "p")
-    sh(pods._WAIT, str(run), "p")
+    try:
+        # until fio handles SIGINT: before that the signal is ignored (as the background job of
+        # a non-interactive sh), and fio would run its 60 s (on a loaded machine it did)
+        wait_for(lambda: catches_sigint(run / "p.pid"), "fio's SIGINT handler")
+        wait_for(lambda: (tmp_path / "data").exists(), "fio to lay out its file")
+        sh(pods._SIGNAL, "INT", str(run), "p")
+        sh(pods._WAIT, str(run), "p")
+    finally:  # however the test ends, no fio of its own is left running
+        sh(pods._SIGNAL, "KILL", str(run), "p")
     [outcome] = fio_parse.parse(read(run, "p.out")["p.out"])  # its report, at once
     assert outcome.message == "fio: terminating on signal 2"
     assert read(run, "nothing-here") == {"nothing-here": ""}
