@@ -368,3 +368,27 @@ def extra_rule(e: dict, d: finding.Diagnosis) -> None:
     d.findings.append(
         finding.Finding(EXTRA, "extra", "info", "extra", finding.Evidence(), "none", 1.0)
     )
+
+
+def test_two_slow_devices_rank_by_one_yardstick(monkeypatch):
+    """CI9's figures: osd.1's disk throttled (94 ms device wait), osd.2's slowed by the machine's
+    other work (22 ms), osd.0 healthy (1 ms). The peer rule names osd.1 at 4.3x the median
+    (osd.2's), the capability rule osd.2 at 22x the best; graded against the best OSD both,
+    osd.1 (94x) comes first."""
+    from cephbench.diagnose.finding import Diagnosis, Finding
+    from cephbench.diagnose.rules import capability
+
+    waits = {"osd.0": 1.0, "osd.1": 93.89, "osd.2": 21.68}
+    figs = {name: {"device_ms": ms} for name, ms in waits.items()}
+    monkeypatch.setattr(capability, "osd_figures", lambda e: figs)
+    d = Diagnosis()
+    d.findings.append(
+        Finding(codes.DEVICE_SLOW_COMMIT, "osd.1", "critical", "peer", None, "", 93.89 / 21.68)  # type: ignore[arg-type]
+    )
+    capability.capability_findings({}, d)
+    d.findings.sort(key=lambda f: (-finding.SEVERITIES.index(f.severity), -f.impact))
+    assert [(f.component, f.severity) for f in d.findings] == [
+        ("osd.1", "critical"),
+        ("osd.2", "critical"),
+    ]
+    assert d.findings[0].impact == pytest.approx(93.89)

@@ -11,11 +11,18 @@ expectation can tell, and the finding says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cephbench.diagnose import codes
-from cephbench.diagnose.finding import Diagnosis, Evidence, Finding, rounded, severity
+from cephbench.diagnose.finding import (
+    SEVERITIES,
+    Diagnosis,
+    Evidence,
+    Finding,
+    rounded,
+    severity,
+)
 from cephbench.diagnose.rules import rule
 from cephbench.diagnose.rules.osd import osd_figures
 
@@ -72,6 +79,8 @@ def _devices(figs: dict[str, dict[str, float | None]], named: set[str], d: Diagn
     best_name = min(dev, key=lambda k: dev[k])
     best = dev[best_name]
     healthy_best = best < DEVICE_SLOW_MS
+    if healthy_best:
+        _on_one_yardstick(d, dev, best)
     found = set()
     for name, ms in sorted(dev.items()):
         if name in named or ms < DEVICE_SLOW_MS:
@@ -115,6 +124,21 @@ def _devices(figs: dict[str, dict[str, float | None]], named: set[str], d: Diagn
             )
         )
     return found
+
+
+def _on_one_yardstick(d: Diagnosis, dev: dict[str, float], best: float) -> None:
+    """Grade the slow devices the peer rule named against the best OSD too, as this rule grades
+    the rest: with two devices slow the peers' median is a slow one, and the slower device
+    (94 ms against a median of 22) would rank below the less slow one judged against the best
+    (22 ms against 1)."""
+    for i, f in enumerate(d.findings):
+        ms = dev.get(f.component)
+        if f.code != codes.DEVICE_SLOW_COMMIT or ms is None or ms < DEVICE_SLOW_MS:
+            continue
+        ratio = ms / max(best, 0.1)
+        if ratio > f.impact:
+            graded = max(f.severity, severity(ratio), key=SEVERITIES.index)
+            d.findings[i] = replace(f, severity=graded, impact=ratio)
 
 
 def _most_slow(dev: dict[str, float]) -> bool:
