@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cephbench.diagnose import capability
+from cephbench.diagnose import capability, client_cache
 from cephbench.diagnose.ceilings import (
     Capabilities,
     CpuUse,
@@ -265,3 +265,102 @@ def test_an_osd_whose_cgroup_caps_its_cpu_is_the_limit_when_its_share_needs_more
     assert x.limit is not None and x.limit.part == "osd.2's CPU allowance"
     assert x.limit.iops == pytest.approx(0.15 / (1.0 / 10_000))  # 1,500 IOPS
     assert "its cgroup allows it 0.15 cores; 100 µs of its CPU per I/O" in x.limit.why
+
+
+# A 3-host lab, osd.1's disk held to 150 IOPS (bench/diagnose_faults.py, trial 1 of the slow
+# disk, 2026-11-27): the diagnosis' osd bench and the 1M write run under it, as recorded.
+SLOW_OSD1 = [
+    osd(0, 26590.55742819037, 874298751.2858702 / MIB, THIRD, 0.3438),
+    osd(1, 1452.4409913365923, 7964181.5534309 / MIB, THIRD, 0.1875),
+    osd(2, 14397.67387581444, 816893711.2118034 / MIB, THIRD, 0.4688),
+]
+LAB_1M_UNDER_SLOW_DISK = Workload(
+    "seq_wr_1m", "write", MIB, 16, 1, 9.89854, 10379371.0, None, "write", 8.082
+)
+
+
+def test_above_the_clusters_ceiling_by_what_librbds_cache_completes_early_is_no_defect():
+    cache = client_cache.from_config([])  # Pacific's defaults: writearound, 24 MiB
+    caps = Capabilities(SLOW_OSD1, PoolLayout("replicated", 3), client_cache=cache)
+    x = explain(caps, LAB_1M_UNDER_SLOW_DISK)
+    assert x.limit is not None and x.limit.part == "osd.1's device"
+    assert x.efficiency == pytest.approx(1.30, abs=0.01)  # above the cluster's ceiling
+    assert x.early_iops == pytest.approx(24 / 8.082)  # 24 MiB over 8.082 s, in 1M writes
+    assert x.above and not x.model_defect
+    doc = x.to_json()
+    assert doc["above_ceiling"] and not doc["model_defect"]
+    assert doc["client_cache_iops"] == pytest.approx(2.97, abs=0.01)
+    assert "which the client's cache accounts for" in x.line()
+    assert "24 MiB" in x.line() and "3 MiB/s over this workload's 8.1 s" in x.line()
+    # without the cache in the model, the same result is a defect, said so
+    bare = explain(Capabilities(SLOW_OSD1, PoolLayout("replicated", 3)), LAB_1M_UNDER_SLOW_DISK)
+    assert bare.model_defect and "ABOVE the ceiling by 30 %" in bare.line()
+
+
+def test_the_cache_accounts_for_no_more_than_it_holds():
+    caps = Capabilities(
+        SLOW_OSD1, PoolLayout("replicated", 3), client_cache=client_cache.from_config([])
+    )
+    ceiling = explain(caps, LAB_1M_UNDER_SLOW_DISK).limit
+    assert ceiling is not None
+    # 24 MiB over 8.082 s is 2.97 MiB/s: 10 % above (ceiling + that) is a defect again
+    over = (ceiling.iops + 24 / 8.082) * 1.11
+    w = Workload("seq_wr_1m", "write", MIB, 16, 1, over, over * MIB, None, "write", 8.082)
+    assert explain(caps, w).model_defect
+    # each of numjobs librbd clients has its own cache
+    four = Workload("seq_wr_1m", "write", MIB, 16, 4, over, over * MIB, None, "write", 8.082)
+    x = explain(caps, four)
+    assert x.early_iops == pytest.approx(4 * 24 / 8.082) and not x.model_defect
+    assert "x 4 jobs" in x.line()
+    # no runtime recorded: nothing is allowed for the cache
+    untimed = Workload("seq_wr_1m", "write", MIB, 16, 1, 9.89854, 10379371.0, None, "write")
+    assert explain(caps, untimed).model_defect
+    # reads: the cache never completes them early
+    read = Workload("seq_rd", "read", MIB, 16, 1, 50.0, 50.0 * MIB, None, "read", 8.0)
+    assert explain(caps, read).early_iops == 0.0
+
+
+@pytest.mark.parametrize(
+    ("entries", "enabled", "policy", "early"),
+    [
+        ([], True, "writearound", 24 << 20),
+        ([{"section": "client", "name": "rbd_cache", "value": "false"}], False, "writearound", 0),
+        (
+            [{"section": "global", "name": "rbd_cache_policy", "value": "writethrough"}],
+            True,
+            "writethrough",
+            0,
+        ),
+        (
+            [
+                {"section": "client", "name": "rbd_cache_policy", "value": "writethrough"},
+                {"section": "client.admin", "name": "rbd_cache_policy", "value": "writeback"},
+                {"section": "client.admin", "name": "rbd_cache_max_dirty", "value": "16M"},
+            ],
+            True,
+            "writeback",
+            16 << 20,
+        ),
+        (
+            [{"section": "client", "name": "rbd_cache_max_dirty", "value": "0"}],
+            True,
+            "writearound",
+            0,
+        ),
+        (  # another client's section is not this client's
+            [{"section": "client.other", "name": "rbd_cache", "value": "false"}],
+            True,
+            "writearound",
+            24 << 20,
+        ),
+        (
+            [{"section": "osd", "name": "rbd_cache", "value": "false"}],
+            True,
+            "writearound",
+            24 << 20,
+        ),
+    ],
+)
+def test_the_clients_cache_from_a_config_dump(entries, enabled, policy, early):
+    c = client_cache.from_config(entries, "client.admin")
+    assert (c.enabled, c.policy, c.early_bytes) == (enabled, policy, early)

@@ -38,6 +38,10 @@ def test_explain_gives_every_workload_a_ceiling_a_limiting_part_and_an_efficienc
     assert names["seq_wr"]["limiting_layer"] == "network"  # 128k writes: a host's 500 Mbit/s
     assert names["rand_wr"]["limiting_layer"] == "cpu"  # 4k writes: the lab's 2 cores
     assert any("osd bench measures writes only" in n for n in names["rand_rd"]["not_measured"])
+    # an rbd: run is librbd: its cache, as the run's fingerprint recorded the configuration
+    cache = doc["capabilities"]["client_cache"]
+    assert cache["policy"] == "writearound" and cache["early_bytes"] == 24 << 20
+    assert names["seq_wr"]["client_cache_iops"] > 0 and names["seq_rd"]["client_cache_iops"] == 0
 
 
 def test_explain_as_markdown_and_a_table(lab_runs, invoke):
@@ -45,6 +49,7 @@ def test_explain_as_markdown_and_a_table(lab_runs, invoke):
     assert "| Workload | Measured | Ceiling | Efficiency | Limiting part | QD1 floor |" in out
     assert "rand_wr 4k qd256: " in out and "% of the" in out
     assert "4k write IOPS" in out
+    assert "The client: librbd's cache (writearound) completes up to 24 MiB of writes" in out
     assert "Run 2 explained by diagnosis 1" in invoke("explain", "last").stdout
 
 

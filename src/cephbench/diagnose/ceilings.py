@@ -32,6 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from cephbench.diagnose.client_cache import ClientCache
+
 DEFECT = 1.10
 """A result this far above its ceiling is a defect of the model, said so."""
 UNEXPLAINED = 0.30
@@ -139,6 +141,8 @@ class Capabilities:
     """A round trip between hosts (ping): the median of the pairs measured."""
     notes: list[str] = field(default_factory=list)
     """What was not measured, said plainly."""
+    client_cache: ClientCache | None = None
+    """librbd's cache for the run's client (None: the client is not librbd)."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,8 @@ class Workload:
     bw_bytes_per_s: float | None
     lat_mean_us: float | None
     op: str = "write"
+    runtime_s: float | None = None
+    """fio's runtime of the workload (the mean over its repeats)."""
 
     @property
     def writes(self) -> bool:
@@ -190,6 +196,10 @@ class Explained:
     not_measured: list[str]
     floor_ms: float | None = None
     floor_why: str | None = None
+    early_iops: float = 0.0
+    """What the client's cache adds to the measured rate: writes it completed before the OSDs
+    had them, spread over the workload's runtime (:mod:`cephbench.diagnose.client_cache`)."""
+    early_why: str | None = None
 
     @property
     def limit(self) -> Part | None:
@@ -201,9 +211,19 @@ class Explained:
         return iops / lim.iops if lim and iops is not None and lim.iops > 0 else None
 
     @property
-    def model_defect(self) -> bool:
+    def above(self) -> bool:
+        """Above the ceiling by more than :data:`DEFECT`."""
         eff = self.efficiency
         return eff is not None and eff > DEFECT
+
+    @property
+    def model_defect(self) -> bool:
+        """Above the ceiling by more than :data:`DEFECT`, after what the client's cache can
+        add: a result no part of the model accounts for."""
+        lim, iops = self.limit, self.workload.iops
+        if not self.above or lim is None or iops is None:
+            return False
+        return iops > DEFECT * (lim.iops + self.early_iops)
 
     def line(self) -> str:
         """The one line a user pastes."""
@@ -218,6 +238,11 @@ class Explained:
             )
             if self.model_defect:
                 text += f"; ABOVE the ceiling by {_pct(eff - 1)}: a defect of the model"
+            elif self.above:
+                text += (
+                    f"; above the cluster's ceiling by {_pct(eff - 1)}, which the client's "
+                    f"cache accounts for: {self.early_why}"
+                )
             elif eff < UNEXPLAINED:
                 text += (
                     "; far below every ceiling: what limits it was not measured (a part's "
@@ -248,6 +273,8 @@ class Explained:
             "limiting_part": lim.part if lim else None,
             "limiting_layer": lim.layer if lim else None,
             "efficiency": round(eff, 4) if eff is not None else None,
+            "above_ceiling": self.above,
+            "client_cache_iops": round(self.early_iops, 2),
             "model_defect": self.model_defect,
             "not_measured": list(self.not_measured),
             "line": self.line(),
@@ -309,7 +336,25 @@ def explain(caps: Capabilities, w: Workload, cpu: CpuUse | None = None) -> Expla
                 f"each I/O takes at least {floor:.2f} ms: {why}",
             )
         )
-    return Explained(w, parts, missing, floor, why)
+    early, early_why = _early(caps, w)
+    return Explained(w, parts, missing, floor, why, early, early_why)
+
+
+def _early(caps: Capabilities, w: Workload) -> tuple[float, str | None]:
+    """Client IOPS the cache adds to a write workload's figure: each of its ``numjobs``
+    librbd clients completes up to ``early_bytes`` before the OSDs have them, counted by
+    fio within the workload's runtime."""
+    cache = caps.client_cache
+    if cache is None or not w.writes or not cache.early_bytes or not w.runtime_s or w.bs <= 0:
+        return 0.0, None
+    extra = cache.early_bytes * max(1, w.numjobs)
+    iops = extra / w.runtime_s / w.bs
+    clients = f" x {w.numjobs} jobs" if w.numjobs > 1 else ""
+    return iops, (
+        f"{cache.describe()}{clients}, {_ceiling(w, iops)}"
+        f"{' IOPS' if w.bs < 1 << 20 else ''} over this workload's {w.runtime_s:.1f} s "
+        f"({cache.source})"
+    )
 
 
 def _osd_parts(caps: Capabilities, w: Workload, missing: list[str]) -> list[Part]:

@@ -7,11 +7,12 @@ tables and the one line per workload are what people paste."""
 from __future__ import annotations
 
 import statistics
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from cephbench.contracts import EXPLANATION
-from cephbench.diagnose import capability
+from cephbench.diagnose import capability, client_cache
 from cephbench.diagnose.ceilings import Capabilities, Explained, PoolLayout, Workload, explain
 from cephbench.errors import StoreError, UsageError
 from cephbench.tables.table import Table
@@ -98,6 +99,7 @@ def workloads(run: StoredRun) -> list[Workload]:
                 _mean([r.bw_bytes_per_s for r in rs]),
                 _mean([r.lat_mean_us for r in rs]),
                 op,
+                _mean([r.runtime_s for r in rs]),
             )
         )
     return out
@@ -125,7 +127,12 @@ def run_capabilities(
     layout = capability.layout_of(entry)
     placement = _records(store, run_id, "placement")
     pgs = placement[0].get("pgs") if placement else None
-    return capability.capabilities(evidence, layout, pgs), _records(store, run_id, "cpu")
+    caps = capability.capabilities(evidence, layout, pgs)
+    run = store.get_run(run_id)
+    if run.target.startswith("rbd:"):  # fio's rbd engine: librbd, and its cache
+        client = ((run.environment or {}).get("target") or {}).get("client") or "client.admin"
+        caps = replace(caps, client_cache=client_cache.from_config(fp.get("config"), client))
+    return caps, _records(store, run_id, "cpu")
 
 
 def document(store: Store, run_id: int, diag_id: int) -> dict[str, Any]:
@@ -171,6 +178,7 @@ def capabilities_json(caps: Capabilities) -> dict[str, Any]:
             for h, v in sorted(caps.link_bytes_per_s.items())
         ],
         "rtt_ms": caps.rtt_ms,
+        "client_cache": caps.client_cache.to_json() if caps.client_cache else None,
         "notes": list(caps.notes),
     }
 
@@ -199,6 +207,8 @@ def tables(doc: dict[str, Any]) -> list[Table]:
         eff = _eff(w["efficiency"])
         if w["model_defect"]:
             eff += " (above the ceiling: a model defect)"
+        elif w.get("above_ceiling"):
+            eff += " (above: the client's cache)"
         floor = ""
         if w.get("latency_floor_ms") is not None:
             floor = f"{w['latency_floor_ms']:.2f} ms"
@@ -253,7 +263,7 @@ def capability_tables(caps: dict[str, Any]) -> list[Table]:
             ("OSD", "Host", "4k write IOPS", "4M write MiB/s", "Copies held", "Primaries"),
             osd_rows,
             title="Capabilities: each OSD (osd bench, all OSDs at once) and its share of the pool",
-            notes=tuple(caps.get("notes", [])),
+            notes=tuple(caps.get("notes", [])) + _cache_note(caps.get("client_cache")),
             align=("l", "l", "r", "r", "r", "r"),
         )
     ]
@@ -269,6 +279,15 @@ def capability_tables(caps: dict[str, Any]) -> list[Table]:
             )
         )
     return out
+
+
+def _cache_note(cache: dict[str, Any] | None) -> tuple[str, ...]:
+    if not cache:
+        return ()
+    c = client_cache.ClientCache(
+        cache["enabled"], cache["policy"], cache["max_dirty_bytes"], cache["source"]
+    )
+    return (f"The client: {c.describe()} (as {c.source} say).",)
 
 
 def diagnosis_ceilings(e: dict[str, Any]) -> dict[str, Any] | None:

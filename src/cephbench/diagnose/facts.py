@@ -8,6 +8,7 @@ from typing import Any
 
 from cephbench.ceph.commands import ceph
 from cephbench.ceph.connection import Connection
+from cephbench.diagnose import client_cache
 from cephbench.diagnose import evidence as ev
 from cephbench.diagnose.probes import Probe
 from cephbench.diagnose.session import Session
@@ -18,12 +19,7 @@ from cephbench.store import Resource
 from cephbench.tools.base import Step
 
 HISTORY: dict[str, str | int] = {"osd_op_history_size": 500, "osd_op_history_duration": 600}
-RBD_CACHE_DEFAULTS = {  # Pacific's defaults, where the configuration database sets nothing
-    "rbd_cache": "true",
-    "rbd_cache_policy": "writearound",
-    "rbd_cache_writethrough_until_flush": "true",
-    "rbd_cache_size": "33554432",
-}
+RBD_CACHE_DEFAULTS = client_cache.DEFAULTS
 
 
 READS = (
