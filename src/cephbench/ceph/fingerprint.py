@@ -4,7 +4,7 @@ table users post (version, nodes, OSDs by class, capacity, replication, MONs, MG
 from __future__ import annotations
 
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from cephbench.ceph.commands import ceph_json
@@ -45,6 +45,29 @@ def collect(conn: Connection) -> dict[str, Any]:
             wait(futures.values())
             raise
         return {key: f.result() for key, f in futures.items()}
+
+
+def ahead(conn: Connection) -> Future[dict[str, Any]]:
+    """:func:`collect` begun now, in the background: for a run that has more to prepare (an
+    image to create and prefill, about a second) once its cluster is in the state to record.
+    :func:`take` gives its result."""
+    pool = ThreadPoolExecutor(1, thread_name_prefix="fingerprint-ahead")
+    try:
+        return pool.submit(collect, conn)
+    finally:
+        pool.shutdown(wait=False)
+
+
+def take(future: Future[dict[str, Any]]) -> dict[str, Any]:
+    """The fingerprint :func:`ahead` began; Ctrl-C waits for its commands (each has its own
+    timeout) and then stops the run."""
+    try:
+        while wait([future], timeout=0.2).not_done:
+            pass
+    except KeyboardInterrupt:
+        wait([future])
+        raise
+    return future.result()
 
 
 def _version(versions: dict) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 
@@ -87,9 +88,11 @@ def ceph_run(
     resources: ResourceLog,
     opts: HealthOptions,
     pool: str | None,
+    ahead: Future[dict] | None = None,
 ) -> Iterator[CephRun]:
-    """Fingerprint stored, scrubs held off if asked, health sampled while the block runs."""
-    facts = fingerprint.collect(conn)
+    """Fingerprint stored (``ahead``: the one the target began as its pool became ready),
+    scrubs held off if asked, health sampled while the block runs."""
+    facts = fingerprint.take(ahead) if ahead is not None else fingerprint.collect(conn)
     store.save_fingerprint(run_id, facts, pool)
     started = time.monotonic()
     with ExitStack() as stack:

@@ -6,6 +6,7 @@ not possible are listed."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from collections.abc import Callable, Iterator
@@ -26,6 +27,27 @@ _RTT = re.compile(r"= [\d.]+/([\d.]+)/[\d.]+/[\d.]+ ms")
 
 class LabNetwork(Probe):
     name = "network"
+
+    def begin(self, session: Session) -> None:
+        """The ssh connections to the lab's hosts, made while the cluster is read (each host's
+        first connection takes most of a second); the load waits for them to be made."""
+        inventory = Path(session.conn.lab_dir or "") / "inventory.yaml"
+        if session.conn.lab_dir is None or not inventory.is_file():
+            return
+        from cephbench.hosts.load import load_lab
+        from cephbench.hosts.ssh import Ssh
+
+        inv = load_lab(Path(session.conn.lab_dir))
+        ssh = Ssh(inv)
+        session.shared["ssh"] = ssh
+
+        def close() -> None:
+            session.settle()
+            ssh.close()
+
+        session.restore.callback(close)
+        # an unreachable host is met (and said) by the probe itself, as without this
+        session.background(lambda: ssh.each(inv.hosts, lambda h: ssh.run(h, ["true"], timeout=10)))
 
     def run(self, session: Session) -> Iterator[Step]:
         net = session.evidence.setdefault("network", {})
@@ -93,7 +115,8 @@ class LabNetwork(Probe):
         inv = load_lab(Path(session.conn.lab_dir or ""))
         by_name = {h.name: h for h in inv.hosts}
         found: dict[str, dict] = {}
-        with Ssh(inv) as ssh:
+        with contextlib.ExitStack() as stack:
+            ssh = session.shared.get("ssh") or stack.enter_context(Ssh(inv))
             steps = sshnet.pings(ssh, [(by_name[a], by_name[b]) for a, b in pairs])
             for (a, b), step in zip(pairs, steps, strict=True):
                 yield step

@@ -33,6 +33,11 @@ class Probe(ABC):
 
     name: ClassVar[str]
 
+    def begin(self, session: Session) -> None:
+        """Before any probe runs: start what can be made ready in the background (never a
+        measurement), with :meth:`Session.background`. Most probes have nothing to start."""
+        return None
+
     @abstractmethod
     def run(self, session: Session) -> Iterator[Step]:
         """Collect; yield each command's raw output as a step; add to ``session.evidence``."""

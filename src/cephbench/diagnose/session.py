@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,27 @@ class Session:
     evidence: dict[str, Any] = field(default_factory=dict)
     osds: list[int] = field(default_factory=list)
     pending: list[tuple[WorkloadOutcome, tuple[float, float]]] = field(default_factory=list)
+    shared: dict[str, Any] = field(default_factory=dict)
+    """What a probe made ready for itself in :meth:`Probe.begin` (the network's ssh)."""
+    _background: list[Future[Any]] = field(default_factory=list)
+
+    def background(self, fn: Callable[[], Any]) -> None:
+        """``fn`` in a thread of its own, now; :meth:`settle` waits for it."""
+        pool = ThreadPoolExecutor(1, thread_name_prefix="diagnose-begin")
+        self._background.append(pool.submit(fn))
+        pool.shutdown(wait=False)
+
+    def settle(self) -> None:
+        """Wait for what :meth:`background` started (before a measurement: nothing of ours
+        runs beside it); Ctrl-C waits for it too, then stops the diagnosis. An error there
+        is the probe's to meet when it uses what failed to get ready."""
+        started, self._background = self._background, []
+        try:
+            while wait(started, timeout=0.2).not_done:
+                pass
+        except KeyboardInterrupt:
+            wait(started)
+            raise Stopped from None
 
     @property
     def conn(self):

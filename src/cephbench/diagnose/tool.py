@@ -40,7 +40,11 @@ class Diagnose(Tool):
         # configuration changed for the run goes back however the steps end (Ctrl-C too)
         with shielded_exit(ExitStack()) as restore:
             session = Session(ctx, options, restore)
-            for probe in probes():
+            restore.callback(session.settle)  # nothing begun is left running
+            chosen = probes()
+            for probe in chosen:
+                probe.begin(session)
+            for probe in chosen:
                 yield from probe.run(session)
                 ctx.progress.update(0, probe.name, 0.0)
         if session.pending:

@@ -195,6 +195,7 @@ def execute(
                         resources,
                         options.health,
                         getattr(target, "pool", None),
+                        getattr(target, "facts_ahead", None),
                     )
                 )
             accounting = None

@@ -26,14 +26,19 @@ TEMP_PREFIX = "cephbench-"
 
 # Remote helper scripts: constant text run by `sh -c`, every variable a positional argument
 # (so nothing the user named is ever parsed by the remote shell).
-_WAIT_PIDFILE = """
+_START = """
+pidfile=$1 tries=$2
+shift 2
+"$@" || exit $?
 i=0
-while [ ! -s "$1" ]; do
-  i=$((i+1)); [ "$i" -gt "$2" ] && { echo "no pid file $1" >&2; exit 3; }
+while [ ! -s "$pidfile" ]; do
+  i=$((i+1)); [ "$i" -gt "$tries" ] && { echo "no pid file $pidfile" >&2; exit 3; }
   sleep 0.1
 done
-cat "$1"
+cat "$pidfile"
 """
+"""Start a self-daemonizing program (the arguments after the pid file and the tries) and print
+its pid once its pid file holds it: one ssh call."""
 _STOP = """
 pidfile=$1 program=$2 limit=$3
 [ -s "$pidfile" ] || exit 0
@@ -99,10 +104,9 @@ def start_daemon(
     proc = RemoteProcess(host, pidfile, program, rid, None, root)
     chdir = ["-C", cwd] if cwd else []
     setenv = ["env", *chdir, *(f"{k}={v}" for k, v in (env or {}).items())] if env or cwd else []
-    ssh.run(host, [*setenv, *argv], root=root)
     out = ssh.run(
         host,
-        ["sh", "-c", _WAIT_PIDFILE, "sh", pidfile, str(WAIT_SECONDS * 10)],
+        ["sh", "-c", _START, "sh", pidfile, str(WAIT_SECONDS * 10), *setenv, *argv],
         root=root,
         check=False,
     )
@@ -218,10 +222,9 @@ def start_daemons(
         procs[h.name] = RemoteProcess(h, pidfiles[h.name], program, rid)
 
     def start(h: Host) -> int:
-        ssh.run(h, argvs[h.name])
         out = ssh.run(
             h,
-            ["sh", "-c", _WAIT_PIDFILE, "sh", pidfiles[h.name], str(WAIT_SECONDS * 10)],
+            ["sh", "-c", _START, "sh", pidfiles[h.name], str(WAIT_SECONDS * 10), *argvs[h.name]],
             check=False,
         )
         if out.returncode != 0 or not out.stdout.strip().isdigit():

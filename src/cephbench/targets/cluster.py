@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from cephbench.ceph import pools
+from cephbench.ceph import fingerprint, pools
 from cephbench.ceph.connection import Connection
 from cephbench.ceph.quiesce import undo_flag
 from cephbench.errors import TargetError
@@ -47,6 +48,8 @@ class CephTarget(Target):
         self.ceph = CephOptions()
         self.pool: str | None = None
         """The pool the run uses, once the session has started."""
+        self.facts_ahead: Future[dict[str, Any]] | None = None
+        """The cluster's fingerprint, begun as the pool became ready (the runner takes it)."""
         self.kube: KubeOptions | None = None
         """``--pods`` and the other Kubernetes options: fio in pods (targets/cephpods.py)."""
 
@@ -122,7 +125,12 @@ class CephTarget(Target):
             application=self.application,
         ):
             self.pool = pool
-            yield pool
+            # the cluster is as the run will find it: record it while the image is prepared
+            self.facts_ahead = fingerprint.ahead(self.conn)
+            try:
+                yield pool
+            finally:  # its commands end before the pool goes (a fingerprint of no error)
+                self.facts_ahead.exception()
 
     def describe(self) -> dict[str, Any]:
         info: dict[str, Any] = {"spec": self.spec, "client": f"client.{self.conn.id}"}

@@ -249,7 +249,7 @@ def client_facts(e: dict[str, Any], d: Diagnosis) -> None:
         d.checked.append(
             {
                 "layer": "client",
-                "check": "fio rbd 4k random writes and reads at QD1 and QD32",
+                "check": "fio rbd 4k random I/O on the diagnosis' own image, cache off",
                 "status": "measured",
                 "detail": ", ".join(
                     f"{n} {w['iops']:.0f} IOPS {w['lat_mean_us'] / 1000:.2f} ms"
