@@ -82,22 +82,17 @@ def _denied(stderr: str) -> bool:
 
 
 def tag_pool(conn: Connection, pool: str, tag: str, application: str) -> None:
-    """The application and cephbench's ``created_by`` tag on a new pool, at once: the pool's
-    application beside the tag's (enabled, then set), as each ``ceph`` call costs a process
-    and a monitor session."""
-
-    def enable(app: str) -> None:
-        # whichever comes second finds an application enabled already: both mean it
-        ceph(conn, "osd", "pool", "application", "enable", pool, app, "--yes-i-really-mean-it")
-
-    def tagged() -> None:
-        enable(TAG_APP)
-        ceph(conn, "osd", "pool", "application", "set", pool, TAG_APP, TAG_KEY, tag)
-
-    with ThreadPoolExecutor(2) as pool_of:
-        started = [pool_of.submit(enable, application), pool_of.submit(tagged)]
-        for done in started:
+    """The application and cephbench's ``created_by`` tag on a new pool: both applications
+    enabled at once (each ``ceph`` call costs a process and a monitor session), then the tag."""
+    # whichever comes second finds an application enabled already: both say they mean it
+    enables = [
+        ("osd", "pool", "application", "enable", pool, app, "--yes-i-really-mean-it")
+        for app in (application, TAG_APP)
+    ]
+    with ThreadPoolExecutor(len(enables)) as pool_of:
+        for done in [pool_of.submit(ceph, conn, *args) for args in enables]:
             done.result()
+    ceph(conn, "osd", "pool", "application", "set", pool, TAG_APP, TAG_KEY, tag)
 
 
 def wait_clean(conn: Connection, pool: str, pg_num: int, timeout: float = 120) -> None:
