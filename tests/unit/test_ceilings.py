@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from cephbench.diagnose import capability, client_cache
-from cephbench.diagnose.ceilings import (
+from cephbench.diagnose.ceiling_inputs import (
     Capabilities,
     CpuUse,
     OsdCapability,
     PoolLayout,
     Workload,
-    explain,
 )
+from cephbench.diagnose.ceilings import explain
 
 DATA = Path(__file__).parents[1] / "data" / "ceph" / "16.2.15"
 MIB = 1 << 20

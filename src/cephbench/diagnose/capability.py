@@ -1,14 +1,14 @@
 """Capabilities read from what was measured: a diagnosis' evidence (each OSD's ``osd bench``,
 the links' iperf3 and ping, the PGs per OSD), a run's pool (its fingerprint) and what the run
 recorded (its pool's placement, each workload's CPU seconds: ``execution.accounting``). Pure:
-recorded dicts in, :mod:`cephbench.diagnose.ceilings`' inputs out."""
+recorded dicts in, :mod:`cephbench.diagnose.ceiling_inputs` out."""
 
 from __future__ import annotations
 
 import statistics
 from typing import Any
 
-from cephbench.diagnose.ceilings import Capabilities, CpuUse, OsdCapability, PoolLayout
+from cephbench.diagnose.ceiling_inputs import Capabilities, CpuUse, OsdCapability, PoolLayout
 
 
 def layout_of(pool: dict[str, Any] | None, profiles: dict[str, Any] | None = None) -> PoolLayout:

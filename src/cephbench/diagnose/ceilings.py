@@ -29,145 +29,21 @@ defect of the model, reported as such (``model_defect``), never hidden.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from cephbench.diagnose.client_cache import ClientCache
+from cephbench.diagnose.ceiling_inputs import (
+    Capabilities,
+    CpuUse,
+    Workload,
+)
+from cephbench.diagnose.ceiling_inputs import size_text as _size
 
 DEFECT = 1.10
 """A result this far above its ceiling is a defect of the model, said so."""
 UNEXPLAINED = 0.30
 """A result below this share of its ceiling is limited by something not measured, said so
 (a slow disk's 1M writes stalled at 0.4/s against ceilings of 4-8/s)."""
-
-SMALL = 4096
-LARGE = 4 << 20
-
-
-@dataclass(frozen=True)
-class OsdCapability:
-    """One OSD: where it is, what ``osd bench`` measured, and its share of the pool."""
-
-    name: str
-    host: str | None
-    write_4k_iops: float | None
-    write_4m_bytes_per_s: float | None
-    replica_share: float
-    """Its share of the pool's copies (PGs it holds / PGs x copies); the shares sum to 1."""
-    primary_share: float
-    """Its share of the pool's primaries; the shares sum to 1."""
-    commit_ms: float | None = None
-    """BlueStore's commit of one write at QD1 (the diagnosis' QD1 writes), ms; else the
-    floor takes one osd bench write's share of its time."""
-
-    def commit_time_ms(self, bs: int) -> float | None:
-        if self.commit_ms is not None:
-            return self.commit_ms
-        iops = self.write_iops(bs)
-        return 1000.0 / iops if iops else None
-
-    def write_iops(self, bs: int) -> float | None:
-        """Writes of ``bs`` bytes per second, through the two bench points (cost per write
-        ``a + bs / B``); one point alone when only one was measured."""
-        t4k = 1.0 / self.write_4k_iops if self.write_4k_iops else None
-        t4m = LARGE / self.write_4m_bytes_per_s if self.write_4m_bytes_per_s else None
-        if t4k is None and t4m is None:
-            return None
-        if t4k is None:
-            assert t4m is not None
-            return LARGE / t4m / max(bs, 1)  # bandwidth alone
-        if t4m is None:
-            return 1.0 / t4k if bs <= SMALL else None
-        per_byte = max(0.0, (t4m - t4k) / (LARGE - SMALL))
-        fixed = max(0.0, t4k - SMALL * per_byte)
-        cost = fixed + bs * per_byte
-        return 1.0 / cost if cost > 0 else None
-
-
-@dataclass(frozen=True)
-class PoolLayout:
-    """Replicated (``size`` copies) or erasure-coded (``k`` + ``m`` chunks of ``bs / k``)."""
-
-    kind: str  # "replicated" | "erasure"
-    size: int
-    k: int | None = None
-    m: int | None = None
-
-    @property
-    def copies(self) -> int:
-        """Writes a client write becomes on the OSDs."""
-        if self.kind == "erasure" and self.k and self.m:
-            return self.k + self.m
-        return max(1, self.size)
-
-    def piece(self, bs: int) -> int:
-        """Bytes of each of those writes."""
-        if self.kind == "erasure" and self.k:
-            return max(SMALL, -(-bs // self.k))
-        return bs
-
-    def describe(self) -> str:
-        if self.kind == "erasure" and self.k and self.m:
-            return f"erasure coded k={self.k} m={self.m}"
-        return f"replicated size {self.size}"
-
-
-@dataclass(frozen=True)
-class CpuUse:
-    """CPU seconds spent during one workload, and the cores of the machine they share."""
-
-    ios: float
-    """Client I/Os the workload completed in that time."""
-    seconds_by_process: dict[str, float]
-    """"osd.N" / "client" -> CPU seconds (user + system)."""
-    cores: float
-    machine: str = "this machine"
-    limits: dict[str, float] = field(default_factory=dict)
-    """"osd.N" -> the cores its cgroup allows it (a CPU quota), where one is set."""
-
-    @property
-    def per_io(self) -> float | None:
-        total = sum(self.seconds_by_process.values())
-        return total / self.ios if self.ios > 0 and total > 0 else None
-
-
-@dataclass(frozen=True)
-class Capabilities:
-    osds: list[OsdCapability]
-    layout: PoolLayout
-    link_bytes_per_s: dict[str, float] = field(default_factory=dict)
-    """Host -> what its link carried (iperf3, bytes/s)."""
-    rtt_ms: float | None = None
-    """A round trip between hosts (ping): the median of the pairs measured."""
-    notes: list[str] = field(default_factory=list)
-    """What was not measured, said plainly."""
-    client_cache: ClientCache | None = None
-    """librbd's cache for the run's client (None: the client is not librbd)."""
-
-
-@dataclass(frozen=True)
-class Workload:
-    name: str
-    rw: str
-    bs: int
-    iodepth: int
-    numjobs: int
-    iops: float | None
-    bw_bytes_per_s: float | None
-    lat_mean_us: float | None
-    op: str = "write"
-    runtime_s: float | None = None
-    """fio's runtime of the workload (the mean over its repeats)."""
-
-    @property
-    def writes(self) -> bool:
-        return self.op == "write"
-
-    @property
-    def label(self) -> str:
-        kind = "rand" if self.rw.startswith("rand") else "seq"
-        qd = self.iodepth * self.numjobs
-        return f"{kind}_{'wr' if self.writes else 'rd'} {_size(self.bs)} qd{qd}"
 
 
 @dataclass(frozen=True)
@@ -451,14 +327,6 @@ def _floor(caps: Capabilities, w: Workload) -> tuple[float | None, str | None, t
         f"{_size(piece)} on the slowest, {slowest}",
         who,
     )
-
-
-def _size(bs: int) -> str:
-    if bs >= 1 << 20 and bs % (1 << 20) == 0:
-        return f"{bs >> 20}M"
-    if bs >= 1024 and bs % 1024 == 0:
-        return f"{bs >> 10}k"
-    return f"{bs}B"
 
 
 def _pct(x: float) -> str:

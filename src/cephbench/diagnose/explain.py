@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from cephbench.contracts import EXPLANATION
 from cephbench.diagnose import capability, client_cache
-from cephbench.diagnose.ceilings import Capabilities, Explained, PoolLayout, Workload, explain
+from cephbench.diagnose.ceiling_inputs import Capabilities, PoolLayout, Workload
+from cephbench.diagnose.ceilings import Explained, explain
 from cephbench.errors import StoreError, UsageError
 from cephbench.tables.table import Table
 
