@@ -4,8 +4,8 @@ cluster's fingerprint, ``--quiesce``, and health samples that become validity fl
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from concurrent.futures import Future
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 
@@ -53,6 +53,17 @@ def preflight(conn: Connection, opts: HealthOptions, settle: float = SETTLE_SECO
             hint="wait for HEALTH_OK (ceph -s), or pass --allow-unhealthy",
         )
     return status
+
+
+def check_beside_preflight(
+    conn: Connection, opts: HealthOptions, check: Callable[[], None]
+) -> dict:
+    """``check()`` (the target's own: may this client create a pool?) and :func:`preflight`
+    at once, as each ``ceph`` call is a process of its own; ``check``'s error comes first."""
+    with ThreadPoolExecutor(1, thread_name_prefix="preflight") as pool:
+        health = pool.submit(preflight, conn, opts)
+        check()
+        return health.result()
 
 
 class CephRun:

@@ -50,9 +50,11 @@ class ClusterFacts(Probe):
         facts = session.ctx.cluster_facts
         known = {args: facts[key] for args, key in IN_FINGERPRINT.items() if _read(facts.get(key))}
         asked = [args for args in READS if args not in known]
-        got = dict(zip(asked, session.ceph_many(*asked), strict=True))
+        early = [args for args in session.early if args not in asked]
+        got = dict(zip([*asked, *early], session.ceph_many(*asked, *early), strict=True))
         for step, _ in got.values():
             yield step
+        session.early.update({args: got[args] for args in early})
         tree, dump, pools, rules, pgs, status, client = (
             known[args] if args in known else got[args][1] for args in READS
         )
@@ -82,12 +84,13 @@ class OpHistory(Probe):
     them back after a kill)."""
 
     name = "history"
+    reads = tuple(("tell", "osd.*", "config", "get", o) for o in HISTORY)
 
     def run(self, session: Session) -> Iterator[Step]:
         old: dict[str, dict[str, str]] = {}
-        reads = session.ceph_many(*(("tell", "osd.*", "config", "get", o) for o in HISTORY))
-        for option, (step, got) in zip(HISTORY, reads, strict=True):
-            yield step
+        for option, (step, got) in zip(HISTORY, session.read(*self.reads), strict=True):
+            if step is not None:
+                yield step
             for osd, value in got.items():
                 if isinstance(value, dict) and option in value:
                     old.setdefault(osd, {})[option] = str(value[option])

@@ -89,10 +89,12 @@ class MdsProbe(Probe):
     """The MDS layer, where a filesystem exists."""
 
     name = "mds"
+    reads = (("fs", "dump"),)
 
     def run(self, session: Session) -> Iterator[Step]:
-        step, dump = session.ceph("fs", "dump")
-        yield step
+        [(step, dump)] = session.read(*self.reads)
+        if step is not None:
+            yield step
         filesystems = fs_summaries(dump or {})
         if not filesystems:
             session.evidence["mds"] = None

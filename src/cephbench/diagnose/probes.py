@@ -32,6 +32,10 @@ class Probe(ABC):
     """One part of the diagnosis: what it reads, and the steps it records."""
 
     name: ClassVar[str]
+    reads: ClassVar[tuple[tuple[str, ...], ...]] = ()
+    """``ceph`` reads of the cluster's state this probe needs, made with the cluster probe's
+    first batch (each ``ceph`` call is a process; side by side they cost about one) and taken
+    with :meth:`Session.read`."""
 
     def begin(self, session: Session) -> None:
         """Before any probe runs: start what can be made ready in the background (never a

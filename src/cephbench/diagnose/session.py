@@ -61,6 +61,9 @@ class Session:
     evidence: dict[str, Any] = field(default_factory=dict)
     osds: list[int] = field(default_factory=list)
     pending: list[tuple[WorkloadOutcome, tuple[float, float]]] = field(default_factory=list)
+    early: dict[tuple[str, ...], tuple[Step, Any] | None] = field(default_factory=dict)
+    """The probes' :attr:`Probe.reads`: None until the first batch made them, then each
+    (its step, its JSON)."""
     shared: dict[str, Any] = field(default_factory=dict)
     """What a probe made ready for itself in :meth:`Probe.begin` (the network's ssh)."""
     _background: list[Future[Any]] = field(default_factory=list)
@@ -117,6 +120,18 @@ class Session:
             return lambda: self.ceph(*args)
 
         return together([one(c) for c in commands])
+
+    def read(self, *commands: tuple[str, ...]) -> list[tuple[Step | None, Any]]:
+        """Each command's (step, JSON): made in the first batch (no step: recorded there
+        already), else now, at once."""
+        made = {c: self.early.pop(c, None) for c in commands}
+        now_ = [c for c, got in made.items() if got is None]
+        fresh = dict(zip(now_, self.ceph_many(*now_), strict=True)) if now_ else {}
+        out: list[tuple[Step | None, Any]] = []
+        for c in commands:
+            got = made[c]
+            out.append((None, got[1]) if got is not None else fresh[c])
+        return out
 
     def measured(self, step: Step) -> Step:
         """A step with workloads: its raw output now; its workloads kept for the last step

@@ -37,4 +37,6 @@ class DiagnoseTarget(RbdTarget):
     def check(self, size: int) -> None:
         which("rbd", "ceph-common")
         self.size = self.image_bytes
+
+    def check_cluster(self) -> None:
         pools.check_usable(self.conn, None)

@@ -42,6 +42,7 @@ class Diagnose(Tool):
             session = Session(ctx, options, restore)
             restore.callback(session.settle)  # nothing begun is left running
             chosen = probes()
+            session.early = {r: None for probe in chosen for r in probe.reads}
             for probe in chosen:
                 probe.begin(session)
             for probe in chosen:

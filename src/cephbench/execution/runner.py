@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from cephbench import tools
 from cephbench.ceph import caches
-from cephbench.ceph.session import CephRun, ceph_run, preflight
+from cephbench.ceph.session import CephRun, ceph_run, check_beside_preflight, preflight
 from cephbench.errors import CephbenchError, Interrupted, UsageError
 from cephbench.execution.stopped import (
     BEFORE,
@@ -40,6 +40,7 @@ from cephbench.resources.undo import ResourceLeft
 from cephbench.store import ResourceLog, Store
 from cephbench.system import environment
 from cephbench.targets import Target
+from cephbench.targets.cluster import CephTarget
 from cephbench.tools.base import Progress, RunContext, RunPlan, Step, Stopped, Tool
 from cephbench.tools.options import RunOptions
 from cephbench.tools.schedule import Schedule
@@ -113,7 +114,9 @@ def execute(
     versions = tool.versions()
     target.check(plan.size or 0)
     conn = target.cluster
-    if conn is not None:
+    if isinstance(target, CephTarget):  # what it asks of the cluster beside the health read
+        check_beside_preflight(target.conn, options.health, target.check_cluster)
+    elif conn is not None:
         preflight(conn, options.health)
     if options.drop_caches:
         caches.check_permitted()

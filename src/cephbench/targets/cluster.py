@@ -48,6 +48,8 @@ class CephTarget(Target):
         self.ceph = CephOptions()
         self.pool: str | None = None
         """The pool the run uses, once the session has started."""
+        self.pool_created = False
+        """Whether the session's pool is the run's own, made for it (nothing else is in it)."""
         self.facts_ahead: Future[dict[str, Any]] | None = None
         """The cluster's fingerprint, begun as the pool became ready (the runner takes it)."""
         self.kube: KubeOptions | None = None
@@ -98,6 +100,11 @@ class CephTarget(Target):
         if self.pods is not None:
             self.pods.check()
 
+    def check_cluster(self) -> None:
+        """Before the run, after :meth:`check`: what it needs of the cluster, asked of it (may
+        this client create a pool?). The runner reads the cluster's health at the same time:
+        each ``ceph`` call is a process of its own."""
+
     def tool_versions(self) -> dict[str, str]:
         pods = self.pods
         return {"fio": pods.fio_version} if pods is not None and pods.fio_version else {}
@@ -123,8 +130,8 @@ class CephTarget(Target):
             size=self.ceph.pool_size,
             pg_num=self.ceph.pg_num,
             application=self.application,
-        ):
-            self.pool = pool
+        ) as created:
+            self.pool, self.pool_created = pool, created
             # the cluster is as the run will find it: record it while the image is prepared
             self.facts_ahead = fingerprint.ahead(self.conn)
             try:

@@ -29,8 +29,7 @@ class RadosTarget(CephTarget):
                 f"'rados:{location}' is not a pool name", hint="e.g. rados:bench-pool"
             )
 
-    def check(self, size: int) -> None:
-        super().check(size)
+    def check_cluster(self) -> None:
         check_usable(self.conn, None if self.location == FRESH else self.location)
 
     @contextmanager

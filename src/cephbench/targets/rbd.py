@@ -70,6 +70,8 @@ class RbdTarget(CephTarget):
         which("rbd", "ceph-common")
         super().check(size)
         self.size = size or 1 << 30
+
+    def check_cluster(self) -> None:
         pools.check_usable(
             self.conn, None if self.location == FRESH else self.location.split("/")[0]
         )
@@ -101,7 +103,8 @@ class RbdTarget(CephTarget):
         and removed afterwards. In the session's pool, for another image beside the run's
         own (``--clients``: one for each client), without checking the pool again."""
         with ExitStack() as undo:
-            if not self._image_exists(pool, image):
+            # a pool made for the run holds nothing it did not make: no image to look for
+            if (self.pool_created and pool == self.pool) or not self._image_exists(pool, image):
                 spec = f"{pool}/{image}"
                 with deferred_interrupts():  # recorded and created; or not begun
                     rid = resources.add("rbd_image", spec, {"conn": self.conn.to_json()})
