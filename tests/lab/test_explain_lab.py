@@ -51,7 +51,8 @@ def explained(invoke_json, tmp_path, job_file: str = JOBS) -> tuple[dict, dict]:
 def test_healthy_every_workload_has_a_ceiling_it_does_not_exceed(on_lab3, invoke_json, tmp_path):
     jobs = tmp_path / "explain.fio"
     jobs.write_text(JOBS)
-    run = invoke_json("run", str(jobs), "--size", "128M", "--no-prefill")
+    # --hosts: the OSDs' CPU read on the hosts over ssh, as on a cluster that is not the lab
+    run = invoke_json("run", str(jobs), "--size", "128M", "--no-prefill", "--hosts", "lab")
     doc = invoke_json("explain", str(run["id"]), "--measure")  # no diagnosis stored: made now
     assert doc["diagnosis_run"] > run["id"]
     assert doc["cpu_measured"] is True
@@ -59,6 +60,12 @@ def test_healthy_every_workload_has_a_ceiling_it_does_not_exceed(on_lab3, invoke
     for w in doc["workloads"]:
         assert w["ceiling_iops"] > 0 and w["limiting_part"], w
         assert w["efficiency"] <= 1.10, w["line"]
+        # the lab's hosts answer with this machine's boot id: one machine, its 2 CPUs, every
+        # OSD (each counted once) and the client on it
+        [cpu] = [p for p in w["parts"] if p["layer"] == "cpu"]
+        assert cpu["part"] == "host0+host1+host2's CPU", cpu
+        assert cpu["why"].startswith("2 cores;"), cpu
+        assert all(f"osd.{n} " in cpu["why"] for n in range(3)) and "client " in cpu["why"]
 
 
 def test_under_a_slow_disk_the_limiting_part_is_that_osd(on_lab3, invoke_json, tmp_path):

@@ -64,3 +64,35 @@ def test_fio_in_pods_records_no_client_cpu(db):
     assert "client" not in record["cpu_s"] and record["cpu_s"]["osd.0"] == pytest.approx(
         4.0
     )  # 0.5 s to 8.5 s
+
+
+def test_osds_read_on_hosts_are_recorded_with_their_machines(db, monkeypatch):
+    """``--hosts``: the OSDs on the machines their hosts' boot ids make (two of the lab's
+    hosts, recorded), and the client on the machine of this one's boot id."""
+    from pathlib import Path
+
+    from cephbench.hosts import osd_cpu
+
+    data = Path(__file__).parents[1] / "data" / "osd-cpu"
+    answers = {h: osd_cpu.parse((data / f"lab-{h}.txt").read_text()) for h in ("host1", "host2")}
+    osds = {"osd.0": 0.0, "osd.1": 0.0, "osd.2": 0.0}
+    outcomes = [WorkloadOutcome("a", (Result("a", 0, "write", iops=100.0),))]
+    for here, client_on in (("another boot", "this machine"), (answers["host1"].boot_id, None)):
+        monkeypatch.setattr(accounting, "boot_id", lambda here=here: here)
+        with Store(db) as s:
+            run_id = s.start_run(label=None, suite="x", target="rbd:x", environment={}, params={})
+            acc = accounting.Accounting(s, run_id, {})
+            acc.machines = osd_cpu.machines(answers)
+            acc.samples = [(float(t), t * 0.1, {k: t * 0.2 for k in osds}) for t in range(3)]
+            acc.snapshot = lambda: (2.0, 0.2, {k: 0.4 for k in osds})  # type: ignore[method-assign]
+            acc.record((0.0, 0.0, dict(osds)), 0, outcomes, [(0.0, 2.0)])
+            [r] = [v for series in s.series(run_id, "cpu") for v in series.values]
+        machines = r["machines"]
+        assert machines["host1+host2"]["cores"] == 2
+        assert machines["host1+host2"]["processes"][:3] == ["osd.0", "osd.1", "osd.2"]
+        if client_on is None:  # one machine: the client's too
+            assert machines["host1+host2"]["processes"][3:] == ["client"]
+            assert (r["machine"], r["cores"]) == ("host1+host2", 2)
+        else:
+            assert machines[client_on]["processes"] == ["client"]
+            assert set(machines) == {"host1+host2", "this machine"}

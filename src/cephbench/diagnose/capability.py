@@ -115,6 +115,7 @@ def cpu_use(records: list[dict[str, Any]], workload: str) -> CpuUse | None:
     ios, spent = 0.0, dict[str, float]()
     cores, machine = 1.0, "this machine"
     limits: dict[str, float] = {}
+    machines: dict[str, tuple[float, tuple[str, ...]]] = {}
     for r in records:
         if workload not in r.get("workloads", []) or not r.get("osd_cpu_measured"):
             continue
@@ -125,6 +126,8 @@ def cpu_use(records: list[dict[str, Any]], workload: str) -> CpuUse | None:
             spent[k] = spent.get(k, 0.0) + float(v) * share
         cores, machine = float(r.get("cores") or 1), r.get("machine", machine)
         limits.update(r.get("cpu_limit_cores") or {})
+        for name, m in (r.get("machines") or {}).items():
+            machines[name] = (float(m.get("cores") or 1), tuple(m.get("processes") or ()))
     if not spent or ios <= 0:
         return None
-    return CpuUse(ios, spent, cores, machine, limits)
+    return CpuUse(ios, spent, cores, machine, limits, machines)

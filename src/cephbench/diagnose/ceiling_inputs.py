@@ -93,11 +93,23 @@ class CpuUse:
     machine: str = "this machine"
     limits: dict[str, float] = field(default_factory=dict)
     """"osd.N" -> the cores its cgroup allows it (a CPU quota), where one is set."""
+    machines: dict[str, tuple[float, tuple[str, ...]]] = field(default_factory=dict)
+    """Where the processes ran on several machines (``--hosts``): machine -> (its cores, its
+    processes); empty: all of them on ``machine``."""
 
     @property
     def per_io(self) -> float | None:
         total = sum(self.seconds_by_process.values())
         return total / self.ios if self.ios > 0 and total > 0 else None
+
+    def by_machine(self) -> dict[str, tuple[float, dict[str, float]]]:
+        """Machine -> (its cores, its processes' CPU seconds)."""
+        if not self.machines:
+            return {self.machine: (self.cores, dict(self.seconds_by_process))}
+        return {
+            m: (c, {p: self.seconds_by_process[p] for p in procs if p in self.seconds_by_process})
+            for m, (c, procs) in self.machines.items()
+        }
 
 
 @dataclass(frozen=True)

@@ -170,18 +170,22 @@ def explain(caps: Capabilities, w: Workload, cpu: CpuUse | None = None) -> Expla
     parts += _osd_parts(caps, w, missing)
     parts += _link_parts(caps, w, missing)
     if cpu is not None and cpu.per_io:
-        spent = ", ".join(
-            f"{k} {v / cpu.ios * 1e6:.0f} µs"
-            for k, v in sorted(cpu.seconds_by_process.items(), key=lambda kv: -kv[1])
-        )
-        parts.append(
-            Part(
-                f"{cpu.machine}'s CPU",
-                "cpu",
-                cpu.cores / cpu.per_io,
-                f"{cpu.cores:g} cores; {cpu.per_io * 1e6:.0f} µs of CPU per I/O: {spent}",
+        for machine, (cores, seconds) in cpu.by_machine().items():
+            per_io = sum(seconds.values()) / cpu.ios
+            if per_io <= 0:
+                continue
+            spent = ", ".join(
+                f"{k} {v / cpu.ios * 1e6:.0f} µs"
+                for k, v in sorted(seconds.items(), key=lambda kv: -kv[1])
             )
-        )
+            parts.append(
+                Part(
+                    f"{machine}'s CPU",
+                    "cpu",
+                    cores / per_io,
+                    f"{cores:g} cores; {per_io * 1e6:.0f} µs of CPU per I/O: {spent}",
+                )
+            )
         for proc, allowed in sorted(cpu.limits.items()):
             spent_s = cpu.seconds_by_process.get(proc)
             if spent_s:

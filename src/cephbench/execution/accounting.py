@@ -3,8 +3,10 @@ the placement of the run's pool (each PG's up set and primary, once at the start
 CPU seconds each workload cost (the lab's OSD daemons' and this process' children's, i.e.
 fio's, user + system time before and after each step, from the processes' own accounting).
 
-Stored as run-wide record series (workload ''): ``placement`` and ``cpu``. On a cluster
-whose OSD processes cephbench cannot see (not the lab), the OSDs' CPU is not measured: the
+Stored as run-wide record series (workload ''): ``placement`` and ``cpu``. With ``--hosts``
+the OSDs' CPU is read on those hosts over ssh (``hosts.osd_cpu``: every second, hosts grouped
+into machines by boot id, each machine's CPUs its own). On a cluster whose OSD processes
+cephbench cannot see (not the lab, no ``--hosts``), the OSDs' CPU is not measured: the
 records say so (``osd_cpu_measured`` false) and explain says "CPU not measured".
 """
 
@@ -14,12 +16,17 @@ import os
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cephbench.ceph.commands import ceph_json
 from cephbench.ceph.connection import Connection
 from cephbench.errors import CephbenchError
+from cephbench.hosts import osd_cpu
 from cephbench.model import Series, WorkloadOutcome
 from cephbench.store import Store
+
+if TYPE_CHECKING:
+    from cephbench.hosts.session import RunHosts
 
 TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -111,6 +118,15 @@ Sample = tuple[float, float, dict[str, float | None]]
 
 INTERVAL_S = 0.25
 """How often the CPU is sampled while a run's steps run."""
+REMOTE_INTERVAL_S = 1.0
+"""How often, when the OSDs are read over ssh (one call per host)."""
+
+
+def boot_id() -> str | None:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return None
 
 
 class Accounting:
@@ -119,9 +135,17 @@ class Accounting:
     one process) gets the CPU of its own time window."""
 
     def __init__(
-        self, store: Store, run_id: int, osd_pids: dict[str, int], client_here: bool = True
+        self,
+        store: Store,
+        run_id: int,
+        osd_pids: dict[str, int],
+        client_here: bool = True,
+        remote: RunHosts | None = None,
     ):
         self.store, self.run_id, self.osd_pids = store, run_id, osd_pids
+        self.remote = remote
+        """The ``--hosts`` the OSDs are read on over ssh (then not ``osd_pids``)."""
+        self.machines: osd_cpu.Machines | None = None
         self.client_here = client_here
         """Whether fio runs as this process' child; not in pods (its CPU is theirs, and what
         this process' children spend is kubectl's), where the client's CPU is not recorded."""
@@ -138,9 +162,16 @@ class Accounting:
         pool: str | None,
         *,
         client_here: bool = True,
+        hosts: RunHosts | None = None,
     ) -> Accounting:
-        """Record the pool's placement now; the lab's OSD pids when ``conn`` is the lab's."""
+        """Record the pool's placement now; the OSDs read on ``hosts`` over ssh when given,
+        else the lab's OSD pids when ``conn`` is the lab's."""
         pids: dict[str, int] = {}
+        if hosts is not None:
+            acc = cls(store, run_id, pids, client_here, hosts)
+            if pool:
+                acc._placement(conn, pool)
+            return acc
         if conn.lab_dir is not None:
             from cephbench.lab.paths import Layout
             from cephbench.lab.state import load
@@ -164,9 +195,10 @@ class Accounting:
             self._thread.join()
 
     def _sample(self) -> None:
+        interval = INTERVAL_S if self.remote is None else REMOTE_INTERVAL_S
         while True:
             self.samples.append(self.snapshot())
-            if self._stop.wait(INTERVAL_S):
+            if self._stop.wait(interval):
                 return
 
     def _placement(self, conn: Connection, pool: str) -> None:
@@ -187,11 +219,38 @@ class Accounting:
         return {"client": round(max(0.0, b[1] - a[1]), 4)} if self.client_here else {}
 
     def snapshot(self) -> Sample:
+        if self.remote is not None:
+            t0 = time.monotonic()
+            answers = self.remote.osd_cpu()
+            t1 = time.monotonic()
+            found = osd_cpu.machines(answers)
+            if self.machines is None or len(found.osds) > len(self.machines.osds):
+                self.machines = found
+            osds: dict[str, float | None] = dict(osd_cpu.osd_seconds(answers))
+            return ((t0 + t1) / 2, client_cpu_seconds(), osds)
         return (
             time.monotonic(),
             client_cpu_seconds(),
             {n: proc_cpu_seconds(p) for n, p in self.osd_pids.items()},
         )
+
+    def _machines(self, osds: list[str]) -> dict[str, dict]:
+        """The machines the measured processes ran on (``--hosts``): each one's CPUs and its
+        processes; the client on the machine of its boot id, else on this one."""
+        m = self.machines
+        if m is None:
+            return {}
+        out: dict[str, dict] = {}
+        for osd in osds:
+            name = m.of(osd) or "unknown"
+            entry = out.setdefault(name, {"cores": m.cores.get(name), "processes": []})
+            entry["processes"].append(osd)
+        if self.client_here:
+            here = boot_id()
+            name = next((n for n, b in m.boot_ids.items() if b == here), "this machine")
+            entry = out.setdefault(name, {"cores": cores(), "processes": []})
+            entry["processes"].append("client")
+        return out
 
     def record(
         self,
@@ -230,6 +289,12 @@ class Accounting:
                     "machine": "this machine" if osd else "the client",
                 }
             )
+            machines = self._machines(sorted(osd))
+            if machines:
+                records[-1]["machines"] = machines
+                if len(machines) == 1:
+                    [(name, m)] = machines.items()
+                    records[-1]["machine"], records[-1]["cores"] = name, m["cores"]
         limits = {}
         for name, pid in self.osd_pids.items():
             allowed = cpu_allowance(pid)

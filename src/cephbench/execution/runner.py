@@ -202,6 +202,10 @@ def execute(
                     )
                 )
             accounting = None
+            remote = None
+            if options.hosts:
+                stage.now("connecting to the hosts")
+                remote = stack.enter_context(RunHosts.open(options.hosts))
             if conn is not None and tool.accounted:
                 from cephbench.execution.accounting import Accounting
 
@@ -213,12 +217,9 @@ def execute(
                         conn,
                         getattr(target, "pool", None),
                         client_here=fio_target.pods is None,  # fio in pods: not this process's CPU
+                        hosts=remote,  # the OSDs' CPU read on the hosts over ssh
                     )
                 )
-            remote = None
-            if options.hosts:
-                stage.now("connecting to the hosts")
-                remote = stack.enter_context(RunHosts.open(options.hosts))
             ctx: RunContext[RunPlan] = RunContext(
                 run_id,
                 plan,

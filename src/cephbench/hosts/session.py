@@ -11,6 +11,7 @@ from typing import Any
 
 from cephbench.ceph.caches import cached_bytes
 from cephbench.errors import CephbenchError
+from cephbench.hosts import osd_cpu
 from cephbench.hosts.facts import gather
 from cephbench.hosts.inventory import Host, Inventory
 from cephbench.hosts.load import load_inventory
@@ -95,6 +96,20 @@ class RunHosts:
                 f"--drop-caches cannot drop the page cache on {', '.join(denied)}",
                 hint="log in as root there or allow passwordless sudo, or leave out --drop-caches",
             )
+
+    def osd_cpu(self) -> dict[str, osd_cpu.HostCpu]:
+        """Every host's OSD daemons' CPU seconds so far (``hosts.osd_cpu``), at once; a host
+        that does not answer is left out (the CPU is then not measured there)."""
+
+        def one(h: Host) -> osd_cpu.HostCpu | None:
+            result = self.ssh.run(h, ["sh", "-c", osd_cpu.SCRIPT], timeout=20, check=False)
+            try:
+                return osd_cpu.parse(result.stdout) if result.returncode == 0 else None
+            except ValueError:
+                return None
+
+        got = self.ssh.each(self.hosts, one)
+        return {name: a for name, a in got.items() if a is not None}
 
     def drop(self) -> dict[str, dict[str, int]]:
         """Drop the page cache on every host now: host -> cache size before and after."""
