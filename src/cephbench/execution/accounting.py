@@ -34,12 +34,10 @@ TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 def proc_cpu_seconds(pid: int) -> float | None:
     """utime + stime of ``pid`` (``/proc/PID/stat`` fields 14 and 15), seconds; None if gone."""
     try:
-        text = Path(f"/proc/{pid}/stat").read_text()
+        used = osd_cpu.stat_ticks(Path(f"/proc/{pid}/stat").read_text())
     except OSError:
         return None
-    fields = text[text.rfind(")") + 2 :].split()
-    # fields[0] is the state (field 3): utime is field 14, stime field 15
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    return None if used is None else used / TICKS
 
 
 def children_cpu_seconds() -> float:

@@ -39,6 +39,14 @@ class HostCpu:
     """"osd.N" -> user + system CPU seconds since it started."""
 
 
+def stat_ticks(stat: str) -> int | None:
+    """utime + stime of a ``/proc/PID/stat`` line (fields 14 and 15), in clock ticks; None
+    when the line is cut short."""
+    fields = stat[stat.rfind(")") + 2 :].split() if ")" in stat else []
+    # fields[0] is the state (field 3): utime is field 14, stime field 15
+    return int(fields[11]) + int(fields[12]) if len(fields) >= 13 else None
+
+
 def osd_name(cmdline: str) -> str | None:
     """ "osd.N" from a ``ceph-osd`` command line; None when it names no OSD."""
     m = _ID.search(cmdline) or _NAME.search(cmdline)
@@ -55,14 +63,11 @@ def parse(text: str) -> HostCpu:
     seconds: dict[str, float] = {}
     rest = lines[3:]
     for head, stat in zip(rest[::2], rest[1::2], strict=False):
-        if not head.startswith("pid ") or ")" not in stat:
-            continue  # a process that ended between pgrep and cat: its lines are cut short
         name = osd_name(head.split(" ", 2)[2] if head.count(" ") >= 2 else "")
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if name is None or len(fields) < 13:
-            continue
-        # fields[0] is the state (field 3): utime is field 14, stime field 15
-        seconds[name] = (int(fields[11]) + int(fields[12])) / ticks
+        used = stat_ticks(stat)
+        if not head.startswith("pid ") or name is None or used is None:
+            continue  # a process that ended between pgrep and cat: its lines are cut short
+        seconds[name] = used / ticks
     return HostCpu(boot_id, cores, seconds)
 
 
