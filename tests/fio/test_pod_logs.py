@@ -14,6 +14,7 @@ from cephbench.kube.pods import Pod, PodSet
 from cephbench.model import WorkloadOutcome
 from cephbench.system.process import run
 from cephbench.tools.fio import pods as fio_pods
+from cephbench.tools.fio.capture import Logged
 from cephbench.tools.fio.logs import collect
 
 RECORDED = Path(__file__).parents[1] / "data" / "fio" / "3.33" / "logs" / "avg_numjobs2"
@@ -68,8 +69,9 @@ def test_pods_logs_are_one_jobs_clones(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     finished, _ = podset.wait(fio_pods.RUN_DIR, "w1", logs="rr")
-    got = fio_pods._pod_series(work, finished, {"rr": "rr"}, [WorkloadOutcome("rr")], 0)
-    want = collect(RECORDED, "rr", workload="rr")
+    asked = {"rr": Logged("rr", 200)}  # the recorded job's log_avg_msec
+    got = fio_pods._pod_series(work, finished, asked, [WorkloadOutcome("rr")], 0)
+    want = collect(RECORDED, "rr", workload="rr", interval_ms=200)
     assert [(s.op, s.metric) for s in got] == [(s.op, s.metric) for s in want]
     for g, w in zip(got, want, strict=True):
         assert np.array_equal(g.t_s, w.t_s) and np.array_equal(g.values, w.values)
@@ -82,7 +84,7 @@ def test_a_failed_workload_keeps_no_series_and_no_file(tmp_path):
     work.mkdir()
     failed = WorkloadOutcome("rr", error="fio: exit 1")
     finished, _ = podset.wait(fio_pods.RUN_DIR, "w1", logs="rr")
-    assert fio_pods._pod_series(work, finished, {"rr": "rr"}, [failed], 0) == []
+    assert fio_pods._pod_series(work, finished, {"rr": Logged("rr", 200)}, [failed], 0) == []
     assert list(work.iterdir()) == [] and not list((tmp_path / "p1").glob("rr_*"))
 
 

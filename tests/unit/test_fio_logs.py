@@ -57,7 +57,7 @@ def test_recorded_logs_give_the_expected_series(name):
 
 
 def test_fixtures_are_small():
-    assert len(CASE_NAMES) == 6
+    assert len(CASE_NAMES) == 7
     for path in CASES.rglob("*"):
         assert not path.is_file() or path.stat().st_size < 200_000, path
 
@@ -154,6 +154,35 @@ def test_averaged_clones_add_up_by_hand():
     )
     weighted = (first("rr_lat.1.log") * i1 + first("rr_lat.2.log") * i2) / (i1 + i2) / 1000
     assert series["read", "lat_mean_us"].values[0] == pytest.approx(weighted, rel=1e-12)
+
+
+def test_windows_without_io_are_zero_and_each_line_one_window():
+    """avg_gaps: two clones at 4 IOPS each, logs averaged over 100 ms. fio writes a line only
+    for a window with I/O, so most steps between lines are 2 or 3 windows. Read over the
+    window fio was asked for, each line counts for one window and the windows between are 0:
+    the I/Os add up to fio's own count (its median step, 200 ms, would double them)."""
+    folder, _, report = case("avg_gaps")
+    total_ios = sum(job["read"]["total_ios"] for job in report["jobs"])
+    iops = by_key(logs.collect(folder, prefix="gp", interval_ms=100))["read", "iops"]
+    assert np.allclose(np.diff(iops.t_s), 0.1)  # one grid, every window on it
+    lines = [np.loadtxt(folder / f"gp_iops.{k}.log", delimiter=",", ndmin=2) for k in (1, 2)]
+    assert (iops.values == 0).sum() >= len(iops.values) // 3
+    assert iops.values.sum() == sum(g[:, 1].sum() for g in lines)  # every line, once
+    assert 0.9 * total_ios <= (iops.values * 0.1).sum() <= 1.01 * total_ios
+    steps = np.diff(lines[0][:, 0])
+    assert np.median(steps) >= 200  # what a guess from the median step would take
+
+
+def test_the_window_guessed_from_the_shortest_steps():
+    """Most windows empty (steps of 2 and 3 windows, a few of 1): the window is the single
+    step, not the median one."""
+    stamps = list(itertools.accumulate([101, 202, 303, 98, 201, 302, 200, 100, 299, 201, 203]))
+    text = "".join(f"{t}, 10, 0, 0, 0\n" for t in stamps).encode()
+    log = logs.parse_log(text, "g_iops.1.log", kind="iops", clone=1)
+    (iops,) = [s for s in logs.series([log], workload="w") if s.metric == "iops"]
+    assert np.allclose(np.diff(iops.t_s), 0.1, atol=0.002)  # 98 and 100 ms: 99
+    # the 10 steps are 2, 3, 1, 2, 3, 2, 1, 3, 2, 2 windows: 22 windows, 11 of them logged
+    assert len(iops.values) == 22 and (iops.values == 10).sum() == len(stamps)
 
 
 @pytest.mark.parametrize("name", ["avg_numjobs2", "epoch_avg", "shared_file", "max_value"])

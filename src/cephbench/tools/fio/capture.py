@@ -12,6 +12,7 @@ its logs are the user's, and cephbench does not read them.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from cephbench.errors import ParseError
 from cephbench.model import Series
@@ -32,31 +33,45 @@ def interval_ms(options: dict[str, str | None]) -> int:
     return int(min(1000, max(100, round(runtime * 1000 / 30, -2))))
 
 
-def with_logs(jobfile: JobFile, per_io: bool = False) -> tuple[JobFile, dict[str, str]]:
-    """The job file with logs asked for, and each job's log prefix (relative to fio's cwd)."""
-    jobs, prefixes = [], {}
+class Logged(NamedTuple):
+    """The logs asked of one job: their names' prefix (relative to fio's cwd), and the window
+    they are averaged over (``log_avg_msec``; None when every I/O is logged)."""
+
+    prefix: str
+    interval_ms: int | None
+
+
+def with_logs(jobfile: JobFile, per_io: bool = False) -> tuple[JobFile, dict[str, Logged]]:
+    """The job file with logs asked for, and what was asked of each job."""
+    jobs, logged = [], {}
     for i, job in enumerate(jobfile.jobs):
         merged = jobfile.merged(job)
         if any(k in merged for k in LOG_OPTIONS):
             jobs.append(job)
             continue
-        prefix = f"{LOG_PREFIX}{i}"
-        prefixes[job.name] = prefix
+        prefix, window = f"{LOG_PREFIX}{i}", interval_ms(merged)
+        logged[job.name] = Logged(prefix, None if per_io else window)
         jobs.append(
-            job.with_options(
-                job_options(prefix, interval_ms=interval_ms(merged), per_io_latency=per_io)
-            )
+            job.with_options(job_options(prefix, interval_ms=window, per_io_latency=per_io))
         )
-    return JobFile(jobfile.global_, tuple(jobs)), prefixes
+    return JobFile(jobfile.global_, tuple(jobs)), logged
 
 
-def workload_series(workdir: Path, prefix: str, workload: str, repeat: int) -> list[Series]:
-    """The series of one workload's logs (none when fio wrote none), the log files removed."""
+def workload_series(workdir: Path, logged: Logged, workload: str, repeat: int) -> list[Series]:
+    """The series of one workload's logs (none when fio wrote none), the log files removed.
+    Averaged logs are read over the window fio was asked for: guessed from the lines, it
+    would be two windows when most of them held no I/O."""
     try:
-        found = collect(workdir, prefix, workload=workload, repeat=repeat)
+        found = collect(
+            workdir,
+            logged.prefix,
+            workload=workload,
+            repeat=repeat,
+            interval_ms=logged.interval_ms,
+        )
     except ParseError:
         found = []  # a log cut short (fio killed) loses the series, never the run's figures
     finally:
-        for path in workdir.glob(f"{prefix}_*.log"):
+        for path in workdir.glob(f"{logged.prefix}_*.log"):
             path.unlink(missing_ok=True)
     return found

@@ -31,7 +31,7 @@ from cephbench.system.process import ProcessResult
 from cephbench.tools.base import RunContext, Step
 from cephbench.tools.fio import command as fio_command
 from cephbench.tools.fio import parse as fio_parse
-from cephbench.tools.fio.capture import LOG_PREFIX, with_logs, workload_series
+from cephbench.tools.fio.capture import LOG_PREFIX, Logged, with_logs, workload_series
 from cephbench.tools.fio.jobfile import JobFile
 from cephbench.tools.fio.logs import kind_and_clone
 from cephbench.tools.fio.many import (
@@ -142,7 +142,7 @@ def run_pod_batch(
 ) -> Step:
     """One workload in every pod at once (``batches``: each pod's), as one step."""
     started, t0 = now(), time.monotonic()
-    prefixes: dict[str, str] = {}
+    prefixes: dict[str, Logged] = {}
     if ctx.options.logs:  # every pod logs under the same names; read back as fio's clones
         logged = [with_logs(b.jobfile, ctx.options.per_io_logs) for b in batches]
         batches = [replace(b, jobfile=j) for b, (j, _) in zip(batches, logged, strict=True)]
@@ -191,7 +191,7 @@ def run_pod_batch(
 def _pod_series(
     work: Path,
     finished: Sequence[Finished],
-    prefixes: dict[str, str],
+    prefixes: dict[str, Logged],
     outcomes: Sequence[WorkloadOutcome],
     repeat: int,
 ) -> list[Series]:
@@ -201,9 +201,10 @@ def _pod_series(
     ``numjobs``; the start gate lines the pods' windows up to within a few ms."""
     series: list[Series] = []
     for o in outcomes:
-        prefix = prefixes.get(o.name)
-        if prefix is None:
+        logged = prefixes.get(o.name)
+        if logged is None:
             continue
+        prefix = logged.prefix
         for k, f in enumerate(finished):
             for name, text in f.files.items():
                 found = kind_and_clone(name)
@@ -212,7 +213,7 @@ def _pod_series(
                 kind, clone = found
                 (work / f"{prefix}_{kind}.{k * 10000 + clone}.log").write_text(text)
         if not o.error:
-            series += workload_series(work, prefix, o.name, repeat)
+            series += workload_series(work, logged, o.name, repeat)
         else:  # the files go; a failed workload keeps no series
             for path in work.glob(f"{prefix}_*.log"):
                 path.unlink(missing_ok=True)

@@ -1,12 +1,19 @@
 """Series of averaged logs (``log_avg_msec``): each clone's windows, summed over clones
-(IOPS, bandwidth) or combined weighted by the clone's IOPS (mean latency) or by max."""
+(IOPS, bandwidth) or combined weighted by the clone's IOPS (mean latency) or by max.
+
+fio writes no line for a window in which a clone completed nothing (stat.c, ``__add_samples``:
+"No entries for interval"), so a window no clone logged is a window without I/O: IOPS and
+bandwidth are 0 there, and the latency series skip it.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from cephbench.errors import ParseError
 from cephbench.model import Series
 from cephbench.tools.fio.logs.log import OPS, Log, _direction, _has, _runs
+from cephbench.tools.fio.logs.per_io import MAX_INTERVALS
 
 
 def _windows(
@@ -56,8 +63,16 @@ def _rate_series(
         clones = _windows(logs, d, origin, interval_ms).values()
         if not clones:
             continue
-        slots, inverse = np.unique(np.concatenate([s for s, _ in clones]), return_inverse=True)
-        total = np.bincount(inverse, weights=np.concatenate([v for _, v in clones]))
+        at = np.concatenate([s for s, _ in clones])
+        first, last = int(at.min()), int(at.max())
+        if last - first >= MAX_INTERVALS:
+            names = ", ".join(log.name for log in logs)
+            raise ParseError(
+                f"{names}: times span more than {MAX_INTERVALS:,} intervals of {interval_ms} ms"
+            )
+        # every window from the first logged to the last; one nobody logged had no I/O
+        total = np.bincount(at - first, weights=np.concatenate([v for _, v in clones]))
+        slots = np.arange(first, last + 1)
         out.append(
             Series(repeat, workload, op, metric, slots * (interval_ms / 1000), total * scale)
         )

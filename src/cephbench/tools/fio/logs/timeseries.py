@@ -36,8 +36,9 @@ def series(
     latency series skip it.
 
     Averaged logs (``log_avg_msec``) are read as series of their own windows: ``interval_ms``
-    if given, else the usual step between a clone's lines; a line belongs to the window its
-    time rounds to. Clones add up per window (IOPS, bandwidth: exact sums of what fio
+    if given (the job's ``log_avg_msec``: pass it when known), else the shortest usual step
+    between a clone's lines; a line belongs to the window its time rounds to, and a window no
+    clone logged had no I/O (0 IOPS and bandwidth, no latency point). Clones add up per window (IOPS, bandwidth: exact sums of what fio
     logged); their mean latencies combine weighted by the same clone's IOPS in the window
     (exact up to fio's own rounding), or as a plain mean where an IOPS log lacks the window
     (approximate: clones at different rates weigh the same). ``max_values``: the logs were
@@ -70,8 +71,17 @@ def series(
 
 
 def _window(logs: list[Log]) -> int:
-    """The ``log_avg_msec`` averaged logs were written with: the median step between a clone's
-    successive windows of one direction (else the first window's end, else 1 s)."""
+    """The ``log_avg_msec`` averaged logs were written with, when the caller does not know it:
+    the usual step between a clone's successive lines of one direction, among the shortest
+    (else the first window's end, else 1 s).
+
+    fio writes no line for a window without I/O, so a step is a whole number of windows, a
+    few ms late each: the median of all steps is two windows when most windows are empty
+    (a slow cluster at a high queue depth completes its I/Os in bursts), and each line would
+    then count for twice its window. The steps within half a window of the shortest ones
+    (their 10th percentile) are single windows, unless no two lines of any clone were ever
+    one window apart; then only the job's own ``log_avg_msec`` can tell.
+    """
     steps = [np.zeros(0, np.int64)]
     for log in logs:
         for d in range(3):
@@ -81,7 +91,8 @@ def _window(logs: list[Log]) -> int:
     step = np.concatenate(steps)
     step = step[step > 0]
     if len(step):
-        return max(1, round(float(np.median(step))))
+        single = step[step <= 1.5 * np.percentile(step, 10)]
+        return max(1, round(float(np.median(single))))
     relative = [int(log.t_ms.min()) for log in logs if not log.epoch]
     return max(1, min(relative)) if relative else 1000
 

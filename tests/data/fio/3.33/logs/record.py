@@ -21,6 +21,7 @@ HERE = Path(__file__).parent
 CASES = {
     # case: the arguments of logs.collect for it
     "avg_numjobs2": {"prefix": "rr", "interval_ms": 200},
+    "avg_gaps": {"prefix": "gp", "interval_ms": 100},
     "perio_numjobs2": {"prefix": "rr", "interval_ms": 1000},
     "randrw_perio": {"prefix": "mixed", "interval_ms": 500},
     "epoch_avg": {"prefix": "ep", "interval_ms": 250},
