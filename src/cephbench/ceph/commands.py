@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from cephbench.ceph.connection import Connection
+from cephbench.ceph.link import Unreachable, link_for
 from cephbench.ceph.output import parse_json
 from cephbench.errors import CephbenchError, ToolFailed
 from cephbench.system.process import ProcessResult, ProcessTimeout, run, which
@@ -13,8 +14,25 @@ from cephbench.system.process import ProcessResult, ProcessTimeout, run, which
 def ceph(
     conn: Connection, *args: str, timeout: float | None = None, check: bool = True
 ) -> ProcessResult:
-    """``ceph --connect-timeout N ARGS`` on ``conn``; a clear error when the cluster is unreachable."""
+    """``ceph --connect-timeout N ARGS`` on ``conn``; a clear error when the cluster is unreachable.
+    Inside :func:`cephbench.ceph.link.scope`, over the scope's connection (the same output)."""
     t = timeout or conn.timeout
+    try:
+        link = link_for(conn)
+        result = None if link is None else link.run(args, t + 10)
+    except Unreachable:
+        raise unreachable(conn, t) from None
+    if result is None:
+        result = _cli(conn, args, t)
+    if check and result.returncode != 0:
+        err = result.last_error_line()
+        if "timed out" in err or "RADOS timed out" in err or "error connecting" in err:
+            raise unreachable(conn, t)
+        raise ToolFailed(f"ceph {' '.join(args)} failed: {err}")
+    return result
+
+
+def _cli(conn: Connection, args: tuple[str, ...], t: float) -> ProcessResult:
     argv = [
         which("ceph", "ceph-common"),
         *conn.args(),
@@ -23,15 +41,9 @@ def ceph(
         *args,
     ]
     try:
-        result = run(argv, env=conn.env, timeout=t + 10)
+        return run(argv, env=conn.env, timeout=t + 10)
     except ProcessTimeout:
         raise unreachable(conn, t) from None
-    if check and result.returncode != 0:
-        err = result.last_error_line()
-        if "timed out" in err or "RADOS timed out" in err or "error connecting" in err:
-            raise unreachable(conn, t)
-        raise ToolFailed(f"ceph {' '.join(args)} failed: {err}")
-    return result
 
 
 def ceph_json(conn: Connection, *args: str, timeout: float | None = None) -> Any:

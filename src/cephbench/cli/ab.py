@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING
 import click
 
 from cephbench.analysis.equivalence import SAME_WITHIN
-from cephbench.cli.common import console, console_err, db_option, format_option, print_json
+from cephbench.cli.common import (
+    console,
+    console_err,
+    db_option,
+    format_option,
+    one_ceph_connection,
+    print_json,
+)
 from cephbench.cli.run_options import RUNTIME
 from cephbench.errors import UsageError
 from cephbench.tuning.rounds import DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TIME, DEFAULT_TARGET_CI
@@ -81,6 +88,7 @@ if TYPE_CHECKING:
 @click.option("--size", help="Each workload's size (e.g. 256m).")
 @format_option("table", "md", "json")
 @db_option
+@one_ceph_connection
 def ab(
     suite: str,
     b_specs: tuple[str, ...],

@@ -88,6 +88,20 @@ def db_option(f: Callable) -> Callable:
     return wrapper
 
 
+def one_ceph_connection(f: Callable) -> Callable:
+    """The command's ``ceph`` commands go over one librados connection per cluster, not one
+    ``ceph`` process each (:mod:`cephbench.ceph.link`): for the commands that make many."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from cephbench.ceph.link import scope
+
+        with scope():
+            return f(*args, **kwargs)
+
+    return wrapper
+
+
 def format_option(*choices: str, default: str = "table") -> Callable:
     return click.option(
         "--format",

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cephbench.cli.common import console_err, db_option, format_option
+from cephbench.cli.common import console_err, db_option, format_option, one_ceph_connection
 from cephbench.cli.options import SectionedCommand
 from cephbench.cli.run_options import ceph_connection
 
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 @ceph_connection
 @format_option("table", "md", "json")
 @db_option
+@one_ceph_connection
 def diagnose(
     quick: bool,
     no_osd_bench: bool,

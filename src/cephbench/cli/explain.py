@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cephbench.cli.common import console_err, db_option, format_option
+from cephbench.cli.common import console_err, db_option, format_option, one_ceph_connection
 from cephbench.cli.complete import complete_run_ref
 from cephbench.cli.options import SectionedCommand
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 )
 @format_option("table", "md", "json")
 @db_option
+@one_ceph_connection
 def explain(
     run_ref: str,
     measure: bool,

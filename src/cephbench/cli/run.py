@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cephbench.cli.common import console_err, db_option, format_option
+from cephbench.cli.common import console_err, db_option, format_option, one_ceph_connection
 from cephbench.cli.complete import complete_suite
 from cephbench.cli.options import SectionedCommand
 from cephbench.cli.run_options import run_request_options
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 @run_request_options
 @format_option("table", "md", "json")
 @db_option
+@one_ceph_connection
 def run(suite: str, fmt: str, store: Store, resume_ref: str | None, **parts) -> None:
     """Run SUITE (a built-in name, a suite .yaml, or a fio job file) and store the results.
 
