@@ -98,6 +98,7 @@ def test_what_only_the_cli_does_is_left_to_it(lab):
         assert handle is not None
         assert handle.run(("daemon", "osd.0", "perf", "dump"), 10) is None
         assert handle.run(("no", "such", "command"), 10) is None
+        assert handle.run(("tell", "mds.a", "perf", "dump"), 10) is None  # libcephfs's
         wrong = commands.ceph(conn, "no", "such", "command", check=False)
     assert wrong.returncode != 0 and wrong.argv[0].endswith("/ceph")  # the CLI said why
 

@@ -19,7 +19,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import importlib
+import io
 import json
+import os
 import sys
 import threading
 import time
@@ -30,10 +32,13 @@ from typing import Any, NamedTuple
 from cephbench.ceph.connection import Connection
 from cephbench.system.process import ProcessResult
 
+CLI_ONLY_ENV = "CEPHBENCH_CEPH_CLI"
+"""Set to 1: every ``ceph`` command is a ``ceph`` process, as outside a scope."""
 DIST_PACKAGES = "/usr/lib/python3/dist-packages"
 """Where Debian installs python3-rados and ceph_argparse (outside any virtualenv)."""
 
 _FORMAT_FLAGS = ("-f", "--format")
+_TARGETS = ("mon", "osd", "mgr")
 _CLI_ONLY = frozenset({"daemon", "daemonperf", "-i", "--in-file", "-o", "--out-file", "-w"})
 
 
@@ -41,18 +46,42 @@ class Unreachable(Exception):
     """The connection could not be made, or a command not answered, in the time given."""
 
 
+class _NotSent(Exception):
+    """``json_command`` failed otherwise (the CLI is asked instead, and says why)."""
+
+
 def _modules() -> tuple[ModuleType, ModuleType] | None:
-    """librados's Python binding and the CLI's argument parser, or None without them."""
+    """librados's Python binding and the CLI's argument parser, or None without them. A
+    virtualenv does not see Debian's packages: their folder is on the path for these two
+    imports only, so that nothing else of Debian's is found in place of what is missing."""
+    added = DIST_PACKAGES not in sys.path
+    if added:
+        sys.path.append(DIST_PACKAGES)
     try:
-        return importlib.import_module("rados"), importlib.import_module("ceph_argparse")
-    except ImportError:
-        if DIST_PACKAGES in sys.path:
-            return None
-    sys.path.append(DIST_PACKAGES)  # a virtualenv does not see Debian's packages
-    try:
-        return importlib.import_module("rados"), importlib.import_module("ceph_argparse")
+        rados, argparse = importlib.import_module("rados"), importlib.import_module("ceph_argparse")
     except ImportError:
         return None
+    finally:
+        if added:
+            sys.path.remove(DIST_PACKAGES)
+    # it prints why words match no command to sys.stderr: a command it does not take goes to
+    # the CLI, whose stderr is captured and says the same
+    setattr(argparse, "sys", _Unprinted())  # noqa: B010 (mypy: the module has no stub)
+    return rados, argparse
+
+
+class _Discard(io.TextIOBase):
+    def write(self, s: str) -> int:
+        return len(s)
+
+
+class _Unprinted:
+    """``sys`` as ``ceph_argparse`` sees it in this process: with a stderr that keeps nothing."""
+
+    stderr = _Discard()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(sys, name)
 
 
 class Link:
@@ -93,6 +122,8 @@ class Link:
             target = ap.find_cmd_target(words)
         except Exception:
             return None  # the CLI says what is wrong with it
+        if target[0] not in _TARGETS:
+            return None  # an MDS is told through libcephfs, a PG through pg_command: the CLI
         if words[0] == "tell":
             words = words[2:]
             if "injectargs" in words:  # the CLI sends what follows it as one list
@@ -101,13 +132,19 @@ class Link:
                 return None
         targets = [target]
         if target[1] == "*":
-            ids = self._ids(target[0], timeout)
+            try:
+                ids = self._ids(target[0], timeout)
+            except _NotSent:
+                return None
             if ids is None:
                 return None
             targets = [(target[0], i) for i in ids]
         replies = []
         for one in targets:
-            reply = self._command(one, words, fmt, timeout)
+            try:
+                reply = self._command(one, words, fmt, timeout)
+            except _NotSent:
+                return None
             if reply is None:
                 return None
             replies.append((one, *reply))
@@ -145,12 +182,7 @@ class Link:
             return None
         if fmt:
             valid["format"] = fmt
-        try:
-            ret, outbuf, outs = ap.json_command(
-                self.handle, target=target, argdict=valid, timeout=_seconds(timeout)
-            )
-        except Exception as e:  # json_command's "timed out", or the daemon gone
-            raise Unreachable(str(e)) from None
+        ret, outbuf, outs = self._send(target=target, argdict=valid, timeout=_seconds(timeout))
         if ret == errno.ETIMEDOUT:  # as the CLI has it
             ret = -ret
             outs = (
@@ -165,15 +197,9 @@ class Link:
         with self._lock:
             if kind in self._sigs:
                 return self._sigs[kind]
-        try:
-            ret, outbuf, _ = self._argparse.json_command(
-                self.handle,
-                target=target,
-                prefix="get_command_descriptions",
-                timeout=_seconds(timeout),
-            )
-        except Exception as e:
-            raise Unreachable(str(e)) from None
+        ret, outbuf, _ = self._send(
+            target=target, prefix="get_command_descriptions", timeout=_seconds(timeout)
+        )
         if ret:
             return None
         parsed = self._argparse.parse_json_funcsigs(outbuf.decode("utf-8"), "cli")
@@ -189,13 +215,36 @@ class Link:
         kinds, which the CLI lists its own way."""
         if kind != "osd":
             return None
-        try:
-            ret, outbuf, _ = self._argparse.json_command(
-                self.handle, prefix="osd ls", argdict={"format": "json"}, timeout=_seconds(timeout)
-            )
-        except Exception as e:
-            raise Unreachable(str(e)) from None
+        ret, outbuf, _ = self._send(
+            prefix="osd ls", argdict={"format": "json"}, timeout=_seconds(timeout)
+        )
         return None if ret else [str(i) for i in json.loads(outbuf)]
+
+    def _send(self, **command: Any) -> tuple[int, bytes, str]:
+        """``json_command`` on this connection, in a thread of its own. Ctrl-C waits for the
+        reply of a command already sent (up to its timeout) before it goes on: the clean-up's
+        commands then reach the cluster after it, as they would after a ``ceph`` process
+        that was stopped (a pool being created is there for the clean-up to remove)."""
+        box: dict[str, Any] = {}
+
+        def send() -> None:
+            try:
+                box["reply"] = self._argparse.json_command(self.handle, **command)
+            except Exception as e:  # json_command's "timed out", or the connection gone
+                box["error"] = e
+
+        worker = threading.Thread(target=send, name="ceph-command", daemon=True)
+        worker.start()
+        try:
+            worker.join()
+        except KeyboardInterrupt:
+            worker.join(command.get("timeout") or None)
+            raise
+        if "error" in box:
+            error = str(box["error"])
+            raise Unreachable(error) if "timed out" in error else _NotSent(error)
+        reply: tuple[int, bytes, str] = box["reply"]
+        return reply
 
 
 class _Sig(NamedTuple):
@@ -280,9 +329,10 @@ def scope() -> Iterator[None]:
 
 def link_for(conn: Connection) -> Link | None:
     """The scope's connection to ``conn``'s cluster (made now if it is the first command),
-    or None outside a scope or without the modules. Unreachable when it cannot be made."""
+    or None outside a scope, without the modules, or with ``CEPHBENCH_CEPH_CLI=1``.
+    Unreachable when it cannot be made."""
     current = _scope
-    if current is None:
+    if current is None or os.environ.get(CLI_ONLY_ENV) == "1":
         return None
     with current.lock:
         if conn in current.links:
