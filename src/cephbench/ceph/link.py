@@ -102,12 +102,20 @@ class Link:
         self.handle.conf_parse_env()  # CEPH_ARGS, as the CLI reads it
         self._sigs: dict[str, list[_Sig]] = {}
         self._lock = threading.Lock()
+        self._waiting = 0  # commands sent and not answered
+        self._closed = False
         try:
             argparse.run_in_thread(self.handle.connect, timeout=seconds)
         except Exception as e:  # a connection still trying is left to the process's end
             raise Unreachable(str(e)) from None
 
     def close(self) -> None:
+        """Disconnect, unless a command is still waiting for its reply (one that timed out):
+        librados must not be shut down under it, and the process's end takes it down."""
+        with self._lock:
+            if self._waiting:
+                return
+            self._closed = True
         self.handle.shutdown()
 
     def run(self, args: Sequence[str], timeout: float) -> ProcessResult | None:
@@ -226,12 +234,19 @@ class Link:
         commands then reach the cluster after it, as they would after a ``ceph`` process
         that was stopped (a pool being created is there for the clean-up to remove)."""
         box: dict[str, Any] = {}
+        with self._lock:
+            if self._closed:  # a thread still at work after its scope ended
+                raise _NotSent("the connection is closed")
+            self._waiting += 1
 
         def send() -> None:
             try:
                 box["reply"] = self._argparse.json_command(self.handle, **command)
             except Exception as e:  # json_command's "timed out", or the connection gone
                 box["error"] = e
+            finally:
+                with self._lock:
+                    self._waiting -= 1
 
         worker = threading.Thread(target=send, name="ceph-command", daemon=True)
         worker.start()
@@ -309,11 +324,10 @@ def scope() -> Iterator[None]:
     command, closed at the end); nested scopes share the outer one."""
     global _scope
     with _scope_lock:
-        if _scope is not None:
-            outer = True
-        else:
-            outer, _scope = False, _Scope()
-    if outer:
+        nested = _scope is not None
+        if not nested:
+            _scope = _Scope()
+    if nested:
         yield
         return
     try:
@@ -338,6 +352,13 @@ def link_for(conn: Connection) -> Link | None:
         if conn in current.links:
             return current.links[conn]
         modules = _modules()
-        link = None if modules is None else Link(conn, *modules)
+        link = None
+        if modules is not None:
+            try:
+                link = Link(conn, *modules)
+            except Unreachable:
+                raise
+            except Exception:  # a configuration librados will not read: the CLI says why
+                link = None
         current.links[conn] = link
         return link
