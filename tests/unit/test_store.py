@@ -100,5 +100,6 @@ def test_live_run_is_left_alone(db):
     with Store(db) as s:
         run_id = s.start_run(label=None, suite="s", target="t", environment={}, params={})
         assert s.conn.execute("SELECT pid FROM runs").fetchone()[0] == os.getpid()
+        s.add_resource(run_id, "file", "/nonexistent/cephbench-1.dat")  # in use, not left
         assert s.recover_interrupted() == []
         assert s.get_run(run_id).status == "running"

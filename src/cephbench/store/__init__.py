@@ -266,15 +266,14 @@ class Store:
         rows = self.conn.execute(
             "SELECT id, pid FROM runs WHERE status = 'running' AND host = ?", (host,)
         ).fetchall()
-        for row in rows:
-            if row["pid"] and exists(row["pid"]):
-                continue
-            self.finish_run(row["id"], "aborted", "the process running it stopped unexpectedly")
-            done = self.finished_workloads(row["id"])
+        dead = [row["id"] for row in rows if not (row["pid"] and exists(row["pid"]))]
+        for run_id in dead:
+            self.finish_run(run_id, "aborted", "the process running it stopped unexpectedly")
+            done = self.finished_workloads(run_id)
             notes.append(
-                f"run {row['id']} was interrupted; marked aborted with {done} finished workload(s) kept"
+                f"run {run_id} was interrupted; marked aborted with {done} finished workload(s) kept"
             )
-        left = [r for r in self.open_resources() if r.run_id in {row["id"] for row in rows}]
+        left = [r for r in self.open_resources() if r.run_id in dead]  # not a live run's
         if left:
             notes.append(
                 f"{len(left)} thing(s) an interrupted run created are left; `cephbench cleanup` removes them"
