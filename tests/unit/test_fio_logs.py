@@ -337,6 +337,8 @@ def test_empty_log():
         (b"1, 2, 0, 4294967296, 0\n", 1),  # block size beyond 32 bits
         (b"time, value, ddir, bs, offset\n", 1),
         (b"1, 2, 0, 4096, 0\n" * 3 + b"1, 2\xff, 0, 4096, 0\n", 4),
+        (b"1, 2, 0, 4096, 0\n" * 3 + b" 1, 2, 0, 4096, 0\n", 4),  # a space first (the fuzz)
+        (b"1, 2, 0, 4096, 0\n1, 2, 0, 4096, 0 \n", 2),  # a space last
     ],
 )
 def test_malformed_lines_name_file_and_line(text, line):

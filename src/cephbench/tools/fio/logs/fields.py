@@ -105,8 +105,10 @@ def _parse_chunk(buf: bytearray, end: int, commas: int) -> tuple[np.ndarray, ...
         raise refuse(per_line != commas, f"expected {commas + 1} columns like the first line")
     c = found.reshape(n, commas)
     if not np.array_equal(is_comma[_PAD:-1], a[_PAD + 1 :] == 32):  # ", " and no other space
+        # the byte after each mismatch: the space that follows no comma (at a line's start,
+        # it is in the next line), or what follows a comma instead of its space
         after = np.searchsorted(
-            newlines, np.flatnonzero(is_comma[_PAD:-1] != (a[_PAD + 1 :] == 32)) + _PAD
+            newlines, np.flatnonzero(is_comma[_PAD:-1] != (a[_PAD + 1 :] == 32)) + _PAD + 1
         )
         raise refuse(np.isin(np.arange(n), after))
     c0, c1, c2, c3 = c[:, 0], c[:, 1], c[:, 2], c[:, 3]
