@@ -23,6 +23,7 @@ CASES = {
     "cpu-osd2-c": ({"osd"}, "osd.2"),
     "cpu-osd2-e": ({"osd"}, "osd.2"),
     "cpu-osd2-f": ({"osd"}, "osd.2"),
+    "cpu-osd2-g": ({"osd"}, "osd.2"),
     "all-links": ({"network"}, "all links"),
     "slow-link-host2": ({"network"}, "host2"),
     "most-slow-disks": ({"device"}, "osd.1"),
@@ -85,7 +86,7 @@ def test_the_slow_disk_is_the_device_and_its_queue_is_no_cpu_finding(name):
 
 
 @pytest.mark.parametrize(
-    "name", ["cpu-osd2", "cpu-osd2-b", "cpu-osd2-c", "cpu-osd2-e", "cpu-osd2-f"]
+    "name", ["cpu-osd2", "cpu-osd2-b", "cpu-osd2-c", "cpu-osd2-e", "cpu-osd2-f", "cpu-osd2-g"]
 )
 def test_a_starved_osd_is_short_of_cpu_not_a_slow_device(name):
     top = doc(name)["findings"][0]
@@ -211,6 +212,7 @@ TOP_CODES = {
     "cpu-osd2-c": codes.OSD_CPU_STARVED,
     "cpu-osd2-e": codes.OSD_CPU_STARVED,
     "cpu-osd2-f": codes.OSD_CPU_STARVED,
+    "cpu-osd2-g": codes.OSD_CPU_STARVED,
     "all-links": codes.NETWORK_SLOW_LINKS,
     "slow-link-host2": codes.NETWORK_SLOW_LINK,
     "most-slow-disks": codes.DEVICE_SLOW_COMMIT_ABSOLUTE,

@@ -20,7 +20,11 @@ from cephbench.diagnose.finding import (
 from cephbench.diagnose.rules import rule
 
 DEVICE_CLEAR = 4.0
-"""A device wait this many times its peers' median is the device's, whatever else is slow."""
+"""A device wait this many times its peers' median can be the device's whatever else is slow
+(see ``_device_first``)."""
+DEVICE_FIRST_MS = 10.0
+"""With the OSD's queue grown too, a device wait this much above its peers' (ms) is the
+device's: a CPU-starved OSD's grew 3-5 ms in the lab, a slow disk's 40-60 ms."""
 
 
 SYNC_WRITES_INFO = 1000.0
@@ -83,16 +87,24 @@ and in none of its healthy runs, name the OSD."""
 
 def _device_first(dev: Outlier | None, figs: dict[str, dict[str, float | None]], name: str) -> bool:
     """Whether a slow device, not the CPU, explains an OSD slow on both: its device wait is
-    ``DEVICE_CLEAR`` x its peers' and grew three times more (in ms) than its client writes'
-    queue time. A slow disk's grew ~60 ms, its queue ~1-3 ms; a starved OSD's device wait
-    can reach 5x its peers' on a quiet machine, but its queue grew as much."""
+    ``DEVICE_CLEAR`` x its peers', and either its client writes' queue time stayed near its
+    peers' or its device wait grew three times more (in ms) than that queue time and by
+    ``DEVICE_FIRST_MS`` at least. A slow disk's device wait grew ~40-60 ms in the lab, its
+    client writes' queue mostly not at all (once 11 ms); a starved OSD's kv sync thread runs
+    late too, so its device wait reached 4.7x its peers' on a quiet machine, but by 5 ms at
+    most, with its queue time 2.9-13x its peers'."""
     if dev is None or dev.ratio < DEVICE_CLEAR:
         return False
     queue = _column(figs, "write_queued_ms")
     mine = queue.get(name)
     if mine is None or len(queue) < 3:
         return True
-    return dev.value - dev.median >= 3 * max(0.0, mine - statistics.median(queue.values()))
+    peers = statistics.median(queue.values())
+    grown = mine - peers
+    floor = CPU_SIGNALS["write_queued_ms"][1]
+    if grown < floor or mine < 2 * peers:
+        return True  # the queue did not grow: the disk alone
+    return dev.value - dev.median >= max(3 * grown, DEVICE_FIRST_MS)
 
 
 def _absolutely_slow_device(figs: dict[str, dict[str, float | None]], name: str) -> bool:
