@@ -108,12 +108,12 @@ class _CephTarget:
 )
 def test_a_tool_suites_params_are_as_before(suite, tool_options, expected):
     from cephbench import tools
-    from cephbench.execution import runner
+    from cephbench.execution.params import run_params
     from cephbench.planning.plan import make_plan
     from cephbench.tools.options import RunOptions
     from cephbench.tools.plan import Overrides
 
     plan = make_plan(suite, Overrides(runtime="5", bs="4k"), tool_options)
     options = RunOptions(drop_caches=True, hosts="lab")
-    got = runner._params(plan, tools.get(plan.tool), _CephTarget(), 3, options, {"x": 1})
+    got = run_params(plan, tools.get(plan.tool), _CephTarget(), 3, options, {"x": 1})
     assert json.dumps(got) == expected

@@ -24,6 +24,7 @@ from cephbench import tools
 from cephbench.ceph import caches
 from cephbench.ceph.session import CephRun, ceph_run, check_beside_preflight, preflight
 from cephbench.errors import CephbenchError, Interrupted, UsageError
+from cephbench.execution.params import run_params
 from cephbench.execution.stopped import (
     BEFORE,
     WORKLOADS,
@@ -131,7 +132,7 @@ def execute(
     env.update(tool.environment(plan, target))
     if options.hosts:  # every host's fingerprint; each may drop its cache (--drop-caches)
         env["hosts"] = host_fingerprints(options.hosts, check_drop=options.drop_caches)
-    params = _params(plan, tool, target, repeats, options, request)
+    params = run_params(plan, tool, target, repeats, options, request)
     if inventory is not None:
         from cephbench.execution.clients import client_hosts
 
@@ -334,47 +335,6 @@ def _store(store: Store, run_id: int, step: Step, outcomes: list) -> None:
             for w, m, pts in step.points
         ]
         store.add_series(run_id, [*step.series, *points])
-
-
-PARAMS_ORDER = (
-    "tool",
-    "repeat",
-    "overrides",
-    "sweep",
-    "steady_state",
-    "target_ci",
-    "max_time",
-    "request",
-    "health",
-    "connection",
-    "tool_options",
-    "drop_caches",
-    "hosts",
-)
-"""The order of a run's stored params (its JSON is compared byte for byte, e.g. between runs)."""
-
-
-def _params(
-    plan: RunPlan,
-    tool: Tool,
-    target: Target,
-    repeats: int,
-    options: RunOptions,
-    request: dict[str, Any] | None,
-) -> dict[str, Any]:
-    """What the run was asked to do, stored with it (and what ``--resume`` starts again from)."""
-    params: dict[str, Any] = {"tool": tool.name, "repeat": repeats, **plan.params()}
-    if options.target_ci is not None and tool.resumable:
-        params.update(target_ci=options.target_ci, max_time=options.max_time)
-    if request is not None:
-        params["request"] = request
-    if target.cluster is not None:
-        params.update(health=vars(options.health), connection=target.cluster.to_json())
-    if options.drop_caches:
-        params["drop_caches"] = True
-    if options.hosts:
-        params["hosts"] = options.hosts
-    return {k: params[k] for k in sorted(params, key=PARAMS_ORDER.index)}
 
 
 def _dropper(store: Store, run_id: int, remote: RunHosts | None = None) -> Callable[[], None]:

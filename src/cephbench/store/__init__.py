@@ -29,7 +29,6 @@ from cephbench.model import (
 from cephbench.store.resources import Resource, ResourceLog
 from cephbench.store.rows import RESULT_COLUMNS, insert_results, run_from_row, workload_results
 from cephbench.store.schema import migrate
-from cephbench.system.pids import exists
 
 __all__ = ["RESULT_COLUMNS", "Resource", "ResourceLog", "Store", "default_path"]
 
@@ -260,27 +259,11 @@ class Store:
         ]
 
     def recover_interrupted(self) -> list[str]:
-        """Mark runs left ``running`` by a dead process on this host as aborted; say which."""
-        notes = []
-        host = socket.gethostname()
-        rows = self.conn.execute(
-            "SELECT id, pid FROM runs WHERE status = 'running' AND host = ?", (host,)
-        ).fetchall()
-        dead = [row["id"] for row in rows if not (row["pid"] and exists(row["pid"]))]
-        for run_id in dead:
-            self.finish_run(run_id, "aborted", "the process running it stopped unexpectedly")
-            done = self.finished_workloads(run_id)
-            notes.append(
-                f"run {run_id} was interrupted; marked aborted with {done} finished workload(s) kept"
-            )
-        left = [r for r in self.open_resources() if r.run_id in dead]  # not a live run's
-        if left:
-            notes.append(
-                f"{len(left)} thing(s) an interrupted run created are left; `cephbench cleanup` removes them"
-            )
-        from cephbench.store import experiments  # A/B experiments end the same way
+        """Mark runs and experiments left ``running`` by a dead process on this host as
+        aborted; say which (:mod:`cephbench.store.recovery`)."""
+        from cephbench.store.recovery import recover_interrupted
 
-        return notes + experiments.recover_interrupted(self)
+        return recover_interrupted(self)
 
     def save_fingerprint(self, run_id: int, data: dict[str, Any], pool: str | None = None) -> None:
         """The cluster a run measured (Ceph's own JSON), once per run."""

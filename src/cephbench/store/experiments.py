@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from cephbench.errors import StoreError
 from cephbench.model import now
-from cephbench.system.pids import exists
 
 if TYPE_CHECKING:
     from cephbench.store import Store
@@ -93,22 +92,18 @@ def get(store: Store, exp_id: int) -> Experiment:
 
 def recover_interrupted(store: Store) -> list[str]:
     """Mark experiments left ``running`` by a dead process on this host as aborted (as runs
-    are: :meth:`Store.recover_interrupted`); say which, and whether settings wait for
+    are: :mod:`cephbench.store.recovery`); say which, and whether settings wait for
     ``cephbench cleanup``."""
+    from cephbench.store.recovery import dead_ids
+
     notes = []
-    rows = store.conn.execute(
-        "SELECT id, pid FROM ab_experiments WHERE status = 'running' AND host = ?",
-        (socket.gethostname(),),
-    ).fetchall()
-    for row in rows:
-        if row["pid"] and exists(row["pid"]):
-            continue
-        finish(store, row["id"], "aborted", "the process running it stopped unexpectedly")
+    for experiment in dead_ids(store, "ab_experiments"):
+        finish(store, experiment, "aborted", "the process running it stopped unexpectedly")
         left = [
             r
             for r in store.open_resources()
-            if (r.detail.get("owner") or {}).get("experiment") == row["id"]
+            if (r.detail.get("owner") or {}).get("experiment") == experiment
         ]
         again = f"; `cephbench cleanup` puts back {len(left)} setting(s) it changed" if left else ""
-        notes.append(f"A/B experiment {row['id']} was interrupted; marked aborted{again}")
+        notes.append(f"A/B experiment {experiment} was interrupted; marked aborted{again}")
     return notes

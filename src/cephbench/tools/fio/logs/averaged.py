@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from cephbench.errors import ParseError
 from cephbench.model import Series
 from cephbench.tools.fio.logs.log import OPS, Log, _direction, _has, _runs
-from cephbench.tools.fio.logs.per_io import MAX_INTERVALS
+from cephbench.tools.fio.logs.per_io import check_span
 
 
 def _windows(
@@ -65,11 +64,7 @@ def _rate_series(
             continue
         at = np.concatenate([s for s, _ in clones])
         first, last = int(at.min()), int(at.max())
-        if last - first >= MAX_INTERVALS:
-            names = ", ".join(log.name for log in logs)
-            raise ParseError(
-                f"{names}: times span more than {MAX_INTERVALS:,} intervals of {interval_ms} ms"
-            )
+        check_span(logs, last - first + 1, interval_ms)
         # every window from the first logged to the last; one nobody logged had no I/O
         total = np.bincount(at - first, weights=np.concatenate([v for _, v in clones]))
         slots = np.arange(first, last + 1)

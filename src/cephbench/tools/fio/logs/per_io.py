@@ -3,6 +3,7 @@ from interval bounds found with ``np.searchsorted`` in each run of rising time."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
@@ -13,19 +14,25 @@ from cephbench.tools.fio.logs.log import OPS, Log, _direction, _has, _runs
 from cephbench.tools.fio.logs.summary import rank
 
 MAX_INTERVALS = 10**7
-"""A per-I/O log spanning more intervals than this (116 days of seconds) is refused."""
+"""Logs spanning more intervals than this (116 days of seconds) are refused."""
 _BLOCK = 1 << 20  # elements summed at a time when a cast to int64 is needed
+
+
+def check_span(logs: Sequence[Log], intervals: int, interval_ms: int) -> None:
+    """ParseError when logs span more than ``MAX_INTERVALS`` intervals (a series that long
+    is no fio run's: a time column gone wrong)."""
+    if intervals > MAX_INTERVALS:
+        names = ", ".join(log.name for log in logs)
+        raise ParseError(
+            f"{names}: times span more than {MAX_INTERVALS:,} intervals of {interval_ms} ms"
+        )
 
 
 def _per_io_series(
     logs: list[Log], origin: int, interval_ms: int, with_latency: bool, workload: str, repeat: int
 ) -> list[Series]:
     end = max(int(log.t_ms.max()) for log in logs) + 1
-    if (end - origin) // interval_ms > MAX_INTERVALS:
-        names = ", ".join(log.name for log in logs)
-        raise ParseError(
-            f"{names}: times span more than {MAX_INTERVALS:,} intervals of {interval_ms} ms"
-        )
+    check_span(logs, (end - origin) // interval_ms, interval_ms)
     edges = _edges(origin, end, interval_ms)
     seconds = np.diff(edges) / 1000
     t_s = (edges[1:] - origin) / 1000

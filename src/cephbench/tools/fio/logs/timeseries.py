@@ -38,8 +38,8 @@ def series(
     Averaged logs (``log_avg_msec``) are read as series of their own windows: ``interval_ms``
     if given (the job's ``log_avg_msec``: pass it when known), else the shortest usual step
     between a clone's lines; a line belongs to the window its time rounds to, and a window no
-    clone logged had no I/O (0 IOPS and bandwidth, no latency point). Clones add up per window (IOPS, bandwidth: exact sums of what fio
-    logged); their mean latencies combine weighted by the same clone's IOPS in the window
+    clone logged had no I/O (0 IOPS and bandwidth, no latency point). Clones add up per window
+    (IOPS, bandwidth: exact sums of what fio logged); their mean latencies combine weighted by the same clone's IOPS in the window
     (exact up to fio's own rounding), or as a plain mean where an IOPS log lacks the window
     (approximate: clones at different rates weigh the same). ``max_values``: the logs were
     written with ``log_max_value=1``, latency lines are window maxima (exact max over clones,
