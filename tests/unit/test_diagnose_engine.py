@@ -24,6 +24,7 @@ CASES = {
     "cpu-osd2-e": ({"osd"}, "osd.2"),
     "cpu-osd2-f": ({"osd"}, "osd.2"),
     "cpu-osd2-g": ({"osd"}, "osd.2"),
+    "cpu-osd2-h": ({"osd"}, "osd.2"),
     "all-links": ({"network"}, "all links"),
     "slow-link-host2": ({"network"}, "host2"),
     "most-slow-disks": ({"device"}, "osd.1"),
@@ -39,7 +40,10 @@ def doc(name: str) -> dict:
     return {"schema": stored.SCHEMA, "run": 1, **findings.diagnose(evidence(name)).to_json()}
 
 
-@pytest.mark.parametrize("name", ["healthy", "healthy-b", "healthy-c", "healthy-d", *CASES])
+HEALTHY = ["healthy", "healthy-b", "healthy-c", "healthy-d", "healthy-e"]
+
+
+@pytest.mark.parametrize("name", [*HEALTHY, *CASES])
 def test_the_load_window_is_the_difference_of_the_recorded_perf_dumps(name):
     before = per_osd((DATA / f"diagnose-{name}.perf-before.txt").read_text())
     after = per_osd((DATA / f"diagnose-{name}.perf-after.txt").read_text())
@@ -49,7 +53,7 @@ def test_the_load_window_is_the_difference_of_the_recorded_perf_dumps(name):
         assert counters.window(before[osd], after[osd]) == e["osds"][osd]["load"]
 
 
-@pytest.mark.parametrize("name", ["healthy", "healthy-b", "healthy-c", "healthy-d"])
+@pytest.mark.parametrize("name", HEALTHY)
 def test_a_healthy_lab_has_no_finding_above_info_and_says_what_was_normal(name):
     d = doc(name)
     validate(d)
@@ -213,6 +217,7 @@ TOP_CODES = {
     "cpu-osd2-e": codes.OSD_CPU_STARVED,
     "cpu-osd2-f": codes.OSD_CPU_STARVED,
     "cpu-osd2-g": codes.OSD_CPU_STARVED,
+    "cpu-osd2-h": codes.OSD_CPU_LIMITED,
     "all-links": codes.NETWORK_SLOW_LINKS,
     "slow-link-host2": codes.NETWORK_SLOW_LINK,
     "most-slow-disks": codes.DEVICE_SLOW_COMMIT_ABSOLUTE,
@@ -352,7 +357,8 @@ def test_a_rule_is_one_module_and_one_registry_line(monkeypatch):
     from cephbench.registry import Registry
 
     assert REGISTRY.group == "cephbench.diagnose_rules"
-    order = ["osd-peers", "osd-capability", "network", "sync-writes", "placement", "health"]
+    order = ["osd-cpu-limit", "osd-peers", "osd-capability", "network", "sync-writes"]
+    order += ["placement", "health"]
     order += ["client", "mds"]
     assert list(rules()) == order
     assert all(isinstance(r, Rule) for r in rules().values())

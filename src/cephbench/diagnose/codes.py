@@ -50,6 +50,10 @@ OSD_CPU_STARVED = Code(
     "an OSD is slow where CPU shows (ops queued, replica writes slow) while its device wait "
     "is near its peers'",
 )
+OSD_CPU_LIMITED = Code(
+    "osd.cpu_limited",
+    "an OSD used nearly all the CPU its cgroup or container allows while the load ran",
+)
 OSD_SLOW_BENCH = Code(
     "osd.slow_bench",
     "an OSD writes far fewer 4 KiB blocks per second in osd bench than its peers",

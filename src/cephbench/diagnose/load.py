@@ -1,6 +1,7 @@
 """The known load: fio's rbd engine, 4k random writes and reads at QD1 and QD32 on the
 diagnosis' own image, with every OSD's perf counters read before and after (and around the
-QD1 writes alone, for the latency budget); then ``ceph tell osd.N bench`` at 4 MiB and 4 KiB.
+QD1 writes alone, for the latency budget) and, on the lab, each OSD's CPU use during the QD32
+load beside its cgroup's limit (:mod:`cephbench.diagnose.cpu_use`); then ``ceph tell osd.N bench`` at 4 MiB and 4 KiB.
 
 fio runs with the librbd cache off (``CEPH_ARGS=--rbd_cache=false``, this process only):
 a writeback cache acknowledges QD1 writes from memory and floods the OSDs afterwards, which
@@ -16,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from cephbench.diagnose import counters, evidence, unchecked
+from cephbench.diagnose.cpu_use import OsdCpu
 from cephbench.diagnose.facts import after_load
 from cephbench.diagnose.probes import Probe
 from cephbench.diagnose.session import Session
@@ -76,7 +78,9 @@ class ClientLoad(Probe):
         rest = [
             (*job, opts.seconds(job[0])) for job in REST if not opts.quick or job[0] in QUICK_REST
         ]
-        step, results = self._fio(session, rest, fio_target.options)
+        with OsdCpu(session.conn) as cpu:
+            step, results = self._fio(session, rest, fio_target.options)
+        cpu.record(e, ", ".join(job[0] for job in rest))
         yield session.measured(step)
         workloads.update(results)
         got = session.ceph_many(*AFTER)

@@ -19,6 +19,7 @@ UNITS = (
     ("_mbit_per_s", "Mbit/s"),
     ("_per_s", "/s"),
     ("_bytes", "B"),
+    ("_cores", "cores"),
 )
 """A figure's unit from its name's ending."""
 
@@ -31,6 +32,8 @@ WORDS: dict[str, str] = {
     "qd1_subop_w_ms": "QD1 replica writes",
     "bench_4k_iops": "osd bench 4k",
     "osd_perf_commit_ms": "commit",
+    "cpu_peak_cores": "CPU used at most",
+    "cpu_limit_cores": "CPU limit",
 }
 
 

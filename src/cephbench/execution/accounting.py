@@ -75,6 +75,18 @@ def cpu_allowance(pid: int) -> float | None:
     return None
 
 
+def lab_osd_pids(conn: Connection) -> dict[str, int]:
+    """ "osd.N" -> its pid, when ``conn`` is the lab's (its OSDs are this machine's
+    processes); empty for any other cluster."""
+    if conn.lab_dir is None:
+        return {}
+    from cephbench.lab.paths import Layout
+    from cephbench.lab.state import load
+
+    state = load(Layout(Path(conn.lab_dir)))
+    return {d.name: d.pid for d in state.osds() if d.pid} if state is not None else {}
+
+
 def cores() -> float:
     """The cores this machine gives its processes (affinity; not counting other loads)."""
     try:
@@ -164,20 +176,12 @@ class Accounting:
     ) -> Accounting:
         """Record the pool's placement now; the OSDs read on ``hosts`` over ssh when given,
         else the lab's OSD pids when ``conn`` is the lab's."""
-        pids: dict[str, int] = {}
         if hosts is not None:
-            acc = cls(store, run_id, pids, client_here, hosts)
+            acc = cls(store, run_id, {}, client_here, hosts)
             if pool:
                 acc._placement(conn, pool)
             return acc
-        if conn.lab_dir is not None:
-            from cephbench.lab.paths import Layout
-            from cephbench.lab.state import load
-
-            state = load(Layout(Path(conn.lab_dir)))
-            if state is not None:
-                pids = {d.name: d.pid for d in state.osds() if d.pid}
-        acc = cls(store, run_id, pids, client_here)
+        acc = cls(store, run_id, lab_osd_pids(conn), client_here)
         if pool:
             acc._placement(conn, pool)
         return acc

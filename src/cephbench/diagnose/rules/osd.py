@@ -1,5 +1,6 @@
-"""The OSD layer's rules: a slow device, an OSD short of CPU (ops queued, replica writes slow)
-against its peers, and the devices' durable-write rate. Pure."""
+"""The OSD layer's rules: an OSD held by its CPU limit; a slow device, an OSD short of CPU
+(ops queued, replica writes slow) against its peers; and the devices' durable-write rate.
+Pure."""
 
 from __future__ import annotations
 
@@ -25,6 +26,11 @@ DEVICE_CLEAR = 4.0
 DEVICE_FIRST_MS = 10.0
 """With the OSD's queue grown too, a device wait this much above its peers' (ms) is the
 device's: a CPU-starved OSD's grew 3-5 ms in the lab, a slow disk's 40-60 ms."""
+
+CPU_LIMIT_SHARE = 0.85
+"""An OSD that used this share of the cores its cgroup allows, at its peak under the load, was
+held by that limit (the kernel enforces it every 100 ms period: the lab's OSD at 15 % of a
+core peaks at 0.14-0.15 cores)."""
 
 
 SYNC_WRITES_INFO = 1000.0
@@ -67,7 +73,20 @@ def osd_figures(e: dict[str, Any]) -> dict[str, dict[str, float | None]]:
             "qd1_subop_w_ms": sub1["ms"] if sub1 else None,
             "bench_4k_iops": b4k,
             "osd_perf_commit_ms": info.get("osd_perf_commit_ms"),
+            "cpu_peak_cores": (info.get("cpu") or {}).get("peak_cores"),
+            "cpu_limit_cores": (info.get("cpu") or {}).get("limit_cores"),
         }
+    return out
+
+
+def held_by_cpu_limit(figs: dict[str, dict[str, float | None]]) -> dict[str, tuple[float, float]]:
+    """OSD -> (the most cores it used, the cores its cgroup allows), for each OSD whose peak
+    reached ``CPU_LIMIT_SHARE`` of its limit."""
+    out: dict[str, tuple[float, float]] = {}
+    for name, f in figs.items():
+        peak, limit = f.get("cpu_peak_cores"), f.get("cpu_limit_cores")
+        if peak is not None and limit and peak >= CPU_LIMIT_SHARE * limit:
+            out[name] = (peak, limit)
     return out
 
 
@@ -85,16 +104,89 @@ them 2x its peers' can be a busy machine's noise; two at once, seen in the lab's
 and in none of its healthy runs, name the OSD."""
 
 
-def _device_first(dev: Outlier | None, figs: dict[str, dict[str, float | None]], name: str) -> bool:
+@rule(codes.OSD_CPU_LIMITED)
+def cpu_limit_findings(e: dict[str, Any], d: Diagnosis) -> None:
+    """An OSD held by its CPU limit, judged on itself (not against peers): a slow disk makes
+    an OSD use less CPU, never more, so one pinned at its limit is short of CPU whatever else
+    is slow. Its peer figures, when three OSDs or more show them, grade how far it is from
+    normal (at least a warning: its limit caps every I/O it serves)."""
+    measured = e.get("osd_cpu")
+    if not measured:
+        return  # a diagnosis stored before the OSDs' CPU was read
+    if not measured.get("measured"):
+        d.checked.append(
+            {
+                "layer": "osd",
+                "check": "each OSD's CPU use under load against its CPU limit",
+                "status": "not possible",
+                "detail": "the OSD processes are not this machine's (only the lab's are read)",
+            }
+        )
+        return
+    figs = osd_figures(e)
+    held = held_by_cpu_limit(figs)
+    shown = {n: f for n, f in figs.items() if f.get("cpu_peak_cores") is not None}
+    if not held:
+        d.checked.append(
+            {
+                "layer": "osd",
+                "check": "each OSD's CPU use under load against its CPU limit",
+                "status": "normal",
+                "detail": "no OSD near a CPU limit; at most "
+                + ", ".join(
+                    f"{n} {f['cpu_peak_cores']:.2f} cores"
+                    + (f" of {f['cpu_limit_cores']:.2f}" if f.get("cpu_limit_cores") else "")
+                    for n, f in sorted(shown.items())
+                ),
+            }
+        )
+        return
+    ratios: dict[str, list[float]] = {}
+    if len(figs) >= 3:
+        for name, found in _cpu_signals(figs).items():
+            ratios.setdefault(name, []).extend(o.ratio for _, o in found)
+        for o in outliers(_column(figs, "device_ms"), high=True, min_ratio=2.0, min_excess=1.0):
+            ratios.setdefault(o.name, []).append(o.ratio)
+    for name, (peak, limit) in sorted(held.items()):
+        impact = max([2.0, *ratios.get(name, [])])
+        others = {p: f for p, f in figs.items() if p != name}
+        d.findings.append(
+            Finding(
+                codes.OSD_CPU_LIMITED,
+                name,
+                severity(impact),
+                f"{name} used up to {peak:.2f} of the {limit:.2f} cores its cgroup allows "
+                f"({peak / limit:.0%}) while the load ran: its CPU limit holds it back",
+                PeerFigures(
+                    {k: rounded(v) for k, v in figs[name].items()},
+                    {p: {k: rounded(v) for k, v in f.items()} for p, f in others.items()},
+                    {
+                        "cpu_peak_cores": "cores used at most over 2 s",
+                        "cpu_limit_cores": "cores its cgroup allows",
+                    },
+                ),
+                f"raise or remove {name}'s CPU limit (its container's or cgroup's CPU quota: "
+                "Rook's resources.limits.cpu for OSDs, a systemd CPUQuota) and compare",
+                impact,
+            )
+        )
+
+
+def _device_first(
+    dev: Outlier | None, figs: dict[str, dict[str, float | None]], name: str, held: bool = False
+) -> bool:
     """Whether a slow device, not the CPU, explains an OSD slow on both: its device wait is
     ``DEVICE_CLEAR`` x its peers', and either its client writes' queue time stayed near its
     peers' or its device wait grew three times more (in ms) than that queue time and by
     ``DEVICE_FIRST_MS`` at least. A slow disk's device wait grew ~40-60 ms in the lab, its
     client writes' queue mostly not at all (once 11 ms); a starved OSD's kv sync thread runs
     late too, so its device wait reached 4.7x its peers' on a quiet machine, but by 5 ms at
-    most, with its queue time 2.9-13x its peers'."""
+    most, with its queue time 2.9-13x its peers'. An OSD ``held`` by its CPU limit (named
+    already) has its device blamed only when its wait grew that much, whatever its queue."""
     if dev is None or dev.ratio < DEVICE_CLEAR:
         return False
+    if held:
+        return dev.value - dev.median >= DEVICE_FIRST_MS
     queue = _column(figs, "write_queued_ms")
     mine = queue.get(name)
     if mine is None or len(queue) < 3:
@@ -171,8 +263,13 @@ def osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
         for k, v in _cpu_signals(figs).items()
         if len(v) >= 2 or (k in device and device[k].ratio < DEVICE_CLEAR)
     }
+    held = {f.component for f in d.findings if f.code == codes.OSD_CPU_LIMITED}
     for name in sorted(set(device) | set(queued) | set(bench) | set(subops) | set(signals)):
         dev, ben = device.get(name), bench.get(name)
+        if name in held:
+            # short of CPU, said by its limit: its device only if far slower than a starved
+            # OSD's kv sync makes it
+            dev, ben = (dev if _device_first(dev, figs, name, held=True) else None), None
         # the OSD's own slowness: ops queued in it, or replica writes slow to apply (far
         # above its peers on one signal, or 2x on two at once)
         candidates = [o for o in (queued.get(name), subops.get(name)) if o is not None]
@@ -183,6 +280,8 @@ def osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
         # a slow device backs ops up in the queue and slows the replica writes too: the OSD
         # is short of CPU only when its device wait stayed near its peers' (a starved OSD's
         # kv sync thread runs late too, ~2x; a slow device's grows tenfold)
+        if name in held:
+            que = None
         if que is not None and not _device_first(dev, figs, name):
             if _absolutely_slow_device(figs, name):
                 continue  # most OSDs' disks slow: the osd-capability rule names the device

@@ -1,0 +1,108 @@
+"""Each OSD's CPU use while the diagnosis' load runs, beside the cores its cgroup allows it.
+
+An OSD whose container or cgroup caps its CPU (Rook's ``resources.limits.cpu``, a systemd
+``CPUQuota``, the lab's ``cpu`` fault) and that used nearly all of it under load is held by
+that cap, whatever its peers do: a fact about the OSD itself, so it holds when most OSDs
+are slow too. Its peer figures (ops queued, replica writes) may or may not show it: on a
+busy two-core machine a starved OSD's queue sometimes stays near its peers' while its
+BlueStore kv sync runs late, which reads as a slow device (CI, 2026-11-27).
+
+Read from ``/proc`` and the cgroup files, so only where the OSDs are this machine's
+processes (the lab); elsewhere the evidence says it was not measured.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from cephbench.ceph.connection import Connection
+from cephbench.execution.accounting import cores, cpu_allowance, lab_osd_pids, proc_cpu_seconds
+
+Sample = tuple[float, dict[str, float | None]]
+"""(time.monotonic(), OSD id -> its CPU seconds so far)."""
+
+INTERVAL_S = 0.25
+"""How often the OSDs' CPU seconds are read while the load runs."""
+SPAN_S = 2.0
+"""The peak is the most cores an OSD used over any span this long: the load's jobs differ
+(a QD1 read needs far less CPU than a QD32 write), and a cap shows under the heaviest."""
+
+
+class OsdCpu:
+    """The lab's OSD processes, sampled every ``INTERVAL_S`` while the load runs (a thread,
+    as a context manager); :meth:`record` puts what they used into the evidence."""
+
+    def __init__(self, conn: Connection):
+        self.pids = {name.removeprefix("osd."): pid for name, pid in lab_osd_pids(conn).items()}
+        self.samples: list[Sample] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def sample(self) -> Sample:
+        return time.monotonic(), {o: proc_cpu_seconds(p) for o, p in self.pids.items()}
+
+    def __enter__(self) -> OsdCpu:
+        if self.pids:
+            self._thread = threading.Thread(target=self._run, name="osd-cpu", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self.samples.append(self.sample())
+
+    def _run(self) -> None:
+        while True:
+            self.samples.append(self.sample())
+            if self._stop.wait(INTERVAL_S):
+                return
+
+    def record(self, e: dict[str, Any], window: str) -> None:
+        """Each OSD's cores used (``cpu`` in its evidence: over the whole window, and at
+        most over any ``SPAN_S``) and the cores its cgroup allows (None: no limit below the
+        machine's cores); ``osd_cpu`` says what was measured, or that nothing could be."""
+        if not self.pids or len(self.samples) < 2:
+            e["osd_cpu"] = {"measured": False}
+            return
+        machine = cores()
+        first, last = self.samples[0], self.samples[-1]
+        for osd, pid in self.pids.items():
+            info = e.get("osds", {}).get(osd)
+            series = [(t, c[osd]) for t, c in self.samples if c.get(osd) is not None]
+            if info is None or len(series) < 2:
+                continue
+            allowed = cpu_allowance(pid)
+            info["cpu"] = {
+                "used_cores": round(used(series[0], series[-1]), 4),
+                "peak_cores": round(peak(series, SPAN_S), 4),
+                "limit_cores": round(allowed, 4) if allowed and allowed < machine else None,
+            }
+        e["osd_cpu"] = {
+            "measured": True,
+            "window": window,
+            "wall_s": round(last[0] - first[0], 3),
+            "machine_cores": machine,
+        }
+
+
+def used(a: tuple[float, float | None], b: tuple[float, float | None]) -> float:
+    """Cores used between two (time, CPU seconds) samples."""
+    assert a[1] is not None and b[1] is not None
+    return max(0.0, b[1] - a[1]) / (b[0] - a[0]) if b[0] > a[0] else 0.0
+
+
+def peak(series: list[tuple[float, float | None]], span: float) -> float:
+    """The most cores used over any span of at least ``span`` seconds between two samples
+    (over the whole series when it is shorter). Pure."""
+    spans, j = [], 0
+    for a in series:
+        while j < len(series) and series[j][0] - a[0] < span:
+            j += 1
+        if j == len(series):
+            break
+        spans.append(used(a, series[j]))
+    return max(spans) if spans else used(series[0], series[-1])
