@@ -1,6 +1,8 @@
-"""An OSD held by its CPU limit (``osd-cpu-limit``), on recorded diagnoses of the lab: the
-``cpu`` fault (``diagnose-cpu-osd2-h``) and a healthy lab (``diagnose-healthy-e``), both
-with each OSD's CPU use read during the QD32 load; and the peak over a span, by hand."""
+"""An OSD held by its CPU limit (``osd-cpu-limit``), and "short of CPU" where no limit holds
+an OSD that shares one machine with its peers, on recorded diagnoses of the lab with each
+OSD's CPU read during the QD32 load: the ``cpu`` fault (``diagnose-cpu-osd2-h``), a healthy
+lab (``diagnose-healthy-e``) and one right after another lab's teardown
+(``diagnose-healthy-f``); and the peak over a span, by hand."""
 
 from __future__ import annotations
 
@@ -25,11 +27,11 @@ def test_the_capped_osd_is_named_by_its_limit_with_its_figures():
     assert (top.code, top.component, top.severity) == (codes.OSD_CPU_LIMITED, "osd.2", "critical")
     ev = top.to_json()["evidence"]
     assert ev["figures"]["cpu_limit_cores"] == 0.15
-    assert ev["figures"]["cpu_peak_cores"] == 0.149  # recorded 0.1495: 100 % of its limit
-    assert "0.15 of the 0.15 cores" in top.summary and "100%" in top.summary
+    assert ev["figures"]["cpu_peak_cores"] == 0.145  # recorded 0.1447: 96 % of its limit
+    assert "0.14 of the 0.15 cores its cgroup's CPU quota allows (96%)" in top.summary
     # its peers have no limit; said once, not again by the peer rule
     assert all(p["cpu_limit_cores"] is None for p in ev["peers"].values())
-    assert [f.component for f in d.findings if f.code.layer in ("osd", "device")] == ["osd.2"]
+    assert [f.component for f in d.findings if f.component.startswith("osd.")] == ["osd.2"]
 
 
 def test_without_its_cpu_figures_the_same_evidence_falls_to_the_peer_rule():
@@ -46,7 +48,30 @@ def test_a_healthy_lab_says_no_osd_is_near_a_limit_and_what_each_used():
     d = findings.diagnose(evidence("healthy-e"))
     [check] = [c for c in d.checked if "CPU limit" in c["check"]]
     assert check["status"] == "normal" and check["layer"] == "osd"
-    assert "osd.0 0.55 cores" in check["detail"]  # recorded peak 0.5531
+    assert "osd.0 0.53 cores" in check["detail"]  # recorded peak 0.5337
+
+
+def test_uncapped_on_one_machine_short_of_cpu_is_inconclusive():
+    e = evidence("healthy-f")
+    [f] = [f for f in findings.diagnose(e).findings if f.code == codes.OSD_CPU_STARVED]
+    assert (f.component, f.severity) == ("osd.1", "info")
+    assert "no CPU limit holds it (it used up to 0.42 cores): inconclusive" in f.summary
+    del e["osd_cpu"]  # as a cluster whose OSDs' CPU cannot be read
+    [f] = [f for f in findings.diagnose(e).findings if f.code == codes.OSD_CPU_STARVED]
+    assert f.severity == "critical" and "inconclusive" not in f.summary
+
+
+def test_against_the_best_osd_too():
+    e = evidence("most-cpu")  # osd.1 and osd.2 at 15 % of a core: found against osd.0
+    top = findings.diagnose(e).findings[0]
+    assert top.code == codes.OSD_CPU_STARVED_VS_BEST and top.severity != "info"
+    # the same figures, were the OSDs read on one machine and found under no limit
+    e["osd_cpu"] = {"measured": True}
+    for info in e["osds"].values():
+        info["cpu"] = {"used_cores": 0.1, "peak_cores": 0.14, "limit_cores": None}
+    top = findings.diagnose(e).findings[0]
+    assert top.code == codes.OSD_CPU_STARVED_VS_BEST and top.severity == "info"
+    assert "inconclusive" in top.summary
 
 
 def _device_slowed(e: dict, osd: str, factor: float, plus_ms: float = 0.0) -> dict:

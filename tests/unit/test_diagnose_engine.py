@@ -40,7 +40,7 @@ def doc(name: str) -> dict:
     return {"schema": stored.SCHEMA, "run": 1, **findings.diagnose(evidence(name)).to_json()}
 
 
-HEALTHY = ["healthy", "healthy-b", "healthy-c", "healthy-d", "healthy-e"]
+HEALTHY = ["healthy", "healthy-b", "healthy-c", "healthy-d", "healthy-e", "healthy-f"]
 
 
 @pytest.mark.parametrize("name", [*HEALTHY, *CASES])

@@ -13,6 +13,8 @@ processes (the lab); elsewhere the evidence says it was not measured.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 import time
 from typing import Any
@@ -63,8 +65,9 @@ class OsdCpu:
 
     def record(self, e: dict[str, Any], window: str) -> None:
         """Each OSD's cores used (``cpu`` in its evidence: over the whole window, and at
-        most over any ``SPAN_S``) and the cores its cgroup allows (None: no limit below the
-        machine's cores); ``osd_cpu`` says what was measured, or that nothing could be."""
+        most over any ``SPAN_S``) and the cores it may use (None: no limit below the
+        machine's cores); ``osd_cpu`` says what was measured (every OSD read on this one
+        machine, as ``measured`` means), or that nothing could be."""
         if not self.pids or len(self.samples) < 2:
             e["osd_cpu"] = {"measured": False}
             return
@@ -75,11 +78,13 @@ class OsdCpu:
             series = [(t, c[osd]) for t, c in self.samples if c.get(osd) is not None]
             if info is None or len(series) < 2:
                 continue
-            allowed = cpu_allowance(pid)
+            allowed = allowed_cores(pid)
+            limited = allowed is not None and allowed[0] < machine
             info["cpu"] = {
                 "used_cores": round(used(series[0], series[-1]), 4),
                 "peak_cores": round(peak(series, SPAN_S), 4),
-                "limit_cores": round(allowed, 4) if allowed and allowed < machine else None,
+                "limit_cores": round(allowed[0], 4) if allowed and limited else None,
+                "limit_by": allowed[1] if allowed and limited else None,
             }
         e["osd_cpu"] = {
             "measured": True,
@@ -87,6 +92,18 @@ class OsdCpu:
             "wall_s": round(last[0] - first[0], 3),
             "machine_cores": machine,
         }
+
+
+def allowed_cores(pid: int) -> tuple[float, str] | None:
+    """The cores ``pid`` may use and what sets them: its cgroup's CPU quota, or the CPUs its
+    affinity (cpuset, taskset) leaves it, whichever is fewer; None when neither is known."""
+    known: list[tuple[float, str]] = []
+    quota = cpu_allowance(pid)
+    if quota:
+        known.append((quota, "its cgroup's CPU quota"))
+    with contextlib.suppress(OSError):  # the process is gone
+        known.append((float(len(os.sched_getaffinity(pid))), "its CPU affinity"))
+    return min(known) if known else None
 
 
 def used(a: tuple[float, float | None], b: tuple[float, float | None]) -> float:

@@ -24,7 +24,7 @@ from cephbench.diagnose.finding import (
     severity,
 )
 from cephbench.diagnose.rules import rule
-from cephbench.diagnose.rules.osd import osd_figures
+from cephbench.diagnose.rules.osd import osd_figures, uncapped_on_one_machine
 
 DEVICE_SLOW_MS = 20.0
 """A device wait above this is a slow device whatever its peers do (healthy lab OSDs: 1-8 ms
@@ -72,7 +72,7 @@ def capability_findings(e: dict[str, Any], d: Diagnosis) -> None:
     slow_devices = _devices(figs, _named_devices(d), d)
     named |= slow_devices
     _bench(figs, named, d)
-    _cpu(figs, named | _named(d), d)
+    _cpu(e, figs, named | _named(d), d)
 
 
 def _column(figs: dict[str, dict[str, float | None]], key: str) -> dict[str, float]:
@@ -196,7 +196,9 @@ The best is taken among OSDs no rule named (a slow disk's OSD queues few client 
 bench is no signal here: benched at once on a busy machine, healthy OSDs differ by 3x."""
 
 
-def _cpu(figs: dict[str, dict[str, float | None]], named: set[str], d: Diagnosis) -> None:
+def _cpu(
+    e: dict[str, Any], figs: dict[str, dict[str, float | None]], named: set[str], d: Diagnosis
+) -> None:
     """An OSD short of CPU on two signals at once against the best OSD (never on one)."""
     dev = _column(figs, "device_ms")
     columns = {k: _column(figs, k) for k in CPU_SIGNALS}
@@ -217,14 +219,15 @@ def _cpu(figs: dict[str, dict[str, float | None]], named: set[str], d: Diagnosis
         if len(said) < 2:
             continue
         ratio = sorted(ratios)[-2]  # the weaker of its two strongest signals
+        doubt = uncapped_on_one_machine(e, name)
         d.findings.append(
             Finding(
                 codes.OSD_CPU_STARVED_VS_BEST,
                 name,
-                severity(ratio),
+                "info" if doubt else severity(ratio),
                 f"{name} is slow where CPU shows ({'; '.join(said)}) while its device wait is "
                 "normal: short of CPU, judged against the best OSD (most OSDs may be slow, so "
-                "their median is no guide)",
+                "their median is no guide)" + (doubt or ""),
                 AgainstBest(
                     "queued_ms",
                     rounded(columns["queued_ms"].get(name)),
