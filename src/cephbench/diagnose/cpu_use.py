@@ -15,12 +15,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
 import time
 from typing import Any
 
 from cephbench.ceph.connection import Connection
-from cephbench.execution.accounting import cores, cpu_allowance, lab_osd_pids, proc_cpu_seconds
+from cephbench.execution.accounting import (
+    Sampler,
+    cores,
+    cpu_allowance,
+    lab_osd_pids,
+    proc_cpu_seconds,
+)
 
 Sample = tuple[float, dict[str, float | None]]
 """(time.monotonic(), OSD id -> its CPU seconds so far)."""
@@ -32,36 +37,28 @@ SPAN_S = 2.0
 (a QD1 read needs far less CPU than a QD32 write), and a cap shows under the heaviest."""
 
 
-class OsdCpu:
+class OsdCpu(Sampler[Sample]):
     """The lab's OSD processes, sampled every ``INTERVAL_S`` while the load runs (a thread,
     as a context manager); :meth:`record` puts what they used into the evidence."""
 
-    def __init__(self, conn: Connection):
-        self.pids = {name.removeprefix("osd."): pid for name, pid in lab_osd_pids(conn).items()}
-        self.samples: list[Sample] = []
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+    interval = INTERVAL_S
 
-    def sample(self) -> Sample:
+    def __init__(self, conn: Connection):
+        super().__init__()
+        self.pids = {name.removeprefix("osd."): pid for name, pid in lab_osd_pids(conn).items()}
+
+    def take(self) -> Sample:
         return time.monotonic(), {o: proc_cpu_seconds(p) for o, p in self.pids.items()}
 
     def __enter__(self) -> OsdCpu:
-        if self.pids:
-            self._thread = threading.Thread(target=self._run, name="osd-cpu", daemon=True)
-            self._thread.start()
+        if self.pids:  # not the lab: nothing to read
+            super().__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-            self.samples.append(self.sample())
-
-    def _run(self) -> None:
-        while True:
-            self.samples.append(self.sample())
-            if self._stop.wait(INTERVAL_S):
-                return
+        super().__exit__(*exc)
+        if self.pids:
+            self.samples.append(self.take())
 
     def record(self, e: dict[str, Any], window: str) -> None:
         """Each OSD's cores used (``cpu`` in its evidence: over the whole window, and at

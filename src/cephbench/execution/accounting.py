@@ -16,7 +16,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from cephbench.ceph.commands import ceph_json
 from cephbench.ceph.connection import Connection
@@ -139,7 +139,41 @@ def boot_id() -> str | None:
         return None
 
 
-class Accounting:
+T = TypeVar("T")
+
+
+class Sampler(Generic[T]):
+    """``take()`` every ``interval`` seconds in a thread of its own, from entering (as a
+    context manager) until leaving; what it took is ``samples``, in order."""
+
+    interval: float = INTERVAL_S
+
+    def __init__(self) -> None:
+        self.samples: list[T] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def take(self) -> T:
+        raise NotImplementedError
+
+    def __enter__(self) -> Sampler[T]:
+        self._thread = threading.Thread(target=self._loop, name=type(self).__name__, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _loop(self) -> None:
+        while True:
+            self.samples.append(self.take())
+            if self._stop.wait(self.interval):
+                return
+
+
+class Accounting(Sampler[Sample]):
     """The pool's placement, recorded at the start; the CPU sampled every ``INTERVAL_S``
     while the run's steps run (a thread), so each workload of a step (fio runs several in
     one process) gets the CPU of its own time window."""
@@ -159,9 +193,9 @@ class Accounting:
         self.client_here = client_here
         """Whether fio runs as this process' child; not in pods (its CPU is theirs, and what
         this process' children spend is kubectl's), where the client's CPU is not recorded."""
-        self.samples: list[Sample] = []
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        super().__init__()
+        if remote is not None:
+            self.interval = REMOTE_INTERVAL_S
 
     @classmethod
     def open(
@@ -186,23 +220,6 @@ class Accounting:
             acc._placement(conn, pool)
         return acc
 
-    def __enter__(self) -> Accounting:
-        self._thread = threading.Thread(target=self._sample, name="accounting", daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-
-    def _sample(self) -> None:
-        interval = INTERVAL_S if self.remote is None else REMOTE_INTERVAL_S
-        while True:
-            self.samples.append(self.snapshot())
-            if self._stop.wait(interval):
-                return
-
     def _placement(self, conn: Connection, pool: str) -> None:
         try:
             data = ceph_json(conn, "pg", "ls-by-pool", pool)
@@ -219,6 +236,9 @@ class Accounting:
 
     def _client(self, a: Sample, b: Sample) -> dict[str, float]:
         return {"client": round(max(0.0, b[1] - a[1]), 4)} if self.client_here else {}
+
+    def take(self) -> Sample:
+        return self.snapshot()
 
     def snapshot(self) -> Sample:
         if self.remote is not None:
