@@ -22,6 +22,10 @@ from cephbench.diagnose import codes, unchecked
 from cephbench.diagnose.budget import budget
 from cephbench.diagnose.finding import SEVERITIES, Diagnosis, host_of
 from cephbench.diagnose.rules import rules
+from cephbench.diagnose.rules.cpu_limit import uncapped_on_one_machine
+
+CPU_STARVED = (codes.OSD_CPU_STARVED, codes.OSD_CPU_STARVED_VS_BEST)
+"""The findings that say an OSD is short of CPU from its figures against other OSDs'."""
 
 
 def diagnose(e: dict[str, Any]) -> Diagnosis:
@@ -29,10 +33,20 @@ def diagnose(e: dict[str, Any]) -> Diagnosis:
     for rule in rules().values():
         rule(e, d)
     d.checked.extend(unchecked.checked(text) for text in e.get("not_checked", []))
+    _inconclusive_cpu(e, d)
     _behind_network(e, d)
     d.findings.sort(key=lambda f: (-SEVERITIES.index(f.severity), -f.impact))
     d.budget = budget(e)
     return d
+
+
+def _inconclusive_cpu(e: dict[str, Any], d: Diagnosis) -> None:
+    """An OSD "short of CPU" on peer figures alone, whose CPU was read beside its peers' on one
+    machine with no limit on it, is left at info, inconclusive (why: ``uncapped_on_one_machine``)."""
+    for i, f in enumerate(d.findings):
+        doubt = uncapped_on_one_machine(e, f.component) if f.code in CPU_STARVED else None
+        if doubt:
+            d.findings[i] = replace(f, severity="info", summary=f.summary + doubt)
 
 
 def _behind_network(e: dict[str, Any], d: Diagnosis) -> None:
@@ -42,9 +56,7 @@ def _behind_network(e: dict[str, Any], d: Diagnosis) -> None:
     every = any(f.code == codes.NETWORK_SLOW_LINKS for f in slow)
     hosts = {f.component for f in slow}
     for i, f in enumerate(d.findings):
-        if f.code in (codes.OSD_CPU_STARVED, codes.OSD_CPU_STARVED_VS_BEST) and (
-            every or host_of(e, f.component) in hosts
-        ):
+        if f.code in CPU_STARVED and (every or host_of(e, f.component) in hosts):
             d.findings[i] = replace(
                 f,
                 severity="info",

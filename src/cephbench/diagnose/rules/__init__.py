@@ -18,7 +18,7 @@ from cephbench.diagnose.finding import Diagnosis
 from cephbench.registry import Registry
 
 RULES: dict[str, str] = {
-    "osd-cpu-limit": "cephbench.diagnose.rules.osd:cpu_limit_findings",
+    "osd-cpu-limit": "cephbench.diagnose.rules.cpu_limit:cpu_limit_findings",
     "osd-peers": "cephbench.diagnose.rules.osd:osd_findings",
     "osd-capability": "cephbench.diagnose.rules.capability:capability_findings",
     "network": "cephbench.diagnose.rules.network:network_findings",

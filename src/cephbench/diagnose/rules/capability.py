@@ -24,7 +24,7 @@ from cephbench.diagnose.finding import (
     severity,
 )
 from cephbench.diagnose.rules import rule
-from cephbench.diagnose.rules.osd import osd_figures, uncapped_on_one_machine
+from cephbench.diagnose.rules.osd import column, osd_figures
 
 DEVICE_SLOW_MS = 20.0
 """A device wait above this is a slow device whatever its peers do (healthy lab OSDs: 1-8 ms
@@ -72,15 +72,11 @@ def capability_findings(e: dict[str, Any], d: Diagnosis) -> None:
     slow_devices = _devices(figs, _named_devices(d), d)
     named |= slow_devices
     _bench(figs, named, d)
-    _cpu(e, figs, named | _named(d), d)
-
-
-def _column(figs: dict[str, dict[str, float | None]], key: str) -> dict[str, float]:
-    return {k: v[key] for k, v in figs.items() if v.get(key) is not None}  # type: ignore[misc]
+    _cpu(figs, named | _named(d), d)
 
 
 def _devices(figs: dict[str, dict[str, float | None]], named: set[str], d: Diagnosis) -> set[str]:
-    dev = _column(figs, "device_ms")
+    dev = column(figs, "device_ms")
     if not dev:
         return set()
     best_name = min(dev, key=lambda k: dev[k])
@@ -154,7 +150,7 @@ def _most_slow(dev: dict[str, float]) -> bool:
 
 
 def _bench(figs: dict[str, dict[str, float | None]], named: set[str], d: Diagnosis) -> None:
-    bench = _column(figs, "bench_4k_iops")
+    bench = column(figs, "bench_4k_iops")
     if len(bench) < 2:
         return
     best_name = max(bench, key=lambda k: bench[k])
@@ -196,12 +192,10 @@ The best is taken among OSDs no rule named (a slow disk's OSD queues few client 
 bench is no signal here: benched at once on a busy machine, healthy OSDs differ by 3x."""
 
 
-def _cpu(
-    e: dict[str, Any], figs: dict[str, dict[str, float | None]], named: set[str], d: Diagnosis
-) -> None:
+def _cpu(figs: dict[str, dict[str, float | None]], named: set[str], d: Diagnosis) -> None:
     """An OSD short of CPU on two signals at once against the best OSD (never on one)."""
-    dev = _column(figs, "device_ms")
-    columns = {k: _column(figs, k) for k in CPU_SIGNALS}
+    dev = column(figs, "device_ms")
+    columns = {k: column(figs, k) for k in CPU_SIGNALS}
     for name in sorted(figs):
         if name in named or dev.get(name, 0.0) >= DEVICE_SLOW_MS:
             continue
@@ -219,15 +213,14 @@ def _cpu(
         if len(said) < 2:
             continue
         ratio = sorted(ratios)[-2]  # the weaker of its two strongest signals
-        doubt = uncapped_on_one_machine(e, name)
         d.findings.append(
             Finding(
                 codes.OSD_CPU_STARVED_VS_BEST,
                 name,
-                "info" if doubt else severity(ratio),
+                severity(ratio),
                 f"{name} is slow where CPU shows ({'; '.join(said)}) while its device wait is "
                 "normal: short of CPU, judged against the best OSD (most OSDs may be slow, so "
-                "their median is no guide)" + (doubt or ""),
+                "their median is no guide)",
                 AgainstBest(
                     "queued_ms",
                     rounded(columns["queued_ms"].get(name)),

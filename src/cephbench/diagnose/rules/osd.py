@@ -1,6 +1,5 @@
-"""The OSD layer's rules: an OSD held by its CPU limit; a slow device, an OSD short of CPU
-(ops queued, replica writes slow) against its peers; and the devices' durable-write rate.
-Pure."""
+"""The OSD layer's rules: a slow device, an OSD short of CPU (ops queued, replica writes slow)
+against its peers, and the devices' durable-write rate. Pure."""
 
 from __future__ import annotations
 
@@ -26,11 +25,6 @@ DEVICE_CLEAR = 4.0
 DEVICE_FIRST_MS = 10.0
 """With the OSD's queue grown too, a device wait this much above its peers' (ms) is the
 device's: a CPU-starved OSD's grew 3-5 ms in the lab, a slow disk's 40-60 ms."""
-
-CPU_LIMIT_SHARE = 0.85
-"""An OSD that used this share of the cores it may use (its cgroup's quota or its CPU
-affinity), at its peak under the load, was held by that limit (the kernel enforces a quota
-every 100 ms period: the lab's OSD at 15 % of a core peaks at 0.14-0.15 cores)."""
 
 
 SYNC_WRITES_INFO = 1000.0
@@ -79,37 +73,6 @@ def osd_figures(e: dict[str, Any]) -> dict[str, dict[str, float | None]]:
     return out
 
 
-def uncapped_on_one_machine(e: dict[str, Any], name: str) -> str | None:
-    """Why "short of CPU" cannot stand for ``name``, or None: its CPU was read beside its
-    peers' on one machine, and no limit held it. The scheduler shares that machine's CPUs
-    among processes that may all use them; what queues in one OSD alone is then its op
-    shards or a passing burst of the machine's load (a healthy lab OSD, right after another
-    lab's teardown: client writes queued 6x its peers', replica writes 2.9x), not a CPU it
-    lacked. The words end a finding left at info."""
-    measured = e.get("osd_cpu") or {}
-    cpu = ((e.get("osds") or {}).get(name.removeprefix("osd.")) or {}).get("cpu")
-    if not measured.get("measured") or not cpu:  # measured: on this one machine
-        return None
-    if cpu.get("limit_cores"):
-        return None
-    return (
-        f"; but it shares one machine's CPUs with its peers and no CPU limit holds it (it "
-        f"used up to {cpu['peak_cores']:.2f} cores): inconclusive, its op shards may have "
-        "been busy or the machine's load fell on it"
-    )
-
-
-def held_by_cpu_limit(figs: dict[str, dict[str, float | None]]) -> dict[str, tuple[float, float]]:
-    """OSD -> (the most cores it used, the cores it may use), for each OSD whose peak
-    reached ``CPU_LIMIT_SHARE`` of its limit."""
-    out: dict[str, tuple[float, float]] = {}
-    for name, f in figs.items():
-        peak, limit = f.get("cpu_peak_cores"), f.get("cpu_limit_cores")
-        if peak is not None and limit and peak >= CPU_LIMIT_SHARE * limit:
-            out[name] = (peak, limit)
-    return out
-
-
 CPU_SIGNALS: dict[str, tuple[str, float]] = {
     "write_queued_ms": ("client writes queued", 0.3),
     "subop_w_ms": ("replica writes applied in", 2.0),
@@ -122,77 +85,6 @@ time queued (``op_w_latency`` - ``op_w_process_latency``, ``op_before_dequeue_op
 replica writes (``subop_w_latency``), over the whole load and the QD1 writes alone. One of
 them 2x its peers' can be a busy machine's noise; two at once, seen in the lab's CPU faults
 and in none of its healthy runs, name the OSD."""
-
-
-@rule(codes.OSD_CPU_LIMITED)
-def cpu_limit_findings(e: dict[str, Any], d: Diagnosis) -> None:
-    """An OSD held by its CPU limit, judged on itself (not against peers): a slow disk makes
-    an OSD use less CPU, never more, so one pinned at its limit is short of CPU whatever else
-    is slow. Its peer figures, when three OSDs or more show them, grade how far it is from
-    normal (at least a warning: its limit caps every I/O it serves)."""
-    measured = e.get("osd_cpu")
-    if not measured:
-        return  # a diagnosis stored before the OSDs' CPU was read
-    if not measured.get("measured"):
-        d.checked.append(
-            {
-                "layer": "osd",
-                "check": "each OSD's CPU use under load against its CPU limit",
-                "status": "not possible",
-                "detail": "the OSD processes are not this machine's (only the lab's are read)",
-            }
-        )
-        return
-    figs = osd_figures(e)
-    held = held_by_cpu_limit(figs)
-    shown = {n: f for n, f in figs.items() if f.get("cpu_peak_cores") is not None}
-    if not held:
-        d.checked.append(
-            {
-                "layer": "osd",
-                "check": "each OSD's CPU use under load against its CPU limit",
-                "status": "normal",
-                "detail": "no OSD near a CPU limit; at most "
-                + ", ".join(
-                    f"{n} {f['cpu_peak_cores']:.2f} cores"
-                    + (f" of {f['cpu_limit_cores']:.2f}" if f.get("cpu_limit_cores") else "")
-                    for n, f in sorted(shown.items())
-                ),
-            }
-        )
-        return
-    ratios: dict[str, list[float]] = {}
-    if len(figs) >= 3:
-        for name, found in _cpu_signals(figs).items():
-            ratios.setdefault(name, []).extend(o.ratio for _, o in found)
-        for o in outliers(_column(figs, "device_ms"), high=True, min_ratio=2.0, min_excess=1.0):
-            ratios.setdefault(o.name, []).append(o.ratio)
-    for name, (peak, limit) in sorted(held.items()):
-        impact = max([2.0, *ratios.get(name, [])])
-        cpu = e["osds"].get(name.removeprefix("osd."), {}).get("cpu") or {}
-        by = cpu.get("limit_by") or "its limit"
-        others = {p: f for p, f in figs.items() if p != name}
-        d.findings.append(
-            Finding(
-                codes.OSD_CPU_LIMITED,
-                name,
-                severity(impact),
-                f"{name} used up to {peak:.2f} of the {limit:.2f} cores {by} allows "
-                f"({peak / limit:.0%}) while the load ran: its CPU limit holds it back",
-                PeerFigures(
-                    {k: rounded(v) for k, v in figs[name].items()},
-                    {p: {k: rounded(v) for k, v in f.items()} for p, f in others.items()},
-                    {
-                        "cpu_peak_cores": "cores used at most over 2 s",
-                        "cpu_limit_cores": f"cores {by} allows",
-                    },
-                ),
-                f"raise or remove {name}'s CPU limit (its container's or cgroup's CPU quota: "
-                "Rook's resources.limits.cpu for OSDs, a systemd CPUQuota; or its cpuset) "
-                "and compare",
-                impact,
-            )
-        )
 
 
 def _device_first(
@@ -210,7 +102,7 @@ def _device_first(
         return False
     if held:
         return dev.value - dev.median >= DEVICE_FIRST_MS
-    queue = _column(figs, "write_queued_ms")
+    queue = column(figs, "write_queued_ms")
     mine = queue.get(name)
     if mine is None or len(queue) < 3:
         return True
@@ -228,24 +120,24 @@ def _absolutely_slow_device(figs: dict[str, dict[str, float | None]], name: str)
     even when its peers' disks are as slow and its median hides it."""
     from cephbench.diagnose.rules.capability import BEST_RATIO, DEVICE_SLOW_MS
 
-    dev = _column(figs, "device_ms")
+    dev = column(figs, "device_ms")
     mine = dev.get(name)
     return mine is not None and mine >= DEVICE_SLOW_MS and mine >= BEST_RATIO * min(dev.values())
 
 
-def _cpu_signals(figs: dict[str, dict[str, float | None]]) -> dict[str, list[tuple[str, Outlier]]]:
+def cpu_signals(figs: dict[str, dict[str, float | None]]) -> dict[str, list[tuple[str, Outlier]]]:
     """OSD -> the CPU signals on which it is at least 2x its peers' median (and over the
     figure's least excess), strongest first."""
     out: dict[str, list[tuple[str, Outlier]]] = {}
     for figure, (_, floor) in CPU_SIGNALS.items():
-        for o in outliers(_column(figs, figure), high=True, min_ratio=2.0, min_excess=floor):
+        for o in outliers(column(figs, figure), high=True, min_ratio=2.0, min_excess=floor):
             out.setdefault(o.name, []).append((figure, o))
     for found in out.values():
         found.sort(key=lambda fo: -fo[1].ratio)
     return out
 
 
-def _column(figs: dict[str, dict[str, float | None]], key: str) -> dict[str, float]:
+def column(figs: dict[str, dict[str, float | None]], key: str) -> dict[str, float]:
     return {k: v[key] for k, v in figs.items() if v.get(key) is not None}  # type: ignore[misc]
 
 
@@ -264,26 +156,26 @@ def osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
         return
     device = {
         o.name: o
-        for o in outliers(_column(figs, "device_ms"), high=True, min_ratio=2.0, min_excess=1.0)
+        for o in outliers(column(figs, "device_ms"), high=True, min_ratio=2.0, min_excess=1.0)
     }
     # time in the queue alone is noisy on a busy machine (a healthy OSD reached 3x, +1 ms):
     # it names an OSD only far above its peers; the replica writes it applies are steadier
     queued = {
         o.name: o
-        for o in outliers(_column(figs, "queued_ms"), high=True, min_ratio=4.0, min_excess=2.0)
+        for o in outliers(column(figs, "queued_ms"), high=True, min_ratio=4.0, min_excess=2.0)
     }
     # osd bench runs on every OSD at once: a short 4k bench on a busy machine leaves a healthy
     # OSD up to 3.4x below its peers (the lab, another helper's load on its two cores)
-    bench = {o.name: o for o in outliers(_column(figs, "bench_4k_iops"), high=False, min_ratio=4.0)}
+    bench = {o.name: o for o in outliers(column(figs, "bench_4k_iops"), high=False, min_ratio=4.0)}
     subops = {
         o.name: o
-        for o in outliers(_column(figs, "subop_w_ms"), high=True, min_ratio=2.5, min_excess=2.0)
+        for o in outliers(column(figs, "subop_w_ms"), high=True, min_ratio=2.5, min_excess=2.0)
     }
     # two CPU signals at once; or one, with a device wait grown as a starved OSD's does
     # (its kv sync thread runs late too: 2-4x) rather than a slow disk's
     signals = {
         k: v
-        for k, v in _cpu_signals(figs).items()
+        for k, v in cpu_signals(figs).items()
         if len(v) >= 2 or (k in device and device[k].ratio < DEVICE_CLEAR)
     }
     held = {f.component for f in d.findings if f.code == codes.OSD_CPU_LIMITED}
@@ -319,15 +211,13 @@ def osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
                 f"{o.median:.2f} ms"
                 for f, o in shown
             )
-            doubt = uncapped_on_one_machine(e, name)
             d.findings.append(
                 Finding(
                     codes.OSD_CPU_STARVED,
                     name,
-                    "info" if doubt else severity(que.ratio),
+                    severity(que.ratio),
                     f"{name} is slow where CPU shows ({said}), while its device wait is near "
-                    "its peers': the OSD is short of CPU (or its op shards are busy)"
-                    + (doubt or ""),
+                    "its peers': the OSD is short of CPU (or its op shards are busy)",
                     PeerFigures(figures, peers, compared),
                     f"check {name}'s CPU (top -p its pid; cgroup or container limits, CPU "
                     "frequency, noisy neighbours) and its osd_op_num_shards/threads",
