@@ -23,12 +23,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from cephbench.errors import ToolFailed
+from cephbench.kube.kubectl import Kubectl
 from cephbench.lab import k8s_volumes, net
 from cephbench.lab.daemons import rss_mib, signal_until_gone
 from cephbench.lab.k8s_conf import KUBELET, PROVISIONER_DAEMON, STORAGE_CLASS, K8sLayout
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import K8sState, LabState
+from cephbench.system.pids import running
 from cephbench.system.process import ProcessResult, run
 
 #: Who uses the hard-wired host paths, and which of them cephbench created (see HARDWIRED).
@@ -42,15 +43,18 @@ def ctr(kl: K8sLayout, *args: str, timeout: float = 30) -> ProcessResult:
     return run(["ctr", "-a", str(kl.socket), *args], timeout=timeout)
 
 
+def admin(kl: K8sLayout) -> Kubectl:
+    """The lab's kubectl as its admin: :mod:`cephbench.kube.kubectl`'s client, so its
+    failures are the same one-line errors a run's are."""
+    return Kubectl(str(kl.admin_kubeconfig), binary=str(kl.bin / "kubectl"))
+
+
 def kubectl(
     kl: K8sLayout, *args: str, timeout: float = 60, stdin: str | None = None, check: bool = True
 ) -> ProcessResult:
-    """The lab's kubectl as its admin; ToolFailed (with kubectl's error) if ``check``."""
-    argv = [str(kl.bin / "kubectl"), "--kubeconfig", str(kl.admin_kubeconfig), *args]
-    result = run(argv, timeout=timeout, stdin=stdin)
-    if check and result.returncode != 0:
-        raise ToolFailed(f"kubectl {' '.join(args[:3])} failed: {result.last_error_line()}")
-    return result
+    """The lab's kubectl as its admin; with ``check``, kubectl's failure as the error
+    :func:`cephbench.kube.kubectl.error_of` maps it to (a KubeError, or a UsageError)."""
+    return admin(kl).run(*args, timeout=timeout, stdin=stdin, check=check)
 
 
 def hierarchies(mounts: str) -> list[Path]:
@@ -147,14 +151,6 @@ def cgroup_pids(k: K8sState, roots: list[Path] | None = None) -> list[int]:
     return sorted(pids)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state not in ("Z", "X")
-
-
 def _stop(pids: list[int], kl: K8sLayout, grace: float, sig: int = signal.SIGTERM) -> None:
     mine = [p for p in pids if p and is_ours(p, kl)]
     signal_until_gone(mine, lambda p: is_ours(p, kl), sig, grace)
@@ -185,7 +181,7 @@ def down(layout: Layout, state: LabState) -> None:
         for task in tasks:
             ctr(kl, "-n", "k8s.io", "tasks", "kill", "-s", "KILL", task)
     # the pods' processes, whatever became of containerd and its shims
-    signal_until_gone(cgroup_pids(k), _alive, signal.SIGKILL, grace=5.0)
+    signal_until_gone(cgroup_pids(k), running, signal.SIGKILL, grace=5.0)
     _stop([daemons.get("containerd") or 0], kl, grace=10.0)
     # the apiserver while etcd still answers (else it waits on etcd before it exits)
     for names in (("kube-scheduler", "kube-controller-manager"), ("kube-apiserver",), ("etcd",)):
@@ -249,7 +245,7 @@ def leftovers(layout: Layout, state: LabState) -> list[str]:
         return []
     kl = K8sLayout(layout.dir)
     left = [f"process {p}" for p in processes(kl)]
-    left += [f"pod process {p}" for p in cgroup_pids(k) if _alive(p)]
+    left += [f"pod process {p}" for p in cgroup_pids(k) if running(p)]
     left += [f"mount {m}" for m in mounts_under(kl.root, MOUNTINFO.read_text())]
     left += [f"loop device {d}" for d in k8s_volumes.loops_under(kl.root)]
     for root in hierarchies(MOUNTS.read_text()):

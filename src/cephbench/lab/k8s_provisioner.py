@@ -17,7 +17,6 @@ import sys
 import time
 from pathlib import Path
 from types import FrameType
-from typing import Any
 
 from cephbench.errors import CephbenchError
 from cephbench.lab import k8s_volumes
@@ -29,10 +28,10 @@ from cephbench.lab.k8s_conf import (
     K8sLayout,
     image_size_mib,
 )
+from cephbench.lab.k8s_down import admin
 from cephbench.lab.k8s_storage import persistent_volume, quantity_bytes
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import load
-from cephbench.system.process import run
 
 INTERVAL = 1.0
 _stopping = False
@@ -104,13 +103,11 @@ class Provisioner:
         self.node = state.k8s.node
         self.pool = state.k8s.pool or POOL
         self.failed: dict[str, float] = {}
+        self.k = admin(self.kl)
 
-    def kubectl(self, *args: str, stdin: str | None = None) -> Any:
-        argv = [str(self.kl.bin / "kubectl"), "--kubeconfig", str(self.kl.admin_kubeconfig)]
-        result = run([*argv, *args, "--request-timeout=20s"], timeout=40, stdin=stdin)
-        if result.returncode != 0:
-            raise CephbenchError(f"kubectl {' '.join(args[:2])}: {result.last_error_line()}")
-        return result.stdout
+    def kubectl(self, *args: str, stdin: str | None = None) -> str:
+        """kubectl's stdout; its failure as the one-line error kube/kubectl.py maps it to."""
+        return self.k.run(*args, "--request-timeout=20s", timeout=40, stdin=stdin).stdout
 
     def once(self) -> None:
         claims = json.loads(self.kubectl("get", "pvc", "--all-namespaces", "-o", "json"))["items"]

@@ -25,6 +25,7 @@ from cephbench.errors import ToolFailed
 from cephbench.lab.daemons import signal_until_gone
 from cephbench.lab.info import LabInfo
 from cephbench.lab.k8s_conf import K8sLayout
+from cephbench.system.pids import running
 from cephbench.system.process import run, spawn
 
 SYS_BLOCK = Path("/sys/block")
@@ -104,7 +105,7 @@ def provision(
     image_file = fuse / pv
     deadline = time.monotonic() + FUSE_WAIT
     while not image_file.exists():
-        if not _alive(vol["rbd_fuse_pid"]) or time.monotonic() > deadline:
+        if not running(vol["rbd_fuse_pid"]) or time.monotonic() > deadline:
             raise ToolFailed(f"rbd-fuse did not expose {spec} (its log: {d / 'rbd-fuse.log'})")
         time.sleep(0.1)
     loop = _check(["losetup", "-f", "--show", str(image_file)], f"losetup on {image_file}")
@@ -137,8 +138,8 @@ def release(kl: K8sLayout, vol: dict[str, Any], lab: LabInfo | None) -> list[str
     if _is_mount(fuse):
         run(["umount", str(fuse)], timeout=60)
     pid = vol.get("rbd_fuse_pid")
-    if pid and _alive(pid):
-        left = signal_until_gone([pid], _rbd_fuse_alive, signal.SIGTERM, grace=10.0)
+    if pid and running(pid):
+        left = signal_until_gone([pid], running, signal.SIGTERM, grace=10.0)
         if left:
             problems.append(f"rbd-fuse {pid} survived SIGKILL")
     if lab is not None and vol.get("image_created") and not problems:
@@ -160,18 +161,6 @@ def release_all(kl: K8sLayout) -> None:
 
 def _is_mount(path: Path) -> bool:
     return path.exists() and os.path.ismount(path)
-
-
-def _alive(pid: int | None) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError, TypeError):
-        return False
-    return state not in ("Z", "X")
-
-
-def _rbd_fuse_alive(pid: int) -> bool:
-    return _alive(pid)
 
 
 def _backing(loop: str, sys_block: Path = SYS_BLOCK) -> str:
