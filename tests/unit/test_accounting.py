@@ -4,6 +4,7 @@ processes read from their own accounting, and each workload's share of the sampl
 from __future__ import annotations
 
 import os
+import threading
 
 import pytest
 
@@ -96,3 +97,36 @@ def test_osds_read_on_hosts_are_recorded_with_their_machines(db, monkeypatch):
         else:
             assert machines[client_on]["processes"] == ["client"]
             assert set(machines) == {"host1+host2", "this machine"}
+
+
+def test_a_sample_the_sampler_takes_while_record_prunes_is_kept(db):
+    """``record`` keeps only the samples it has not explained yet while the sampler thread
+    appends: a sample appended in between (driven here by each read of the samples starting
+    the real sampler loop for one sample, and waiting for it unless the samples are locked)
+    is never lost."""
+    late = (30.0, 15.0, {})
+    threads: list[threading.Thread] = []
+    with Store(db) as s:
+        run_id = s.start_run(label=None, suite="x", target="rbd:lab", environment={}, params={})
+        acc = accounting.Accounting(s, run_id, {})
+        acc.take = lambda: late  # type: ignore[method-assign]
+        acc._stop.set()  # the loop takes one sample and ends
+
+        class Read(list):
+            def __iter__(self):
+                items = list(list.__iter__(self))
+                t = threading.Thread(target=acc._loop)
+                t.start()
+                threads.append(t)
+                lock = getattr(acc, "lock", None)
+                if lock is None or not lock.locked():  # else it waits for the lock
+                    t.join()
+                return iter(items)
+
+        acc.samples = Read((float(t), t * 0.5, {}) for t in range(21))
+        acc.snapshot = lambda: (20.0, 10.0, {})  # type: ignore[method-assign]
+        outcome = WorkloadOutcome("a", (Result("a", 0, "write", iops=100.0),))
+        acc.record((0.0, 0.0, {}), 0, [outcome], [(0.0, 20.0)])
+        for t in threads:
+            t.join()
+    assert threads and acc.samples.count(late) == len(threads)

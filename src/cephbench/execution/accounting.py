@@ -144,12 +144,14 @@ T = TypeVar("T")
 
 class Sampler(Generic[T]):
     """``take()`` every ``interval`` seconds in a thread of its own, from entering (as a
-    context manager) until leaving; what it took is ``samples``, in order."""
+    context manager) until leaving; what it took is ``samples``, in order. Whoever changes
+    ``samples`` while the thread may run holds ``lock``, as the thread does to append."""
 
     interval: float = INTERVAL_S
 
     def __init__(self) -> None:
         self.samples: list[T] = []
+        self.lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -168,7 +170,9 @@ class Sampler(Generic[T]):
 
     def _loop(self) -> None:
         while True:
-            self.samples.append(self.take())
+            sample = self.take()
+            with self.lock:
+                self.samples.append(sample)
             if self._stop.wait(self.interval):
                 return
 
@@ -285,7 +289,8 @@ class Accounting(Sampler[Sample]):
         and last second and a half: the windows are fio's planned slots, padded), and the
         I/Os it made in that time at its measured rate."""
         end = self.snapshot()
-        self.samples.append(end)
+        with self.lock:
+            self.samples.append(end)
         records = []
         for i, o in enumerate(outcomes):
             t0, t1 = windows[i] if i < len(windows) else (before[0], end[0])
@@ -325,7 +330,8 @@ class Accounting(Sampler[Sample]):
         for r in records:
             if limits:
                 r["cpu_limit_cores"] = limits
-        self.samples = [s for s in self.samples if s[0] >= end[0]]  # what is left to explain
+        with self.lock:  # what is left to explain; no sample the thread adds meanwhile lost
+            self.samples = [s for s in self.samples if s[0] >= end[0]]
         if records:
             times = [end[0]] * len(records)
             self.store.add_series(self.run_id, [Series(0, "", "", "cpu", times, records)])
