@@ -145,3 +145,27 @@ def test_the_budget_never_prints_a_clamped_zero():
     assert any("overlaps" in n for n in b["notes"])
     table = render.budget_tables(b)[0]
     assert all(row[1] != "0.000" for row in table.rows)
+
+
+def test_a_ceiling_is_in_mib_per_s_by_its_block_size_not_its_name():
+    """A diagnosis' ceilings in MiB/s for a workload of large blocks (4 MiB per I/O: bytes
+    over I/Os), in IOPS for one of 4k blocks, whatever their names say."""
+    from cephbench.diagnose.explain import ceilings_table
+
+    def row(name: str, iops: float, bs: int) -> dict:
+        return {
+            "workload": name,
+            "ceiling_iops": iops,
+            "ceiling_bytes_per_s": round(iops * bs, 1),
+            "limiting_part": "osd.0's device",
+            "why": "",
+            "latency_floor_ms": None,
+        }
+
+    c = {
+        "layout": "replicated size 3",
+        "ceilings": [row("big sequential writes", 52.3, 4 << 20), row("4M-ish", 1234.5, 4096)],
+    }
+    big, small = ceilings_table(c).rows
+    assert big[1] == "209 MiB/s"  # 52.3 x 4 MiB
+    assert small[1] == "1,234 IOPS"

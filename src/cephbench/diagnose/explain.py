@@ -321,12 +321,21 @@ def diagnosis_ceilings(e: dict[str, Any]) -> dict[str, Any] | None:
     return {"layout": layout.describe(), "capabilities": capabilities_json(caps), "ceilings": rows}
 
 
+def _large_blocks(r: dict[str, Any]) -> bool:
+    """Whether a ceiling is of I/Os of 1 MiB or more (then in MiB/s, as a run's): its block
+    size is its bytes over its I/Os (the stored row holds no block size), to 512 bytes."""
+    iops, per_s = r["ceiling_iops"], r["ceiling_bytes_per_s"]
+    if not iops or per_s is None:
+        return False
+    return round(per_s / iops / 512) * 512 >= 1 << 20
+
+
 def ceilings_table(c: dict[str, Any]) -> Table:
     rows = []
     for r in c["ceilings"]:
         if r["ceiling_iops"] is None:
             ceiling = "n/a"
-        elif "4M" in r["workload"]:
+        elif _large_blocks(r):
             ceiling = f"{r['ceiling_bytes_per_s'] / (1 << 20):,.0f} MiB/s"
         else:
             ceiling = f"{r['ceiling_iops']:,.0f} IOPS"
