@@ -115,6 +115,7 @@ def cpu_use(records: list[dict[str, Any]], workload: str) -> CpuUse | None:
     ios, spent = 0.0, dict[str, float]()
     cores, machine = 1.0, "this machine"
     limits: dict[str, float] = {}
+    limit_by: dict[str, str] = {}
     machines: dict[str, tuple[float, tuple[str, ...]]] = {}
     for r in records:
         if workload not in r.get("workloads", []) or not r.get("osd_cpu_measured"):
@@ -126,8 +127,9 @@ def cpu_use(records: list[dict[str, Any]], workload: str) -> CpuUse | None:
             spent[k] = spent.get(k, 0.0) + float(v) * share
         cores, machine = float(r.get("cores") or 1), r.get("machine", machine)
         limits.update(r.get("cpu_limit_cores") or {})
+        limit_by.update(r.get("cpu_limit_by") or {})
         for name, m in (r.get("machines") or {}).items():
             machines[name] = (float(m.get("cores") or 1), tuple(m.get("processes") or ()))
     if not spent or ios <= 0:
         return None
-    return CpuUse(ios, spent, cores, machine, limits, machines)
+    return CpuUse(ios, spent, cores, machine, limits, machines, limit_by)

@@ -92,10 +92,14 @@ class CpuUse:
     cores: float
     machine: str = "this machine"
     limits: dict[str, float] = field(default_factory=dict)
-    """"osd.N" -> the cores its cgroup allows it (a CPU quota), where one is set."""
+    """"osd.N" -> the cores it may use (:mod:`cephbench.system.cpu_limit`), where fewer
+    than the machine's."""
     machines: dict[str, tuple[float, tuple[str, ...]]] = field(default_factory=dict)
     """Where the processes ran on several machines (``--hosts``): machine -> (its cores, its
     processes); empty: all of them on ``machine``."""
+    limit_by: dict[str, str] = field(default_factory=dict)
+    """"osd.N" -> what sets its limit (``cpu_limit.QUOTA`` or ``AFFINITY``); a run recorded
+    before it was stored read the quota alone."""
 
     @property
     def per_io(self) -> float | None:

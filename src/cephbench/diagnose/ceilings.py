@@ -38,6 +38,10 @@ from cephbench.diagnose.ceiling_inputs import (
     Workload,
 )
 from cephbench.diagnose.ceiling_inputs import size_text as _size
+from cephbench.system.cpu_limit import AFFINITY, QUOTA
+
+_LIMITED_BY = {QUOTA: "its cgroup", AFFINITY: "its CPU affinity"}
+"""What sets a process' CPU limit, as the ceiling's why says it."""
 
 DEFECT = 1.10
 """A result this far above its ceiling is a defect of the model, said so."""
@@ -195,7 +199,8 @@ def explain(caps: Capabilities, w: Workload, cpu: CpuUse | None = None) -> Expla
                         f"{proc}'s CPU allowance",
                         "cpu",
                         allowed / per_io,
-                        f"its cgroup allows it {allowed:g} cores; {per_io * 1e6:.0f} µs of its "
+                        f"{_LIMITED_BY.get(cpu.limit_by.get(proc, QUOTA))} allows it "
+                        f"{allowed:g} cores; {per_io * 1e6:.0f} µs of its "
                         "CPU per I/O",
                     )
                 )

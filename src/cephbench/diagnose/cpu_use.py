@@ -1,4 +1,5 @@
-"""Each OSD's CPU use while the diagnosis' load runs, beside the cores its cgroup allows it.
+"""Each OSD's CPU use while the diagnosis' load runs, beside the cores it may use (its
+cgroup's quota or its CPU affinity: :mod:`cephbench.system.cpu_limit`, as a run's records).
 
 An OSD whose container or cgroup caps its CPU (Rook's ``resources.limits.cpu``, a systemd
 ``CPUQuota``, the lab's ``cpu`` fault) and that used nearly all of it under load is held by
@@ -13,22 +14,15 @@ processes (the lab); elsewhere the evidence says it was not measured.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import time
 from typing import Any
 
 from cephbench.ceph.connection import Connection
-from cephbench.execution.accounting import (
-    Sampler,
-    cores,
-    cpu_allowance,
-    lab_osd_pids,
-    proc_cpu_seconds,
-)
+from cephbench.execution.accounting import Sampler, cores, lab_osd_pids, proc_cpu_seconds
+from cephbench.system.cpu_limit import cpu_limits
 
 Sample = tuple[float, dict[str, float | None]]
-"""(time.monotonic(), OSD id -> its CPU seconds so far)."""
+"""(time.monotonic(), "osd.N" -> its CPU seconds so far)."""
 
 INTERVAL_S = 0.25
 """How often the OSDs' CPU seconds are read while the load runs."""
@@ -45,7 +39,8 @@ class OsdCpu(Sampler[Sample]):
 
     def __init__(self, conn: Connection):
         super().__init__()
-        self.pids = {name.removeprefix("osd."): pid for name, pid in lab_osd_pids(conn).items()}
+        self.pids = lab_osd_pids(conn)
+        """"osd.N" -> its pid (the evidence's ``osds`` are keyed by the id alone)."""
 
     def take(self) -> Sample:
         return time.monotonic(), {o: proc_cpu_seconds(p) for o, p in self.pids.items()}
@@ -70,18 +65,18 @@ class OsdCpu(Sampler[Sample]):
             return
         machine = cores()
         first, last = self.samples[0], self.samples[-1]
-        for osd, pid in self.pids.items():
-            info = e.get("osds", {}).get(osd)
+        limits = cpu_limits(self.pids, machine)  # a run's own (execution.accounting)
+        for osd in self.pids:
+            info = e.get("osds", {}).get(osd.removeprefix("osd."))
             series = [(t, c[osd]) for t, c in self.samples if c.get(osd) is not None]
             if info is None or len(series) < 2:
                 continue
-            allowed = allowed_cores(pid)
-            limited = allowed is not None and allowed[0] < machine
+            limit = limits.get(osd)
             info["cpu"] = {
                 "used_cores": round(used(series[0], series[-1]), 4),
                 "peak_cores": round(peak(series, SPAN_S), 4),
-                "limit_cores": round(allowed[0], 4) if allowed and limited else None,
-                "limit_by": allowed[1] if allowed and limited else None,
+                "limit_cores": round(limit.cores, 4) if limit else None,
+                "limit_by": limit.by if limit else None,
             }
         e["osd_cpu"] = {
             "measured": True,
@@ -89,18 +84,6 @@ class OsdCpu(Sampler[Sample]):
             "wall_s": round(last[0] - first[0], 3),
             "machine_cores": machine,
         }
-
-
-def allowed_cores(pid: int) -> tuple[float, str] | None:
-    """The cores ``pid`` may use and what sets them: its cgroup's CPU quota, or the CPUs its
-    affinity (cpuset, taskset) leaves it, whichever is fewer; None when neither is known."""
-    known: list[tuple[float, str]] = []
-    quota = cpu_allowance(pid)
-    if quota:
-        known.append((quota, "its cgroup's CPU quota"))
-    with contextlib.suppress(OSError):  # the process is gone
-        known.append((float(len(os.sched_getaffinity(pid))), "its CPU affinity"))
-    return min(known) if known else None
 
 
 def used(a: tuple[float, float | None], b: tuple[float, float | None]) -> float:

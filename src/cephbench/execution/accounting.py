@@ -24,6 +24,7 @@ from cephbench.errors import CephbenchError
 from cephbench.hosts import osd_cpu
 from cephbench.model import Series, WorkloadOutcome
 from cephbench.store import Store
+from cephbench.system.cpu_limit import cpu_limits
 
 if TYPE_CHECKING:
     from cephbench.hosts.session import RunHosts
@@ -43,36 +44,6 @@ def proc_cpu_seconds(pid: int) -> float | None:
 def children_cpu_seconds() -> float:
     t = os.times()
     return t.children_user + t.children_system
-
-
-def cpu_allowance(pid: int) -> float | None:
-    """The cores ``pid``'s cgroup lets it use (its CFS quota / period: cgroup v1's
-    ``cpu.cfs_quota_us``, v2's ``cpu.max``); None when unlimited or unreadable."""
-    try:
-        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        rel = path.lstrip("/")
-        try:
-            if "cpu" in controllers.split(","):
-                for mount in ("cpu", "cpu,cpuacct"):
-                    base = Path("/sys/fs/cgroup") / mount / rel
-                    quota = base / "cpu.cfs_quota_us"
-                    if quota.is_file():
-                        q = int(quota.read_text())
-                        period = int((base / "cpu.cfs_period_us").read_text())
-                        return q / period if q > 0 and period > 0 else None
-            elif controllers == "":
-                limit = Path("/sys/fs/cgroup") / rel / "cpu.max"
-                if limit.is_file():
-                    quota_text, period_text = limit.read_text().split()
-                    if quota_text != "max" and int(period_text) > 0:
-                        return int(quota_text) / int(period_text)
-        except (OSError, ValueError):
-            continue
-    return None
 
 
 def lab_osd_pids(conn: Connection) -> dict[str, int]:
@@ -322,14 +293,11 @@ class Accounting(Sampler[Sample]):
                 if len(machines) == 1:
                     [(name, m)] = machines.items()
                     records[-1]["machine"], records[-1]["cores"] = name, m["cores"]
-        limits = {}
-        for name, pid in self.osd_pids.items():
-            allowed = cpu_allowance(pid)
-            if allowed is not None and allowed < cores():
-                limits[name] = round(allowed, 4)
+        limits = cpu_limits(self.osd_pids, cores())  # the diagnosis' own (diagnose.cpu_use)
         for r in records:
             if limits:
-                r["cpu_limit_cores"] = limits
+                r["cpu_limit_cores"] = {n: round(x.cores, 4) for n, x in limits.items()}
+                r["cpu_limit_by"] = {n: x.by for n, x in limits.items()}
         with self.lock:  # what is left to explain; no sample the thread adds meanwhile lost
             self.samples = [s for s in self.samples if s[0] >= end[0]]
         if records:
