@@ -13,6 +13,7 @@ import pytest
 
 from cephbench.diagnose import codes, findings
 from cephbench.diagnose.cpu_use import peak, used
+from cephbench.diagnose.finding import Status
 
 DATA = Path(__file__).parents[1] / "data" / "ceph" / "16.2.15"
 
@@ -41,14 +42,14 @@ def test_without_its_cpu_figures_the_same_evidence_falls_to_the_peer_rule():
         del info["cpu"]
     top = findings.diagnose(e).findings[0]
     assert (top.code, top.component) == (codes.OSD_CPU_STARVED, "osd.2")
-    assert not any("CPU limit" in c["check"] for c in findings.diagnose(e).checked)
+    assert not any("CPU limit" in c.check for c in findings.diagnose(e).checked)
 
 
 def test_a_healthy_lab_says_no_osd_is_near_a_limit_and_what_each_used():
     d = findings.diagnose(evidence("healthy-e"))
-    [check] = [c for c in d.checked if "CPU limit" in c["check"]]
-    assert check["status"] == "normal" and check["layer"] == "osd"
-    assert "osd.0 0.53 cores" in check["detail"]  # recorded peak 0.5337
+    [check] = [c for c in d.checked if "CPU limit" in c.check]
+    assert check.status == Status.NORMAL and check.layer == "osd"
+    assert "osd.0 0.53 cores" in (check.detail or "")  # recorded peak 0.5337
 
 
 def test_uncapped_on_one_machine_short_of_cpu_is_inconclusive():
@@ -120,8 +121,8 @@ def test_stored_on_another_cluster_it_says_the_cpu_was_not_read():
     e["osd_cpu"] = {"measured": False}
     for info in e["osds"].values():
         info.pop("cpu")
-    [check] = [c for c in findings.diagnose(e).checked if "CPU limit" in c["check"]]
-    assert check["status"] == "not possible" and "lab" in check["detail"]
+    [check] = [c for c in findings.diagnose(e).checked if "CPU limit" in c.check]
+    assert check.status == Status.NOT_POSSIBLE and "lab" in (check.detail or "")
 
 
 def test_used_and_peak_over_a_span():

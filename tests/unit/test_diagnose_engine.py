@@ -4,6 +4,7 @@ and its parts: counter windows on real perf dumps, peer outliers, changes betwee
 from __future__ import annotations
 
 import json
+import zlib
 from pathlib import Path
 
 import pytest
@@ -194,7 +195,7 @@ def test_few_pgs_off_by_chance_are_no_placement_finding():
     # 1 against a mean of 2.7 (62 % off, well within what random placement gives)
     d = findings.diagnose(_placement({"0": (8, 4), "1": (8, 3), "2": (8, 1)}))
     assert not [f for f in d.findings if f.layer == "placement"]
-    assert any(c["check"] == "primaries per OSD" and "chance" in c["detail"] for c in d.checked)
+    assert any(c.check == "primaries per OSD" and "chance" in (c.detail or "") for c in d.checked)
 
 
 def test_a_real_imbalance_over_30_percent_is_a_placement_warning():
@@ -310,7 +311,9 @@ def test_a_cpu_finding_behind_a_slow_link_is_found_by_its_code_not_its_words():
     starved = next(f for f in findings.diagnose(e).findings if f.code == codes.OSD_CPU_STARVED)
     reworded = replace(starved, summary="osd.2 is slow")
     lookalike = replace(starved, code=codes.OSD_SLOW_BENCH, component="osd.2")
-    link = finding.Finding(codes.NETWORK_SLOW_LINK, host, "warning", "x", starved.evidence, "y", 3)
+    link = finding.Finding(
+        codes.NETWORK_SLOW_LINK, host, finding.Severity.WARNING, "x", starved.evidence, "y", 3
+    )
     d = finding.Diagnosis([reworded, lookalike, link])
     findings._behind_network(e, d)
     assert d.findings[0].severity == "info" and "measured slow" in d.findings[0].summary
@@ -327,7 +330,9 @@ def test_heartbeats_skip_hosts_an_osd_finding_names_by_its_code():
     osd = next(o for o, i in e["osds"].items() if i["host"] == beats.component)
     d = finding.Diagnosis()
     d.findings.append(
-        finding.Finding(codes.OSD_SLOW_BENCH, f"osd.{osd}", "warning", "", beats.evidence, "", 2)
+        finding.Finding(
+            codes.OSD_SLOW_BENCH, f"osd.{osd}", finding.Severity.WARNING, "", beats.evidence, "", 2
+        )
     )
     network_findings(e, d)
     assert not [f for f in d.findings if f.code == codes.NETWORK_SLOW_HEARTBEATS]
@@ -336,7 +341,7 @@ def test_heartbeats_skip_hosts_an_osd_finding_names_by_its_code():
 def test_not_checked_texts_are_filed_under_their_code_s_layer():
     texts = {t for p in DATA.glob("diagnose-*.evidence.json") for t in evidence_of(p)}
     assert texts <= set(unchecked.BY_TEXT)
-    layers = {u.text: u.checked()["layer"] for u in unchecked.BY_TEXT.values()}
+    layers = {u.text: u.checked().layer for u in unchecked.BY_TEXT.values()}
     assert layers == {
         unchecked.IPERF3_OUT_OF_REACH.text: "network",
         unchecked.PING_OUT_OF_REACH.text: "network",
@@ -344,8 +349,10 @@ def test_not_checked_texts_are_filed_under_their_code_s_layer():
         unchecked.SYNC_WRITE_HOLDS_DATA.text: "device",
         unchecked.OSD_BENCH_SKIPPED.text: "osd",
     }
-    held = {"layer": "device", "check": unchecked.SYNC_WRITE_HOLDS_DATA.text}
-    assert {**held, "status": "not possible"} in findings.diagnose(evidence("healthy")).checked
+    held = finding.Check(
+        "device", unchecked.SYNC_WRITE_HOLDS_DATA.text, finding.Status.NOT_POSSIBLE
+    )
+    assert held in findings.diagnose(evidence("healthy")).checked
 
 
 def evidence_of(path: Path) -> list[str]:
@@ -374,7 +381,9 @@ EXTRA = codes.Code("client.extra", "a test's rule")
 @registry_rule(EXTRA)
 def extra_rule(e: dict, d: finding.Diagnosis) -> None:
     d.findings.append(
-        finding.Finding(EXTRA, "extra", "info", "extra", finding.Evidence(), "none", 1.0)
+        finding.Finding(
+            EXTRA, "extra", finding.Severity.INFO, "extra", finding.Evidence(), "none", 1.0
+        )
     )
 
 
@@ -391,7 +400,15 @@ def test_two_slow_devices_rank_by_one_yardstick(monkeypatch):
     monkeypatch.setattr(capability, "osd_figures", lambda e: figs)
     d = Diagnosis()
     d.findings.append(
-        Finding(codes.DEVICE_SLOW_COMMIT, "osd.1", "critical", "peer", None, "", 93.89 / 21.68)  # type: ignore[arg-type]
+        Finding(
+            codes.DEVICE_SLOW_COMMIT,
+            "osd.1",
+            finding.Severity.CRITICAL,
+            "peer",
+            None,
+            "",
+            93.89 / 21.68,
+        )  # type: ignore[arg-type]
     )
     capability.capability_findings({}, d)
     d.findings.sort(key=lambda f: (-finding.SEVERITIES.index(f.severity), -f.impact))
@@ -400,3 +417,59 @@ def test_two_slow_devices_rank_by_one_yardstick(monkeypatch):
         ("osd.2", "critical"),
     ]
     assert d.findings[0].impact == pytest.approx(93.89)
+
+
+def test_a_check_s_status_and_a_finding_s_severity_are_closed_sets():
+    assert [s.value for s in finding.Status] == [
+        "normal",
+        "not possible",
+        "measured",
+        "read",
+        "skipped",
+    ]  # the schema's enum, in its words
+    assert [s.value for s in finding.SEVERITIES] == ["info", "warning", "critical"]
+    ev = finding.Evidence()
+    for bad in ("fine", "normal"):  # a word outside the set, or a plain string
+        with pytest.raises(ValueError):
+            finding.Check("osd", "x", bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        finding.Check("disk", "x", finding.Status.NORMAL)
+    with pytest.raises(ValueError):
+        finding.Check.from_json({"layer": "osd", "check": "x", "status": "fine"})
+    with pytest.raises(ValueError):
+        finding.Finding(codes.OSD_SLOW_BENCH, "osd.1", "severe", "", ev, "", 2)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        finding.Finding(codes.OSD_SLOW_BENCH, "osd.1", "warning", "", ev, "", 2)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", sorted(CASES) + HEALTHY)
+def test_a_diagnosis_checked_entries_read_back_unchanged(name):
+    d = doc(name)
+    assert [finding.Check.from_json(c).to_json() for c in d["checked"]] == d["checked"]
+    assert json.loads(json.dumps(d)) == validate(d)
+
+
+def test_a_stored_diagnosis_loads_unchanged_and_one_with_an_unknown_status_is_refused(invoke, db):
+    """The recorded diagnosis of the healthy lab (an export): its document as stored; its
+    ``checked`` entries, a status changed to one outside the set, refused in one line."""
+    from cephbench.errors import StoreError
+    from cephbench.store import Store
+
+    export = DATA / "explain-healthy.export.json"
+    invoke("import", export)
+    [raw] = [
+        json.loads(o["stdout"])
+        for o in json.loads(export.read_text())["runs"][0]["outputs"]
+        if o["tool"] == "diagnosis"
+    ]
+    with Store(db) as s:
+        loaded = stored.document(s, 1)
+        assert loaded["checked"] == raw["checked"] and loaded["findings"] == raw["findings"]
+        row = next(o for o in s.outputs(1) if o["tool"] == "diagnosis")
+        bad = {**raw, "checked": [{**raw["checked"][0], "status": "fine"}]}
+        s.conn.execute(
+            "UPDATE outputs SET stdout_z = ? WHERE id = ?",
+            (zlib.compress(json.dumps(bad).encode()), row["id"]),
+        )
+        with pytest.raises(StoreError, match="'fine' is not a valid Status"):
+            stored.document(s, 1)

@@ -7,7 +7,7 @@ import json
 
 from cephbench.ceph.cephfs import fs_summaries
 from cephbench.diagnose import codes
-from cephbench.diagnose.finding import Diagnosis, Finding
+from cephbench.diagnose.finding import Diagnosis, Finding, Severity, Status
 from cephbench.diagnose.mds import mds_health, perf_figures, pool_osds, sessions
 from cephbench.diagnose.rules import rules
 from cephbench.diagnose.rules.cluster import Health
@@ -58,19 +58,19 @@ def test_a_healthy_mds_is_checked_not_found():
     d = Diagnosis()
     mds_findings(_evidence(), d)
     assert d.findings == []
-    assert {c["check"] for c in d.checked} == {
+    assert {c.check for c in d.checked} == {
         "MDS ranks of lab",
         "mds.a requests",
         "mds.a caps",
         "metadata pool of lab",
     }
-    assert all(c["layer"] == "mds" for c in d.checked)
+    assert all(c.layer == "mds" for c in d.checked)
 
 
 def test_no_cephfs_is_not_possible():
     d = Diagnosis()
     mds_findings({"mds": None}, d)
-    assert d.findings == [] and d.checked[0]["status"] == "not possible"
+    assert d.findings == [] and d.checked[0].status == Status.NOT_POSSIBLE
 
 
 def test_slow_queued_and_caps_findings():
@@ -94,7 +94,7 @@ def test_no_active_mds_and_a_slow_metadata_osd():
     e["mds"]["filesystems"][0] = {**fs, "active": 0, "ranks": []}
     d = Diagnosis()
     d.findings.append(
-        Finding(codes.OSD_CPU_STARVED, "osd.1", "warning", "slow", Health([]), "", 3.0)
+        Finding(codes.OSD_CPU_STARVED, "osd.1", Severity.WARNING, "slow", Health([]), "", 3.0)
     )
     mds_findings(e, d)
     got = [f.code for f in d.findings[1:]]

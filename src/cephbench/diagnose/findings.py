@@ -20,7 +20,7 @@ from typing import Any
 
 from cephbench.diagnose import codes, unchecked
 from cephbench.diagnose.budget import budget
-from cephbench.diagnose.finding import SEVERITIES, Diagnosis, host_of
+from cephbench.diagnose.finding import SEVERITIES, Diagnosis, Severity, host_of
 from cephbench.diagnose.rules import rules
 from cephbench.diagnose.rules.cpu_limit import uncapped_on_one_machine
 
@@ -46,20 +46,20 @@ def _inconclusive_cpu(e: dict[str, Any], d: Diagnosis) -> None:
     for i, f in enumerate(d.findings):
         doubt = uncapped_on_one_machine(e, f.component) if f.code in CPU_STARVED else None
         if doubt:
-            d.findings[i] = replace(f, severity="info", summary=f.summary + doubt)
+            d.findings[i] = replace(f, severity=Severity.INFO, summary=f.summary + doubt)
 
 
 def _behind_network(e: dict[str, Any], d: Diagnosis) -> None:
     """An OSD that keeps ops queued behind a link measured slow (iperf3) may only be waiting
     for the network: its "short of CPU" finding becomes info, the network's stands first."""
-    slow = [f for f in d.findings if f.code.layer == "network" and f.severity != "info"]
+    slow = [f for f in d.findings if f.code.layer == "network" and f.severity != Severity.INFO]
     every = any(f.code == codes.NETWORK_SLOW_LINKS for f in slow)
     hosts = {f.component for f in slow}
     for i, f in enumerate(d.findings):
         if f.code in CPU_STARVED and (every or host_of(e, f.component) in hosts):
             d.findings[i] = replace(
                 f,
-                severity="info",
+                severity=Severity.INFO,
                 summary=f"{f.summary}; its host's links were measured slow, which may be "
                 "all it waits for",
             )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from cephbench.diagnose.finding import Check, Severity
 from cephbench.errors import StoreError
 
 if TYPE_CHECKING:
@@ -30,6 +31,15 @@ def document(store: Store, run_id: int) -> dict[str, Any]:
             f"run {run_id} holds no diagnosis (it was interrupted before its findings)",
             hint="cephbench diagnose",
         )
+    try:  # what a diagnosis checked and its severities: only the closed sets' words
+        data["checked"] = [Check.from_json(c).to_json() for c in data.get("checked", [])]
+        for f in data.get("findings", []):
+            Severity(f["severity"])
+    except (ValueError, KeyError, TypeError) as e:
+        raise StoreError(
+            f"run {run_id}'s diagnosis is not one this cephbench reads ({e})",
+            hint="diagnose the cluster again: cephbench diagnose",
+        ) from e
     doc = {"schema": SCHEMA, "run": run_id, **data}
     if "ceilings" not in doc:
         from cephbench.diagnose.explain import diagnosis_ceilings

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from cephbench.diagnose import codes
 from cephbench.diagnose.codes import Code
+from cephbench.diagnose.finding import Check, Status
 
 
 @dataclass(frozen=True)
@@ -15,9 +16,9 @@ class Unchecked:
     code: Code
     text: str
 
-    def checked(self) -> dict[str, str]:
+    def checked(self) -> Check:
         """The diagnosis' ``checked`` entry."""
-        return {"layer": self.code.layer, "check": self.text, "status": "not possible"}
+        return Check(self.code.layer, self.text, Status.NOT_POSSIBLE)
 
 
 IPERF3_OUT_OF_REACH = Unchecked(
@@ -53,10 +54,10 @@ BY_TEXT = {
 }
 
 
-def checked(text: str) -> dict[str, str]:
+def checked(text: str) -> Check:
     """The ``checked`` entry of a ``not_checked`` text; one no probe declares (none does
     today) goes under the OSD layer, as every such text always did."""
     known = BY_TEXT.get(text)
     if known is None:
-        return {"layer": "osd", "check": text, "status": "not possible"}
+        return Check("osd", text, Status.NOT_POSSIBLE)
     return known.checked()

@@ -11,9 +11,12 @@ from typing import Any
 
 from cephbench.diagnose import codes
 from cephbench.diagnose.finding import (
+    Check,
     Diagnosis,
     Evidence,
     Finding,
+    Severity,
+    Status,
     rounded,
 )
 from cephbench.diagnose.rules import rule
@@ -79,12 +82,12 @@ def placement_findings(e: dict[str, Any], d: Diagnosis) -> None:
     per = pl.get("per_osd", {})
     if pl.get("own_pool_only") or len(per) < 2:
         d.checked.append(
-            {
-                "layer": "placement",
-                "check": "PGs and primaries per OSD",
-                "status": "not possible",
-                "detail": "no pools besides the diagnosis' own",
-            }
+            Check(
+                layer="placement",
+                check="PGs and primaries per OSD",
+                status=Status.NOT_POSSIBLE,
+                detail="no pools besides the diagnosis' own",
+            )
         )
     else:
         for what in ("pgs", "primaries"):
@@ -97,20 +100,20 @@ def placement_findings(e: dict[str, Any], d: Diagnosis) -> None:
             by_chance = abs(counts[worst] - mean) <= PG_CHANCE_SDS * math.sqrt(mean)
             if spread > PG_SPREAD and by_chance:
                 d.checked.append(
-                    {
-                        "layer": "placement",
-                        "check": f"{what} per OSD",
-                        "status": "normal",
-                        "detail": f"{worst} {spread:.0%} from the mean {mean:.1f}, within "
+                    Check(
+                        layer="placement",
+                        check=f"{what} per OSD",
+                        status=Status.NORMAL,
+                        detail=f"{worst} {spread:.0%} from the mean {mean:.1f}, within "
                         f"what chance placement gives with so few (3 x sqrt(mean))",
-                    }
+                    )
                 )
             elif spread > PG_SPREAD:
                 d.findings.append(
                     Finding(
                         SKEW[what],
                         worst,
-                        "warning",
+                        Severity.WARNING,
                         f"{worst} holds {counts[worst]} {what.replace('pgs', 'PGs')}, "
                         f"{spread:.0%} from the mean {mean:.1f} (over 30 %)",
                         Spread(what, counts, rounded(mean, 2)),
@@ -121,12 +124,12 @@ def placement_findings(e: dict[str, Any], d: Diagnosis) -> None:
                 )
             else:
                 d.checked.append(
-                    {
-                        "layer": "placement",
-                        "check": f"{what} per OSD",
-                        "status": "normal",
-                        "detail": f"within {spread:.0%} of the mean {mean:.1f}",
-                    }
+                    Check(
+                        layer="placement",
+                        check=f"{what} per OSD",
+                        status=Status.NORMAL,
+                        detail=f"within {spread:.0%} of the mean {mean:.1f}",
+                    )
                 )
     hosts = len(e.get("hosts", []))
     for p in e.get("pools", []):
@@ -138,7 +141,7 @@ def placement_findings(e: dict[str, Any], d: Diagnosis) -> None:
                 Finding(
                     codes.PLACEMENT_SINGLE_COPY,
                     name,
-                    "warning",
+                    Severity.WARNING,
                     f"{name} keeps one copy of its data (size 1): one lost OSD loses data",
                     Copies(p["size"], p.get("min_size")),
                     f"ceph osd pool set {p['name']} size 3",
@@ -150,7 +153,7 @@ def placement_findings(e: dict[str, Any], d: Diagnosis) -> None:
                 Finding(
                     codes.PLACEMENT_OSD_FAILURE_DOMAIN,
                     name,
-                    "info",
+                    Severity.INFO,
                     f"{name} places copies across OSDs, not hosts: copies may share a host",
                     FailureDomain("osd", hosts),
                     "use a CRUSH rule with failure domain host",
@@ -158,16 +161,16 @@ def placement_findings(e: dict[str, Any], d: Diagnosis) -> None:
                 )
             )
     d.checked.append(
-        {
-            "layer": "placement",
-            "check": "pool settings and failure domains",
-            "status": "read",
-            "detail": "; ".join(
+        Check(
+            layer="placement",
+            check="pool settings and failure domains",
+            status=Status.READ,
+            detail="; ".join(
                 f"{p['name']}: {p.get('type')} size {p.get('size')}/{p.get('min_size')}, "
                 f"{p.get('pg_num')} PGs, failure domain {p.get('failure_domain')}"
                 for p in e.get("pools", [])
             ),
-        }
+        )
     )
 
 
@@ -182,7 +185,7 @@ def cluster_findings(e: dict[str, Any], d: Diagnosis) -> None:
             Finding(
                 codes.CLUSTER_NOT_QUIET,
                 "cluster",
-                "critical",
+                Severity.CRITICAL,
                 f"the cluster was not quiet during the measurement ({', '.join(busy)}): "
                 "the figures say little about its configuration",
                 FlagsAndHealth(flags, statuses),
@@ -195,7 +198,7 @@ def cluster_findings(e: dict[str, Any], d: Diagnosis) -> None:
             Finding(
                 codes.CLUSTER_SCRUBBING,
                 "cluster",
-                "info",
+                Severity.INFO,
                 "PGs were scrubbing during the measurement",
                 Flags(flags),
                 "diagnose again with noscrub and nodeep-scrub set",
@@ -212,7 +215,7 @@ def cluster_findings(e: dict[str, Any], d: Diagnosis) -> None:
             Finding(
                 codes.CLUSTER_UNHEALTHY,
                 "cluster",
-                "warning" if worst == "HEALTH_ERR" else "info",
+                Severity.WARNING if worst == "HEALTH_ERR" else Severity.INFO,
                 f"the cluster reported {worst} during the measurement",
                 Health(statuses),
                 "ceph health detail",
@@ -221,12 +224,12 @@ def cluster_findings(e: dict[str, Any], d: Diagnosis) -> None:
         )
     if not flags and not worst:
         d.checked.append(
-            {
-                "layer": "cluster",
-                "check": f"health during the run ({len(samples)} samples)",
-                "status": "normal",
-                "detail": "HEALTH_OK, no recovery, backfill or scrub",
-            }
+            Check(
+                layer="cluster",
+                check=f"health during the run ({len(samples)} samples)",
+                status=Status.NORMAL,
+                detail="HEALTH_OK, no recovery, backfill or scrub",
+            )
         )
 
 
@@ -236,25 +239,25 @@ def client_facts(e: dict[str, Any], d: Diagnosis) -> None:
     cache = client.get("rbd_cache") or {}
     if cache:
         d.checked.append(
-            {
-                "layer": "client",
-                "check": "librbd cache settings (client section of the configuration)",
-                "status": "read",
-                "detail": ", ".join(f"{k}={v}" for k, v in cache.items())
+            Check(
+                layer="client",
+                check="librbd cache settings (client section of the configuration)",
+                status=Status.READ,
+                detail=", ".join(f"{k}={v}" for k, v in cache.items())
                 + "; the load ran with the cache off, to measure the cluster",
-            }
+            )
         )
     wl = client.get("workloads") or {}
     if wl:
         d.checked.append(
-            {
-                "layer": "client",
-                "check": "fio rbd 4k random I/O on the diagnosis' own image, cache off",
-                "status": "measured",
-                "detail": ", ".join(
+            Check(
+                layer="client",
+                check="fio rbd 4k random I/O on the diagnosis' own image, cache off",
+                status=Status.MEASURED,
+                detail=", ".join(
                     f"{n} {w['iops']:.0f} IOPS {w['lat_mean_us'] / 1000:.2f} ms"
                     for n, w in wl.items()
                     if w.get("iops") is not None and w.get("lat_mean_us") is not None
                 ),
-            }
+            )
         )

@@ -7,7 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 from cephbench.diagnose import codes
-from cephbench.diagnose.finding import Diagnosis, Finding, outliers, rounded, severity
+from cephbench.diagnose.finding import (
+    Check,
+    Diagnosis,
+    Finding,
+    Status,
+    outliers,
+    rounded,
+    severity,
+)
 from cephbench.diagnose.rules import rule
 from cephbench.diagnose.rules.osd import PeerFigures, column, cpu_signals, osd_figures
 
@@ -59,12 +67,12 @@ def cpu_limit_findings(e: dict[str, Any], d: Diagnosis) -> None:
         return  # a diagnosis stored before the OSDs' CPU was read
     if not measured.get("measured"):
         d.checked.append(
-            {
-                "layer": "osd",
-                "check": "each OSD's CPU use under load against its CPU limit",
-                "status": "not possible",
-                "detail": "the OSD processes are not this machine's (only the lab's are read)",
-            }
+            Check(
+                layer="osd",
+                check="each OSD's CPU use under load against its CPU limit",
+                status=Status.NOT_POSSIBLE,
+                detail="the OSD processes are not this machine's (only the lab's are read)",
+            )
         )
         return
     figs = osd_figures(e)
@@ -72,17 +80,17 @@ def cpu_limit_findings(e: dict[str, Any], d: Diagnosis) -> None:
     shown = {n: f for n, f in figs.items() if f.get("cpu_peak_cores") is not None}
     if not held:
         d.checked.append(
-            {
-                "layer": "osd",
-                "check": "each OSD's CPU use under load against its CPU limit",
-                "status": "normal",
-                "detail": "no OSD near a CPU limit; at most "
+            Check(
+                layer="osd",
+                check="each OSD's CPU use under load against its CPU limit",
+                status=Status.NORMAL,
+                detail="no OSD near a CPU limit; at most "
                 + ", ".join(
                     f"{n} {f['cpu_peak_cores']:.2f} cores"
                     + (f" of {f['cpu_limit_cores']:.2f}" if f.get("cpu_limit_cores") else "")
                     for n, f in sorted(shown.items())
                 ),
-            }
+            )
         )
         return
     ratios: dict[str, list[float]] = {}

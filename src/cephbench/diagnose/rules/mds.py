@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cephbench.diagnose import codes
-from cephbench.diagnose.finding import Diagnosis, Evidence, Finding
+from cephbench.diagnose.finding import Check, Diagnosis, Evidence, Finding, Severity, Status
 from cephbench.diagnose.rules import rule
 
 QUEUE_LIMIT = 100
@@ -51,8 +51,8 @@ class MetadataOsds(Evidence):
     slow: list[str]
 
 
-def _checked(d: Diagnosis, check: str, status: str, detail: str) -> None:
-    d.checked.append({"layer": "mds", "check": check, "status": status, "detail": detail})
+def _checked(d: Diagnosis, check: str, status: Status, detail: str) -> None:
+    d.checked.append(Check("mds", check, status, detail))
 
 
 @rule(
@@ -65,7 +65,9 @@ def _checked(d: Diagnosis, check: str, status: str, detail: str) -> None:
 def mds_findings(e: dict[str, Any], d: Diagnosis) -> None:
     mds = e.get("mds")
     if not mds:
-        _checked(d, "MDS requests, caps and metadata pool", "not possible", "no CephFS filesystem")
+        _checked(
+            d, "MDS requests, caps and metadata pool", Status.NOT_POSSIBLE, "no CephFS filesystem"
+        )
         return
     health = mds.get("health", {})
     for fs in mds["filesystems"]:
@@ -85,7 +87,7 @@ def _filesystem(fs: dict[str, Any], d: Diagnosis) -> None:
             Finding(
                 codes.MDS_NOT_ACTIVE,
                 f"cephfs {fs['name']}",
-                "critical",
+                Severity.CRITICAL,
                 f"CephFS {fs['name']} has no active MDS: its clients' metadata requests wait",
                 evidence,
                 "start an MDS for it, or see why it is not active (ceph fs status)",
@@ -94,12 +96,12 @@ def _filesystem(fs: dict[str, Any], d: Diagnosis) -> None:
         )
         return
     ranks = ", ".join(f"rank {r['rank']} {r['name']} {r['state']}" for r in fs["ranks"])
-    _checked(d, f"MDS ranks of {fs['name']}", "read", f"{ranks}; {fs['standby']} standby")
+    _checked(d, f"MDS ranks of {fs['name']}", Status.READ, f"{ranks}; {fs['standby']} standby")
 
 
 def _requests(name: str, fig: dict[str, Any], health: dict[str, str], d: Diagnosis) -> None:
     if "requests" not in fig:
-        _checked(d, f"{name} perf counters", "not possible", "perf dump gave no answer")
+        _checked(d, f"{name} perf counters", Status.NOT_POSSIBLE, "perf dump gave no answer")
         return
     reply, slow = fig["reply_ms"], fig["slow_replies"]
     evidence = MdsRequests(fig["requests"], reply, slow, fig["queue"], health)
@@ -112,7 +114,7 @@ def _requests(name: str, fig: dict[str, Any], health: dict[str, str], d: Diagnos
             Finding(
                 codes.MDS_SLOW_REQUESTS,
                 name,
-                "warning",
+                Severity.WARNING,
                 f"{name} answers metadata requests slowly: {why}",
                 evidence,
                 f"ceph tell {name} dump_ops_in_flight shows what they wait on; check the "
@@ -125,7 +127,7 @@ def _requests(name: str, fig: dict[str, Any], health: dict[str, str], d: Diagnos
             Finding(
                 codes.MDS_QUEUED,
                 name,
-                "warning",
+                Severity.WARNING,
                 f"{name} has {fig['queue']} requests waiting in its queue (over {QUEUE_LIMIT})",
                 evidence,
                 "the MDS is CPU-bound or waits on its journal: add active ranks (max_mds) "
@@ -137,7 +139,7 @@ def _requests(name: str, fig: dict[str, Any], health: dict[str, str], d: Diagnos
     _checked(
         d,
         f"{name} requests",
-        "read",
+        Status.READ,
         f"{fig['requests']} requests since it started, {mean}, {slow} slow, queue {fig['queue']}",
     )
 
@@ -153,7 +155,7 @@ def _caps(name: str, fig: dict[str, Any], health: dict[str, str], d: Diagnosis) 
             Finding(
                 codes.MDS_CAPS_HELD,
                 top,
-                "warning",
+                Severity.WARNING,
                 f"clients do not release caps when {name} asks: {'; '.join(held.values())}",
                 MdsCaps(fig.get("caps", 0), sessions[:5], held),
                 "see ceph tell mds.X session ls; evict or fix the client that holds them",
@@ -164,7 +166,7 @@ def _caps(name: str, fig: dict[str, Any], health: dict[str, str], d: Diagnosis) 
     _checked(
         d,
         f"{name} caps",
-        "read",
+        Status.READ,
         f"{fig.get('caps', 0)} caps held by {len(sessions)} client session(s){most}",
     )
 
@@ -177,7 +179,7 @@ def _metadata_osds(fs: dict[str, Any], slow: set[str], d: Diagnosis) -> None:
             Finding(
                 codes.MDS_METADATA_ON_SLOW_OSD,
                 ", ".join(hit),
-                "warning",
+                Severity.WARNING,
                 f"the metadata pool of CephFS {fs['name']} ({fs['metadata_pool_name']}) is "
                 f"served by {', '.join(hit)}, found slow above: every metadata write waits on it",
                 MetadataOsds(fs["metadata_pool_name"], osds, hit),
@@ -190,6 +192,6 @@ def _metadata_osds(fs: dict[str, Any], slow: set[str], d: Diagnosis) -> None:
     _checked(
         d,
         f"metadata pool of {fs['name']}",
-        "normal",
+        Status.NORMAL,
         f"{fs['metadata_pool_name']} on osd {', '.join(map(str, osds)) or 'none'}; none found slow",
     )

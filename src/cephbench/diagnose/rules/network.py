@@ -9,9 +9,12 @@ from typing import Any
 
 from cephbench.diagnose import codes
 from cephbench.diagnose.finding import (
+    Check,
     Diagnosis,
     Evidence,
     Finding,
+    Severity,
+    Status,
     host_of,
     outliers,
     rounded,
@@ -107,24 +110,24 @@ def network_findings(e: dict[str, Any], d: Diagnosis) -> None:
             )
         elif not slow_hosts:
             d.checked.append(
-                {
-                    "layer": "network",
-                    "check": f"iperf3 over {len(pairs)} host pair(s)"
+                Check(
+                    layer="network",
+                    check=f"iperf3 over {len(pairs)} host pair(s)"
                     + (f" (run by {net['reached_by']})" if net.get("reached_by") else ""),
-                    "status": "normal",
-                    "detail": f"median {statistics.median(pairs.values()) / 1e6:.0f} Mbit/s"
+                    status=Status.NORMAL,
+                    detail=f"median {statistics.median(pairs.values()) / 1e6:.0f} Mbit/s"
                     + (f" of a nominal {nominal / 1e6:.0f} Mbit/s" if nominal else ""),
-                }
+                )
             )
     rtts = {k: v.get("rtt_ms") for k, v in net.get("pairs", {}).items() if v.get("rtt_ms")}
     if rtts:
         d.checked.append(
-            {
-                "layer": "network",
-                "check": f"ping round trips over {len(rtts)} host pair(s)",
-                "status": "measured",
-                "detail": ", ".join(f"{p} {v:.3f} ms" for p, v in sorted(rtts.items())),
-            }
+            Check(
+                layer="network",
+                check=f"ping round trips over {len(rtts)} host pair(s)",
+                status=Status.MEASURED,
+                detail=", ".join(f"{p} {v:.3f} ms" for p, v in sorted(rtts.items())),
+            )
         )
     _heartbeats(e, d, slow_hosts, bool(pairs))
 
@@ -154,7 +157,7 @@ def _heartbeats(e: dict[str, Any], d: Diagnosis, slow_hosts: set[str], measured:
             Finding(
                 codes.NETWORK_SLOW_HEARTBEATS,
                 o.name,
-                "warning" if o.ratio >= 3 else "info",
+                Severity.WARNING if o.ratio >= 3 else Severity.INFO,
                 f"heartbeats to and from {o.name}'s OSDs take {o.value:.2f} ms, "
                 f"{o.ratio:.1f}x the other hosts' median {o.median:.2f} ms",
                 Heartbeats({k: rounded(v) for k, v in beats.items()}),
@@ -164,10 +167,10 @@ def _heartbeats(e: dict[str, Any], d: Diagnosis, slow_hosts: set[str], measured:
         )
     if not found:
         d.checked.append(
-            {
-                "layer": "network",
-                "check": "OSD heartbeat round trips (dump_osd_network)",
-                "status": "normal",
-                "detail": f"median {statistics.median(beats.values()):.3f} ms",
-            }
+            Check(
+                layer="network",
+                check="OSD heartbeat round trips (dump_osd_network)",
+                status=Status.NORMAL,
+                detail=f"median {statistics.median(beats.values()):.3f} ms",
+            )
         )

@@ -9,10 +9,13 @@ from typing import Any
 
 from cephbench.diagnose import codes, counters
 from cephbench.diagnose.finding import (
+    Check,
     Diagnosis,
     Evidence,
     Finding,
     Outlier,
+    Severity,
+    Status,
     outliers,
     rounded,
     severity,
@@ -146,12 +149,12 @@ def osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
     figs = osd_figures(e)
     if len(figs) < 3:
         d.checked.append(
-            {
-                "layer": "osd",
-                "check": "OSDs compared with their peers",
-                "status": "not possible",
-                "detail": f"{len(figs)} OSD(s): peers need three or more",
-            }
+            Check(
+                layer="osd",
+                check="OSDs compared with their peers",
+                status=Status.NOT_POSSIBLE,
+                detail=f"{len(figs)} OSD(s): peers need three or more",
+            )
         )
         return
     device = {
@@ -258,12 +261,12 @@ def osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
     flagged = set(device) | set(queued) | set(bench) | set(subops) | set(signals)
     if not flagged:
         d.checked.append(
-            {
-                "layer": "osd",
-                "check": f"{len(figs)} OSDs: device commit time, queue time, osd bench 4k",
-                "status": "normal",
-                "detail": "no OSD far from its peers' median (MAD z >= 3.5 and 2x)",
-            }
+            Check(
+                layer="osd",
+                check=f"{len(figs)} OSDs: device commit time, queue time, osd bench 4k",
+                status=Status.NORMAL,
+                detail="no OSD far from its peers' median (MAD z >= 3.5 and 2x)",
+            )
         )
 
 
@@ -287,7 +290,7 @@ def device_facts(e: dict[str, Any], d: Diagnosis) -> None:
             Finding(
                 codes.DEVICE_SLOW_SYNC_WRITES,
                 "all OSDs",
-                "info",
+                Severity.INFO,
                 f"the OSDs' devices make about {rate:.0f} sync writes/s durable at QD1 "
                 f"(BlueStore kv sync {med:.2f} ms): the rate of drives without power-loss "
                 "protection (consumer SSDs, HDDs), which caps small sync writes",
@@ -299,10 +302,10 @@ def device_facts(e: dict[str, Any], d: Diagnosis) -> None:
         )
     else:
         d.checked.append(
-            {
-                "layer": "device",
-                "check": "sync writes at QD1 through BlueStore (kv sync time)",
-                "status": "normal",
-                "detail": f"about {rate:.0f}/s per device",
-            }
+            Check(
+                layer="device",
+                check="sync writes at QD1 through BlueStore (kv sync time)",
+                status=Status.NORMAL,
+                detail=f"about {rate:.0f}/s per device",
+            )
         )
