@@ -78,9 +78,21 @@ def report(
     _explain(store, runs, provenance)
     series = {run.id: [s for s in store.series(run.id) if s.workload] for run in runs}  # not health
     written = write_report(
-        compare(runs, clusters=load_clusters(store, runs)), provenance, output, series, ab
+        compare(runs, clusters=load_clusters(store, runs)),
+        provenance,
+        output,
+        series,
+        ab,
+        fsids=_fsids(store, runs),
     )
     click.echo(str(written[0]))
+
+
+def _fsids(store: Store, runs: list) -> dict[int, str]:
+    """Run id -> the fsid of the cluster it ran on, for the runs whose fingerprint has one."""
+    from cephbench.diagnose.explain import fsid_of
+
+    return {run.id: fsid for run in runs if (fsid := fsid_of(store, run.id)[0]) is not None}
 
 
 def _explain(store: Store, runs: list, provenance: dict[int, list[dict]]) -> None:

@@ -9,6 +9,7 @@ names from the store are shown as text, never interpreted.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,29 +27,54 @@ from matplotlib.figure import Figure
 from cephbench import __version__
 from cephbench.analysis.compare import Comparison
 from cephbench.errors import UsageError
+from cephbench.model import StoredRun
 from cephbench.report import charts
 from cephbench.report.sections import ReportData, SeriesByRun, sections, template_folders
-from cephbench.tables.table import Table, to_markdown
+from cephbench.tables.table import Table, minute, to_markdown
 
 TEMPLATES = Path(__file__).parent / "templates"
 
 
-def context(data: ReportData) -> dict[str, Any]:
-    """Everything the page templates show: the title, and each section of the report's scope
-    in its order with its context (None: not shown).
+def context(data: ReportData, fsids: Mapping[int, str] | None = None) -> dict[str, Any]:
+    """Everything the page templates show: the title, the baseline (None with one column:
+    nothing is compared with it), and each section of the report's scope in its order with its
+    context (None: not shown).
 
     ``data.chart`` renders a figure (or None) under a file-safe name and returns what the
-    template embeds.
+    template embeds; ``fsids``: run id -> the fsid of the cluster it ran on, where known.
     """
     cmp = data.cmp
-    names = ", ".join(c.name for c in cmp.columns)
+    runs = [run for column in cmp.columns for run in column.runs]
+    if len(runs) == 1:
+        title = title_of(runs[0], (fsids or {}).get(runs[0].id))
+    else:
+        title = "cephbench report: " + ", ".join(c.name for c in cmp.columns)
     return {
-        "title": f"cephbench report: {names}",
+        "title": title,
         "version": __version__,
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
-        "baseline": cmp.baseline.name,
+        "baseline": cmp.baseline.name if len(cmp.columns) > 1 else None,
         "sections": [(s.name, s.build(data)) for s in sections("report")],
     }
+
+
+def title_of(run: StoredRun, fsid: str | None) -> str:
+    """The title of a report of one run: what it is, where and when (a diagnosis: of which
+    cluster, by its fsid and, for the lab's, the lab's directory as stored)."""
+    when = f"{minute(run.started_at)} UTC"
+    if run.suite == "diagnose":
+        target = run.environment.get("target")
+        lab = target.get("lab_dir") if isinstance(target, dict) else None
+        if fsid and lab:
+            cluster = f"cluster {fsid} (the lab in {lab})"
+        elif fsid or lab:
+            cluster = f"cluster {fsid}" if fsid else f"the lab in {lab}"
+        else:
+            cluster = "a cluster of unknown fsid"
+        label = f" ({run.label})" if run.label else ""
+        return f"Diagnosis of {cluster}, {when}: run {run.id}{label}"
+    label = f" — {run.label}" if run.label else ""
+    return f"Run {run.id}{label} — {run.suite} on {run.target}, {when}"
 
 
 def write_report(
@@ -57,11 +83,13 @@ def write_report(
     path: Path,
     series: SeriesByRun | None = None,
     ab: dict[str, Any] | None = None,
+    fsids: Mapping[int, str] | None = None,
 ) -> list[Path]:
     """Write ``path`` (.html or .md); returns every file written. ``provenance``: run id ->
     ``Store.outputs(run_id)``; ``series``: the runs' time series, by run id (none: no Time
     series section); ``ab``: the A/B experiment (``cephbench.ab/1``) they are the rounds of
-    (its section first)."""
+    (its section first); ``fsids``: run id -> its cluster's fsid, where known (the title of a
+    diagnosis names its cluster)."""
     suffix = path.suffix.lower()
     if suffix not in (".html", ".htm", ".md"):
         raise UsageError(
@@ -70,8 +98,8 @@ def write_report(
         )
     with charts.style():
         if suffix == ".md":
-            return _write_markdown(cmp, provenance, path, series or {}, ab)
-        ctx = context(ReportData(cmp, provenance, _svg, series or {}, ab))
+            return _write_markdown(cmp, provenance, path, series or {}, ab, fsids)
+        ctx = context(ReportData(cmp, provenance, _svg, series or {}, ab), fsids)
     path.write_text(_env(True).get_template("report.html.j2").render(**ctx))
     return [path]
 
@@ -86,6 +114,7 @@ def _write_markdown(
     path: Path,
     series: SeriesByRun,
     ab: dict[str, Any] | None,
+    fsids: Mapping[int, str] | None,
 ) -> list[Path]:
     files_dir = path.with_name(f"{path.stem}_files")
     files_dir.mkdir(parents=True, exist_ok=True)
@@ -99,7 +128,7 @@ def _write_markdown(
         written.append(target)
         return f"{files_dir.name}/{target.name}"
 
-    ctx = context(ReportData(cmp, provenance, sink, series, ab))
+    ctx = context(ReportData(cmp, provenance, sink, series, ab), fsids)
     path.write_text(_env(False).get_template("report.md.j2").render(**ctx))
     return [path, *written]
 
