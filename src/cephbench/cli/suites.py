@@ -1,10 +1,11 @@
-"""``cephbench suites``: the built-in suites and what they run (JSON: ``cephbench.suites/1``)."""
+"""``cephbench suites``: the built-in suites and what they run (JSON: ``cephbench.suites/1``):
+a table where it fits the terminal, else a list (at 80 columns: no name or option is split)."""
 
 from __future__ import annotations
 
 import click
 
-from cephbench.cli.common import debug_option, emit_table, format_option, print_json
+from cephbench.cli.common import console, debug_option, emit_table, format_option, print_json
 from cephbench.tables.table import Table
 
 
@@ -48,17 +49,20 @@ def suites(fmt: str) -> None:
             )
         )
         return
+    from cephbench.tools.fio.plan import METADATA_OPERATIONS
+
     rows = []
     for s in specs:
         runtime = s.global_.get("runtime")
         for i, w in enumerate(s.workloads):
             mix = f" {w.rwmixread}/{100 - w.rwmixread}" if w.rwmixread is not None else ""
+            operation = METADATA_OPERATIONS.get(str(w.options.get("ioengine")))
             extra = " ".join(f"{k}={v}" for k, v in w.options.items())
             rows.append(
                 (
                     s.name if i == 0 else "",
                     w.name,
-                    f"{w.rw}{mix}",
+                    f"{operation} files" if operation else f"{w.rw}{mix}",
                     w.bs,
                     str(w.iodepth),
                     str(w.numjobs),
@@ -81,16 +85,7 @@ def suites(fmt: str) -> None:
             )
         )
     table = Table(
-        (
-            "Suite",
-            "Workload",
-            "Pattern",
-            "Block size",
-            "iodepth",
-            "numjobs",
-            "Runtime each",
-            "Other",
-        ),
+        HEADERS,
         tuple(rows),
         align=("l", "l", "l", "r", "r", "r", "r", "l"),
         notes=(
@@ -98,4 +93,71 @@ def suites(fmt: str) -> None:
             *(f"{s.name}: {s.description}" for _, s in fixed),
         ),
     )
+    if fmt == "table" and not fits(table, console.width):
+        click.echo(as_list(table, console.width))
+        return
     emit_table(table, fmt)
+
+
+HEADERS = (
+    "Suite",
+    "Workload",
+    "Pattern",
+    "Block size",
+    "iodepth",
+    "numjobs",
+    "Runtime each",
+    "Other",
+)
+
+
+def fits(table: Table, width: int) -> bool:
+    """Whether the table fits ``width`` with no cell wrapped (a name cut at the column's edge
+    reads as two names: at a narrower width the suites are a list)."""
+    from cephbench.tables.table import column_widths
+
+    return all(w is None for w in column_widths(table, width))
+
+
+def as_list(table: Table, width: int) -> str:
+    """The suites table as a list for a narrow terminal: each suite with its description, then
+    a line per workload, its name first and whole; lines wrap between words only, so a name
+    or an option (``ioengine=filecreate``) is never split."""
+    import textwrap
+
+    def wrap(text: str, first: str, rest: str) -> list[str]:
+        return textwrap.wrap(
+            text,
+            width,
+            initial_indent=first,
+            subsequent_indent=rest,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+
+    descriptions = dict(note.split(": ", 1) for note in table.notes)
+    names = [row[1] for row in table.rows]
+    column = min(max(map(len, names)), 24) + 2
+    lines: list[str] = []
+    for row in table.rows:
+        suite, name, pattern, bs, iodepth, numjobs, runtime, other = row
+        if suite:
+            each = f" ({runtime} each)" if runtime else ""
+            lines += wrap(f"{suite}{each}: {descriptions.get(suite, '')}".rstrip(), "", "  ")
+        shape = ", ".join(
+            part
+            for part in (
+                pattern,
+                bs,
+                f"iodepth {iodepth}" if iodepth else "",
+                f"numjobs {numjobs}" if numjobs else "",
+                other,
+            )
+            if part
+        )
+        lead = f"    {name:<{column}}"
+        if len(lead) > width // 2:  # a long name on a line of its own
+            lines += wrap(name, "    ", "    ")
+            lead = " " * 6
+        lines += wrap(shape, lead, " " * len(lead))
+    return "\n".join(lines)

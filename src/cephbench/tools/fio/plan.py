@@ -22,8 +22,10 @@ MAX_BATCH_SECONDS = 600.0
 """A chained fio process runs at most this long: its results are stored when it ends, so a
 crash (or a SIGKILL, which leaves fio no time to report) loses at most this much of a sweep."""
 JOBFILE_SUFFIXES = (".fio", ".ini", ".job", ".jobs", ".cfg", ".conf")
-METADATA_ENGINES = ("filecreate", "filestat", "filedelete")
-"""fio's engines whose operations are file creates, stats and deletes (the metadata suite)."""
+METADATA_OPERATIONS = {"filecreate": "create", "filestat": "stat", "filedelete": "delete"}
+"""fio's engines whose operations are file creates, stats and deletes (the metadata suite), and
+what each does to its files (fio reports them in its read direction: ``rw`` says nothing)."""
+METADATA_ENGINES = tuple(METADATA_OPERATIONS)
 METADATA_FORMAT = "f.$jobnum.$filenum"
 """The names of a metadata job's files: the same for every engine, so the stats and deletes
 find exactly the files the creates made."""
