@@ -102,16 +102,20 @@ def measure(
 
 
 def emit(store: Store, run_id: int, fmt: str) -> None:
-    """Print a stored diagnosis as tables, Markdown or its JSON document."""
-    from cephbench.cli.common import emit_table, print_json
+    """Print a stored diagnosis as tables, Markdown or its JSON document; in a terminal
+    narrower than ``render.NARROW`` its findings as blocks before the tables."""
+    from cephbench.cli.common import console, emit_table, print_json
     from cephbench.diagnose import stored
-    from cephbench.diagnose.render import tables
+    from cephbench.diagnose.render import NARROW, finding_blocks, tables
 
     doc = stored.document(store, run_id)
     if fmt == "json":
         print_json(doc)
         return
-    for i, table in enumerate(tables(doc)):
+    narrow = fmt == "table" and console.width < NARROW
+    if narrow:
+        click.echo(finding_blocks(doc, console.width))
+    for i, table in enumerate(tables(doc, narrow=narrow)):
         if i and fmt == "md":
             click.echo("")
         emit_table(table, fmt)

@@ -1,11 +1,20 @@
 """A diagnosis as people read it: findings first (sorted by impact), then what was checked,
-then the latency budget; as rich tables, Markdown, or the JSON document."""
+then the latency budget; as rich tables, Markdown, or the JSON document.
+
+In a terminal narrower than :data:`NARROW` columns the findings are no table: seven columns
+wrapped one word a line made one finding fifteen lines tall at 80 columns. Each is a short
+block instead, as compilers print diagnostics (:func:`finding_blocks`), and the budget's
+cells keep their figures, its overlaps said in its notes."""
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from cephbench.tables.table import Table
+
+NARROW = 120
+"""Below this many columns a terminal gets the findings as blocks, not as a table."""
 
 COMPARED = {
     "device": "device_ms",
@@ -101,9 +110,41 @@ def digest(f: dict[str, Any], limit: int = 240) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def tables(doc: dict[str, Any], evidence: dict[str, Any] | None = None) -> list[Table]:
+def title(doc: dict[str, Any]) -> str:
+    return f"Diagnosis of run {doc['run']}: {len(doc['findings'])} finding(s)"
+
+
+NO_FINDING = "No finding: every check below was normal."
+
+
+def finding_blocks(doc: dict[str, Any], width: int) -> str:
+    """The findings as blocks of at most ``width`` columns, one per finding: its number,
+    component, layer and severity, then what was found, the evidence and the next step, each
+    wrapped under its first line (as compilers print a diagnostic and its notes)."""
+    lines = [title(doc), ""]
+    for i, f in enumerate(doc["findings"], 1):
+        head = f"{i}. {f['component']} [{f['layer']}]: {f['severity']}: "
+        lines += _wrap(head + f["summary"], width, " " * len(f"{i}. "))
+        indent = " " * len(f"{i}. ")
+        for label, text in (("evidence", digest(f)), ("next step", f["next_step"])):
+            lines += _wrap(f"{indent}{label}: {text}", width, indent + "  ")
+        lines.append("")
+    if not doc["findings"]:
+        lines += [NO_FINDING, ""]
+    return "\n".join(lines)
+
+
+def _wrap(text: str, width: int, indent: str) -> list[str]:
+    """``text`` in lines of at most ``width`` columns, each after the first indented."""
+    return textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False)
+
+
+def tables(
+    doc: dict[str, Any], evidence: dict[str, Any] | None = None, *, narrow: bool = False
+) -> list[Table]:
     """Findings first, then the latency budget, the ceilings the capabilities imply (with
-    ``evidence``, or the document's own ``ceilings``), what was checked."""
+    ``evidence``, or the document's own ``ceilings``), what was checked. ``narrow``: no
+    findings table (:func:`finding_blocks` says them) and the budget's cells figures alone."""
     findings = doc["findings"]
     rows = tuple(
         (
@@ -121,12 +162,14 @@ def tables(doc: dict[str, Any], evidence: dict[str, Any] | None = None) -> list[
         Table(
             ("#", "Severity", "Layer", "Component", "Finding", "Evidence", "Next step"),
             rows,
-            title=f"Diagnosis of run {doc['run']}: {len(findings)} finding(s)",
-            notes=() if findings else ("No finding: every check below was normal.",),
+            title=title(doc),
+            notes=() if findings else (NO_FINDING,),
             align=("r", "l", "l", "l", "l", "l", "l"),
         ),
     ]
-    out += budget_tables(doc.get("budget") or {})
+    if narrow:
+        out = []
+    out += budget_tables(doc.get("budget") or {}, narrow=narrow)
     ceilings = doc.get("ceilings")
     if ceilings is None and evidence:
         from cephbench.diagnose.explain import diagnosis_ceilings
@@ -150,7 +193,9 @@ def tables(doc: dict[str, Any], evidence: dict[str, Any] | None = None) -> list[
     return out
 
 
-def budget_tables(b: dict[str, Any]) -> list[Table]:
+def budget_tables(b: dict[str, Any], narrow: bool = False) -> list[Table]:
+    """The latency budget; ``narrow``: a part that overlaps others says "overlaps" alone in
+    its cell, its figure and why in the notes below the table (as the wide table's too)."""
     if b.get("parts"):
         notes = [
             "From the OSDs' counters over the QD1 writes alone (op_w_latency, "
@@ -163,7 +208,7 @@ def budget_tables(b: dict[str, Any]) -> list[Table]:
                 tuple(
                     (
                         p["part"],
-                        _ms(p),
+                        _ms(p, narrow),
                         "n/a" if p["share"] is None else f"{p['share'] * 100:.0f} %",
                     )
                     for p in b["parts"]
@@ -177,11 +222,14 @@ def budget_tables(b: dict[str, Any]) -> list[Table]:
     return []
 
 
-def _ms(p: dict[str, Any]) -> str:
+def _ms(p: dict[str, Any], narrow: bool = False) -> str:
+    note = p.get("note")
+    if note and narrow:  # "overlaps (-7.272 ms left): why": its words before the figure
+        note = note.split(" (", 1)[0].split(":", 1)[0]
     if p["ms"] is None:
-        return p.get("note") or "n/a"
+        return note or "n/a"
     text = f"{p['ms']:.3f}"
-    return f"{text} ({p['note']})" if p.get("note") else text
+    return f"{text} ({note})" if note else text
 
 
 def changes_table(base: int, new: int, changes: dict[str, list[dict[str, Any]]]) -> Table:
