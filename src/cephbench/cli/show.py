@@ -107,13 +107,9 @@ def _notes(run: StoredRun, store: Store) -> list[str]:
     from cephbench.model import FLAGS, flag_text
 
     notes = []
-    for o in store.outputs(run.id):
-        if o["tool"] == PREFILL_TOOL:
-            size = next((a.split("=", 1)[1] for a in o["argv"] if a.startswith("--size=")), "?")
-            notes.append(
-                f"Prefill: the new RBD image was written once ({size}, sequential 4M) "
-                f"in {o['seconds']:.1f} s before the workloads."
-            )
+    prefill = prefill_note([o for o in store.outputs(run.id) if o["tool"] == PREFILL_TOOL])
+    if prefill:
+        notes.append(prefill)
     if run.status == "aborted" and run.results and run.error:  # an empty run's table says it
         notes.append(f"Run {run.id} {run.error}.")
     flags = sorted({f for r in run.results for f in r.flags if f in FLAGS and FLAGS[f].health})
@@ -124,3 +120,33 @@ def _notes(run: StoredRun, store: Store) -> list[str]:
             + ". Flagged results are less trustworthy."
         )
     return notes
+
+
+def prefill_note(outputs: list[dict]) -> str | None:
+    """One note for a run's prefills (the fio runs writing each new volume once before the
+    workloads), however many volumes: an RBD image each, written one after another on this
+    machine (their times add up), or a pod's volume each (``pod/NAME`` first in the argv),
+    written by all the pods at once (each output holds the time of them all)."""
+    if not outputs:
+        return None
+    sizes = ", ".join(
+        dict.fromkeys(
+            next((a.split("=", 1)[1] for a in o["argv"] if a.startswith("--size=")), "?")
+            for o in outputs
+        )
+    )
+    in_pods = all(o["argv"] and str(o["argv"][0]).startswith("pod/") for o in outputs)
+    what = "volume" if in_pods else "RBD image"
+    if len(outputs) == 1:
+        return (
+            f"Prefill: the new {what} was written once ({sizes}, sequential 4M) "
+            f"in {outputs[0]['seconds']:.1f} s before the workloads."
+        )
+    if in_pods:
+        seconds, how = max(o["seconds"] for o in outputs), f"by their {len(outputs)} pods at once"
+    else:
+        seconds, how = sum(o["seconds"] for o in outputs), "one after another"
+    return (
+        f"Prefill: the {len(outputs)} new {what}s were each written once ({sizes} each, "
+        f"sequential 4M), {how}, in {seconds:.1f} s before the workloads."
+    )

@@ -1,10 +1,13 @@
-"""The per-client spread of a run from many clients (``--clients``), as notes under its table:
-the rows stay the aggregate, as for a run from one machine; the notes say how the clients
-differed and which one was slowest (by IOPS), and how far apart they started. ``compare``
+"""The per-client spread of a run from many clients (``--clients``, ``--pods``), as notes under
+its table: the rows stay the aggregate, as for a run from one machine; the notes say how the
+clients differed and which one was slowest (by IOPS), and how far apart they started, in
+lines that fit 80 columns. A run from one client (one pod) has no spread to show. ``compare``
 and ``report`` show the same spread as a table of its own beside the aggregate's."""
 
 from __future__ import annotations
 
+import re
+import textwrap
 from typing import TYPE_CHECKING
 
 from cephbench.model import Result, Run
@@ -15,21 +18,37 @@ if TYPE_CHECKING:
     from cephbench.analysis.compare import Comparison
 
 
+WIDTH = 80
+"""The per-client block's lines fit this many columns (a terminal's, a pipe's): none wraps."""
+
+
 def client_notes(run: Run) -> list[str]:
-    """One line per workload and direction with clients; none for a run from one machine."""
+    """The per-client block: how the clients differed, a line or two per workload and
+    direction; none for a run from one machine or one client (one pod), whose figures are the
+    table's own. Every line fits :data:`WIDTH` columns, a client's name never split."""
     with_clients = [r for r in run.results if r.clients]
-    if not with_clients:
+    hosts = list(dict.fromkeys(str(c.host) for r in with_clients for c in r.clients))
+    if len(hosts) < 2:
         return []
-    hosts = list(dict.fromkeys(c.host for r in with_clients for c in r.clients))
-    notes = [f"Aggregate of {len(hosts)} clients ({', '.join(str(h) for h in hosts)}); per client:"]
+    notes = _wrapped(
+        [f"Aggregate of {len(hosts)} clients ({', '.join(hosts)});", "per client:"], "  "
+    )
     repeats = len({r.repeat for r in run.results}) > 1
     for r in with_clients:
-        notes.append(spread_line(r, repeats))
+        name, parts = _spread_parts(r, repeats)
+        notes += _wrapped([f"{name}: {parts[0]}", *parts[1:]], "    ", glue=True) if parts else []
     return notes
 
 
 def spread_line(r: Result, repeats: bool = False) -> str:
-    """``seq_wr (write): IOPS 120 (host1, slowest) - 179 (host0); p99 ...; start skew ...``"""
+    """``seq_wr (write): IOPS 120 (host1, slowest) - 179; 99th pct ...; start skew ...``"""
+    name, parts = _spread_parts(r, repeats)
+    return f"{name}: " + "; ".join(parts)
+
+
+def _spread_parts(r: Result, repeats: bool) -> tuple[str, list[str]]:
+    """A workload's name and the parts of its spread: IOPS slowest (named) - fastest, the
+    99th percentiles best - worst (the worst named), the start skew."""
     name = f"{r.workload} ({r.op})" + (f" repeat {r.repeat + 1}" if repeats else "")
     measured = [c for c in r.clients if c.iops is not None]
     parts = []
@@ -37,8 +56,7 @@ def spread_line(r: Result, repeats: bool = False) -> str:
         slow = min(measured, key=lambda c: c.iops or 0.0)
         fast = max(measured, key=lambda c: c.iops or 0.0)
         parts.append(
-            f"IOPS {fmt_number(slow.iops)} ({slow.host}, slowest) - "
-            f"{fmt_number(fast.iops)} ({fast.host})"
+            f"IOPS {fmt_number(slow.iops)} ({slow.host}, slowest) - {fmt_number(fast.iops)}"
         )
     p99 = [c for c in r.clients if c.lat_p99_us is not None]
     if p99:
@@ -46,21 +64,55 @@ def spread_line(r: Result, repeats: bool = False) -> str:
         best = min(p99, key=lambda c: c.lat_p99_us or 0.0)
         parts.append(
             f"99th pct latency {fmt_ms(best.lat_p99_us)} - {fmt_ms(worst.lat_p99_us)} ms "
-            f"({worst.host})"
+            f"({worst.host}, worst)"
         )
     skew = dict(r.metrics).get("start_skew_ms")
     if skew is not None:
         parts.append(f"start skew {skew:.0f} ms")
-    return f"{name}: " + "; ".join(parts)
+    return name, parts
+
+
+GLUE = "\x00"
+"""Stands for a space no line may break at while wrapping (textwrap breaks at ASCII spaces)."""
+
+
+def _wrapped(parts: list[str], indent: str, glue: bool = False) -> list[str]:
+    """``parts`` joined by ``; `` (a part ending in ``;`` or ``:`` by a space) into lines of
+    at most :data:`WIDTH` columns; a part that does not fit where it would go starts a line
+    of its own after ``indent``, and one longer than a line is wrapped between words (with
+    ``glue``: never inside parentheses, ``(host, slowest)`` stays on one line)."""
+    lines: list[str] = []
+    for part in parts:
+        if lines:
+            sep = " " if lines[-1].endswith((";", ":")) else "; "
+            if len(lines[-1]) + len(sep) + len(part) <= WIDTH:
+                lines[-1] += sep + part
+                continue
+            lines[-1] += "" if lines[-1].endswith((";", ":")) else ";"
+            part = indent + part
+        glued = (
+            re.sub(r"\([^()]*\)", lambda m: m.group(0).replace(" ", GLUE), part) if glue else part
+        )
+        wrapped = textwrap.wrap(
+            glued,
+            WIDTH,
+            subsequent_indent=indent,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        lines += [line.replace(GLUE, " ") for line in wrapped or [glued]]
+    return lines
 
 
 def spread_table(cmp: Comparison) -> Table | None:
     """``compare`` and ``report``: per workload and column, the clients' IOPS lowest - highest
-    and the slowest client named; None unless a compared run came from many clients."""
-    if not cmp.clients:
+    and the slowest client named; None unless a compared run came from many clients (a run
+    from one client, one pod, has its figures in its own column: n/a here)."""
+    many = [s for s in cmp.clients if len(s.iops) > 1]
+    if not many:
         return None
-    cells = {(s.workload, s.op, s.column): s for s in cmp.clients}
-    keys = list(dict.fromkeys((s.workload, s.op) for s in cmp.clients))
+    cells = {(s.workload, s.op, s.column): s for s in many}
+    keys = list(dict.fromkeys((s.workload, s.op) for s in many))
     rows = tuple(
         (
             f"{w} ({op})",
