@@ -3,6 +3,8 @@ injected (and cleared however the test ends): the top finding names what was inj
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from cephbench.lab import faults
@@ -48,3 +50,28 @@ def test_the_top_finding_names_the_fault(
     top = d["findings"][0]
     assert top["layer"] in layers and top["component"] == component, d["findings"]
     assert faults.list_faults(on_lab3) == []
+
+
+def test_under_a_slow_disk_the_bounded_phases_end_early(on_lab3, invoke_json, db):
+    """A disk held to 150 IOPS ends the load's fixed-size phases early rather than making
+    them longer: osd.1's 4 MiB bench writes its first quarter only (its peers all 16 MiB),
+    the prefill stops at its time bound and the load runs on the part it wrote; nothing is
+    left (the image went with the pool); the top finding still names osd.1."""
+    from cephbench.diagnose.stored import evidence
+
+    with faults.injected(on_lab3, "slow-disk", "osd.1", iops=150):
+        d = invoke_json("diagnose", "--quick")
+    assert d["findings"][0]["component"] == "osd.1", d["findings"]
+    with Store(db) as s:
+        e = evidence(s, d["run"])
+        outputs = s.outputs(d["run"])
+        assert s.open_resources() == []  # pool, and the image with it: recorded as gone
+    benches = {osd: info["bench_4m"] for osd, info in e["osds"].items()}
+    assert benches["1"]["bytes"] == 4 << 20 and benches["1"]["benches"] == 1, benches
+    assert all(benches[o]["bytes"] == 16 << 20 for o in ("0", "2")), benches
+    region = e["client"]["load_bytes"]
+    prefill = next(o for o in outputs if o["tool"] == "fio-prefill")
+    written = json.loads(prefill["stdout"][prefill["stdout"].index("{") :])["jobs"][0]["write"]
+    assert region == written["io_bytes"] < 16 << 20
+    loads = [o for o in outputs if o["tool"] == "fio"]
+    assert len(loads) == 2 and all(f"--size={region}" in o["argv"] for o in loads)

@@ -20,7 +20,7 @@ from cephbench.diagnose import counters, evidence, unchecked
 from cephbench.diagnose.cpu_use import OsdCpu
 from cephbench.diagnose.facts import after_load
 from cephbench.diagnose.probes import Probe
-from cephbench.diagnose.session import Session
+from cephbench.diagnose.session import Session, parse_loose
 from cephbench.diagnose.together import together
 from cephbench.errors import ParseError
 from cephbench.model import WorkloadOutcome, now
@@ -93,6 +93,9 @@ class ClientLoad(Probe):
             if osd in before and osd in qd1_after:
                 info["qd1_write"] = counters.window(before[osd], qd1_after[osd])
         e["client"]["workloads"] = workloads
+        region = getattr(session.ctx.target, "region", None)
+        if region:  # the prefilled part of the image the load ran on (a slow one ends it early)
+            e["client"]["load_bytes"] = region
         after_load(session, got[1][1], got[2][1], got[3][1])
 
     def _fio(
@@ -101,9 +104,11 @@ class ClientLoad(Probe):
         jobs: list[tuple[str, str, int, float]],
         target: dict[str, str],
     ) -> tuple[Step, dict[str, dict]]:
+        region = getattr(session.ctx.target, "region", None)
         argv = [
             which("fio"),
             *(f"--{k}={v}" for k, v in target.items()),
+            *([f"--size={region}"] if region else []),
             "--bs=4k",
             "--time_based",
             "--output-format=json",
@@ -146,7 +151,14 @@ class OsdBenchProbe(Probe):
     """``ceph tell osd.N bench`` at 4 MiB and 4 KiB on every OSD, all OSDs at once (so that
     what they share, the machine's CPU or a host's disks, shows in each OSD's figure, as it
     does under a client's load; and the probe takes one OSD's time, not the sum); skipped
-    with ``--no-osd-bench`` (it writes into the OSDs)."""
+    with ``--no-osd-bench`` (it writes into the OSDs).
+
+    The 4 MiB bench is bounded by time (:func:`next_bench`): each OSD writes a quarter of its
+    bytes first, and the rest only if the whole would end within the bound at the rate it
+    showed. A slow disk's OSD ends after its quarter (a disk held to 150 IOPS takes 0.4 s a
+    4 MiB write, 2 s for 16 MiB); its figure is its bytes over its time, as before. The 4 KiB
+    bench stays whole: BlueStore takes its first writes at full speed (deferred, into its
+    WAL), so a shorter one would hide a slow disk."""
 
     name = "osd-bench"
 
@@ -155,34 +167,101 @@ class OsdBenchProbe(Probe):
             session.evidence.setdefault("not_checked", []).append(unchecked.OSD_BENCH_SKIPPED.text)
             return
         session.evidence["osd_bench_together"] = True
-        for label, total, bs in (
-            ("4m", session.options.bench_large_bytes, 4 << 20),
-            ("4k", session.options.bench_small_bytes, 4096),
+        opts = session.options
+        for label, total, bs, bound in (
+            ("4m", opts.bench_large_bytes, 4 << 20, opts.bench_large_seconds),
+            ("4k", opts.bench_small_bytes, 4096, None),
         ):
-            steps = together(
-                [functools.partial(self._one, session, o, label, total, bs) for o in session.osds]
+            t0 = time.monotonic()
+            done = together(
+                [
+                    functools.partial(self._one, session, o, label, total, bs, bound, t0)
+                    for o in session.osds
+                ]
             )
-            for step in steps:
-                yield session.measured(step)
+            for steps, outcome, window in done:
+                yield from steps
+                session.pending.append((outcome, window))
 
-    def _one(self, session: Session, osd: int, label: str, total: int, bs: int) -> Step:
+    def _one(
+        self,
+        session: Session,
+        osd: int,
+        label: str,
+        total: int,
+        bs: int,
+        bound: float | None,
+        t0: float,
+    ) -> tuple[list[Step], WorkloadOutcome, tuple[float, float]]:
+        """One OSD's bench of ``total`` bytes (with a time bound: a quarter first, the rest
+        if it fits): its steps, its outcome over all it wrote, its window."""
         from cephbench.ceph.commands import ceph
 
-        started, t0 = now(), time.monotonic()
-        try:
-            result = ceph(session.conn, *osd_bench.argv(osd, total, bs), timeout=600, check=False)
-        except ProcessInterrupted:
-            raise Stopped from None
         name = f"osd.{osd} bench {label}"
-        try:
-            r = osd_bench.parse(result.stdout, osd)
-            r = replace(r, workload=name)
-            outcome = WorkloadOutcome(name, (r,))
-            info = session.evidence["osds"].get(str(osd))
-            if info is not None:
-                info[f"bench_{label}"] = {"iops": r.iops, "bytes_per_sec": r.bw_bytes_per_s}
-        except ParseError as err:
-            outcome = WorkloadOutcome(name, error=str(err))
-        return Step(
-            0, raw_output("osd-bench", result, started), [outcome], [(t0, time.monotonic())]
-        )
+        steps: list[Step] = []
+        figures: list[dict[str, Any]] = []
+        size = next_bench(total, bs, 0, 0.0, bound)
+        while size > 0:
+            started = now()
+            try:
+                result = ceph(
+                    session.conn, *osd_bench.argv(osd, size, bs), timeout=600, check=False
+                )
+            except ProcessInterrupted:
+                raise Stopped from None
+            steps.append(Step(0, raw_output("osd-bench", result, started), []))
+            try:
+                osd_bench.parse(result.stdout, osd)  # a bench result, or why there is none
+            except ParseError as err:
+                return steps, WorkloadOutcome(name, error=str(err)), (t0, time.monotonic())
+            figures.append(parse_loose(result.stdout))
+            written = int(summed(figures)["bytes_written"])
+            size = next_bench(total, bs, written, time.monotonic() - t0, bound)
+        window = (t0, time.monotonic())
+        r = replace(osd_bench.from_data(summed(figures), f"osd.{osd}"), workload=name)
+        info = session.evidence["osds"].get(str(osd))
+        if info is not None:
+            info[f"bench_{label}"] = {
+                "iops": r.iops,
+                "bytes_per_sec": r.bw_bytes_per_s,
+                "bytes": r.io_bytes,
+                "benches": len(figures),
+            }
+        return steps, WorkloadOutcome(name, (r,)), window
+
+
+def next_bench(total: int, bs: int, written: int, elapsed: float, bound: float | None) -> int:
+    """Bytes an OSD's next bench writes, once it has written ``written`` of ``total`` in
+    ``elapsed`` seconds since its phase began: with a time ``bound``, a quarter first (whole
+    blocks of ``bs``), then the rest at once if the whole, at the rate shown by then, ends
+    within the bound, else none; without one, the whole at once."""
+    rest = total - written
+    if rest <= 0:
+        return 0
+    if bound is None:
+        return rest
+    if written <= 0:
+        return min(total, max(bs, total // 4 // bs * bs))
+    return rest if elapsed * total / written <= bound else 0
+
+
+def summed(figures: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several ``osd bench`` results of one OSD as one: its bytes over its time (the OSD's
+    own ``elapsed_sec``, summed), in the JSON the bench prints."""
+    figures = [f.get("osd_bench_results", f) for f in figures]  # Crimson nests them
+    if len(figures) == 1:
+        return figures[0]
+    written = sum(int(f["bytes_written"]) for f in figures)
+    # releases before Mimic print no elapsed_sec: their time is their bytes over their rate
+    elapsed = sum(
+        float(f.get("elapsed_sec") or int(f["bytes_written"]) / float(f["bytes_per_sec"]))
+        for f in figures
+    )
+    bs = int(figures[0]["blocksize"])
+    return {
+        "bytes_written": written,
+        "blocksize": bs,
+        "elapsed_sec": elapsed,
+        "bytes_per_sec": written / elapsed if elapsed > 0 else 0.0,
+        "iops": written / bs / elapsed if elapsed > 0 else 0.0,
+    }

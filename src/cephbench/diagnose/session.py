@@ -46,6 +46,13 @@ class DiagnoseOptions:
         return (16 << 20) if self.quick else (128 << 20)
 
     @property
+    def bench_large_seconds(self) -> float:
+        """The 4 MiB bench's time bound: an OSD writes the rest of its bytes after its first
+        quarter only if the whole would end within it (healthy lab OSDs write 16 MiB in under
+        0.1 s; a disk held to 150 IOPS takes 2 s)."""
+        return 1.0 if self.quick else 10.0
+
+    @property
     def iperf_seconds(self) -> int:
         return 1 if self.quick else 3
 

@@ -1,13 +1,22 @@
 """The diagnosis' own pool and RBD image, on the lab or on any cluster: always fresh
-(``cb-<run>-<hex>``, tagged), prefilled so reads touch the OSDs, removed afterwards."""
+(``cb-<run>-<hex>``, tagged), prefilled so reads touch the OSDs, removed with its pool
+afterwards.
+
+The prefill is bounded by time: a slow part of the cluster (a disk held to 150 IOPS took 3 s
+for the 16 MiB, a healthy lab 0.4 s at most) ends it early, and the load then runs on the part it
+wrote (:attr:`DiagnoseTarget.region`), whole objects each on every OSD that holds a copy."""
 
 from __future__ import annotations
 
+import json
+
 from cephbench.ceph import pools
-from cephbench.system.process import which
+from cephbench.model import RawOutput, now
+from cephbench.system.process import run, which
+from cephbench.system.units import format_size
 from cephbench.targets import TargetOptions
 from cephbench.targets.cluster import FRESH
-from cephbench.targets.rbd import RbdTarget
+from cephbench.targets.rbd import PREFILL_TOOL, RbdTarget
 
 QUICK_IMAGE = 16 << 20
 """Prefilled (a new object's first writes cost the OSDs 3x more than later ones, which would
@@ -16,6 +25,13 @@ IMAGE = 256 << 20
 OBJECT_SIZE = "256K"
 """Small objects spread the image over the pool's PGs (16 MiB in 4 MiB objects would touch
 4 PGs of 32, and an OSD could be primary of none of them: no signal from it)."""
+OBJECT_BYTES = 256 << 10
+PREFILL_RATE = 20 << 20
+"""Bytes/s: the prefill's time bound is its image at this rate (0.8 s for 16 MiB; a busy
+healthy lab wrote them in 0.4 s, a disk held to 150 IOPS 4.25 MiB in 0.5 s); a cluster
+slower than this is slow enough for the load to run on what it wrote by then."""
+PREFILL_DEPTH = 8
+"""Object writes in flight: what a bounded prefill waits for once its time is up."""
 
 
 class DiagnoseTarget(RbdTarget):
@@ -24,6 +40,9 @@ class DiagnoseTarget(RbdTarget):
     def __init__(self, image_bytes: int):
         super().__init__(FRESH, TargetOptions())
         self.image_bytes = image_bytes
+        self.image_goes_with_pool = True  # its pool is always its own, removed afterwards
+        self.region = image_bytes
+        """The bytes from the image's start that the prefill wrote: where the load runs."""
 
     @property
     def spec(self) -> str:
@@ -40,3 +59,53 @@ class DiagnoseTarget(RbdTarget):
 
     def check_cluster(self) -> None:
         pools.check_usable(self.conn, None)
+
+    def _prefill(self, pool: str, image: str) -> None:
+        """Write the image from its start, an object per write, until it is whole or the
+        time bound (:data:`PREFILL_RATE`) has passed; with librbd's cache off, so fio's
+        end is the writes' (a cache would take them at once and flush them for seconds
+        on closing)."""
+        seconds = self.size / PREFILL_RATE
+        argv = [
+            which("fio"),
+            "--name=prefill",
+            "--ioengine=rbd",
+            f"--clientname={self.conn.id}",
+            f"--pool={pool}",
+            f"--rbdname={image}",
+            "--rw=write",
+            f"--bs={OBJECT_SIZE}",
+            f"--iodepth={PREFILL_DEPTH}",
+            f"--size={format_size(self.size)}",
+            f"--runtime={int(seconds * 1000)}ms",
+            "--output-format=json",
+        ]
+        env = {**self.env, "CEPH_ARGS": "--rbd_cache=false"}
+        started = now()
+        result = run(argv, env=env, check=True, timeout=3600)
+        self.prefill_outputs.append(
+            RawOutput(
+                PREFILL_TOOL,
+                result.argv,
+                None,
+                result.stdout,
+                result.stderr,
+                result.returncode,
+                started,
+                result.seconds,
+            )
+        )
+        self.region = prefilled(result.stdout, self.size)
+
+
+def prefilled(stdout: str, size: int) -> int:
+    """The bytes a sequential prefill wrote from the image's start (fio's JSON: every write
+    it began has ended when it exits, so they are one run from offset 0), in whole objects;
+    the whole image when fio's output says nothing (the load then runs as it always did)."""
+    try:
+        text = stdout[stdout.index("{") :]
+        done = int(json.loads(text)["jobs"][0]["write"]["io_bytes"])
+    except (ValueError, KeyError, IndexError, TypeError):
+        return size
+    whole = min(done, size) // OBJECT_BYTES * OBJECT_BYTES
+    return whole if whole > 0 else size

@@ -56,6 +56,9 @@ class RbdTarget(CephTarget):
         self.size = 0
         self.shared_image = False
         """With ``--pods``: every pod on the run's image (``--shared-image``)."""
+        self.image_goes_with_pool = False
+        """An image made in the pool made for the run is left to the pool's removal rather
+        than removed first, object by object (the diagnosis': on a slow disk that took 2 s)."""
         self.prefill_outputs: list[RawOutput] = []
         """The prefill fio runs, once done (the runner stores them with the run): the
         image's, and those of the images :meth:`image` adds (one per client)."""
@@ -108,7 +111,10 @@ class RbdTarget(CephTarget):
                 spec = f"{pool}/{image}"
                 with deferred_interrupts():  # recorded and created; or not begun
                     rid = resources.add("rbd_image", spec, {"conn": self.conn.to_json()})
-                    undo.callback(_remove_recorded, self.conn, spec, resources, rid)
+                    if self.image_goes_with_pool and self.pool_created and pool == self.pool:
+                        undo.callback(resources.removed, rid)  # the pool's removal takes it
+                    else:
+                        undo.callback(_remove_recorded, self.conn, spec, resources, rid)
                     self._rbd("create", "--size", f"{max(1, self.size >> 20)}M", spec)
                 if self.ceph.prefill:
                     self._prefill(pool, image)
