@@ -34,6 +34,11 @@ class LabNetwork(Probe):
         inventory = Path(session.conn.lab_dir or "") / "inventory.yaml"
         if session.conn.lab_dir is None or not inventory.is_file():
             return
+        made = getattr(session.ctx.target, "lab_ssh", None)
+        if made is not None:  # begun with the diagnosis' pool (closed with it)
+            session.shared["ssh"], ready = made
+            session.background(ready.exception)  # the load waits for them to be made
+            return
         from cephbench.hosts.load import load_lab
         from cephbench.hosts.ssh import Ssh
 

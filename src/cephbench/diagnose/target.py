@@ -9,14 +9,23 @@ wrote (:attr:`DiagnoseTarget.region`), whole objects each on every OSD that hold
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from cephbench.ceph import pools
 from cephbench.model import RawOutput, now
 from cephbench.system.process import run, which
 from cephbench.system.units import format_size
-from cephbench.targets import TargetOptions
+from cephbench.targets import FioTarget, TargetOptions
 from cephbench.targets.cluster import FRESH
 from cephbench.targets.rbd import PREFILL_TOOL, RbdTarget
+
+if TYPE_CHECKING:
+    from cephbench.hosts.ssh import Ssh
+    from cephbench.store import ResourceLog
 
 QUICK_IMAGE = 16 << 20
 """Prefilled (a new object's first writes cost the OSDs 3x more than later ones, which would
@@ -43,6 +52,19 @@ class DiagnoseTarget(RbdTarget):
         self.image_goes_with_pool = True  # its pool is always its own, removed afterwards
         self.region = image_bytes
         """The bytes from the image's start that the prefill wrote: where the load runs."""
+        self.lab_ssh: tuple[Ssh, Future[Any]] | None = None
+        """The ssh connections to the lab's hosts (``lab up --ssh``), being made while the pool
+        and the image are (each host's first connection takes most of a second, a busy
+        machine's two); the network probe takes them. None: no lab with ssh."""
+
+    @contextmanager
+    def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
+        with ExitStack() as stack:
+            inventory = Path(self.conn.lab_dir or "") / "inventory.yaml"
+            if self.conn.lab_dir is not None and inventory.is_file():
+                self.lab_ssh = _connect(stack, Path(self.conn.lab_dir))
+            with super().session(run_id, resources) as target:
+                yield target
 
     @property
     def spec(self) -> str:
@@ -109,3 +131,29 @@ def prefilled(stdout: str, size: int) -> int:
         return size
     whole = min(done, size) // OBJECT_BYTES * OBJECT_BYTES
     return whole if whole > 0 else size
+
+
+def _connect(stack: ExitStack, lab_dir: Path) -> tuple[Ssh, Future[Any]]:
+    """An ssh connection to each of the lab's hosts, made in a thread of its own; closed by
+    ``stack`` once that thread has ended (Ctrl-C too). An unreachable host is met and said by
+    the network probe, as without this."""
+    from cephbench.hosts.load import load_lab
+    from cephbench.hosts.ssh import Ssh
+
+    inv = load_lab(lab_dir)
+    ssh = Ssh(inv)
+    pool = ThreadPoolExecutor(1, thread_name_prefix="diagnose-ssh")
+    ready = pool.submit(ssh.each, inv.hosts, lambda h: ssh.run(h, ["true"], timeout=10))
+    pool.shutdown(wait=False)
+
+    def close() -> None:
+        while True:
+            try:
+                ready.exception()  # waits for the connections, whatever they came to
+                break
+            except KeyboardInterrupt:
+                continue
+        ssh.close()
+
+    stack.callback(close)
+    return ssh, ready
