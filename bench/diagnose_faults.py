@@ -141,6 +141,7 @@ def main() -> int:
     right_f: Counter = Counter()
     right_l: Counter = Counter()
     seconds: list[float] = []
+    case_seconds: dict[str, list[float]] = {c[0]: [] for c in cases}
     efficiencies: dict[str, list[float]] = {}
     defects: list[str] = []
     above: list[str] = []
@@ -160,6 +161,7 @@ def main() -> int:
                     t0 = time.monotonic()
                     out = run([cb, "diagnose", "--format", "json", *extra], env=env, timeout=600)
                     seconds.append(time.monotonic() - t0)
+                    case_seconds[name].append(seconds[-1])
                     if out.returncode != 0:
                         print(out.stderr.strip().splitlines()[-1:], flush=True)
                         got = ["error"]
@@ -214,6 +216,11 @@ def main() -> int:
         print(f"  {d}")
     print(f"of them above it and what the client's cache completes early (defects): {len(defects)}")
     print(f"median time per diagnosis: {statistics.median(seconds):.1f} s over {len(seconds)}")
+    for name, times in case_seconds.items():  # a slow part should make it shorter, not longer
+        if times:
+            print(
+                f"  {name}: median {statistics.median(times):.1f} s ({min(times):.1f}-{max(times):.1f})"
+            )
     return 0
 
 
