@@ -57,6 +57,60 @@ def test_help_imports_nothing_heavy(args):
     assert not loaded, f"cephbench {' '.join(args)} --help imports {loaded}"
 
 
+# What `run --help` needs: click, and the CLI modules defining its options; none of what the
+# options build (the planner, the Ceph session, the store, the result model, Kubernetes...).
+RUN_HELP_MODULES = {
+    "cephbench",
+    "cephbench.cli",
+    "cephbench.cli.common",
+    "cephbench.cli.complete",
+    "cephbench.cli.options",
+    "cephbench.cli.run",
+    "cephbench.cli.run_options",
+    "cephbench.errors",
+    "cephbench.registry",
+}
+# Standard modules the building pulls in (processes, sockets, the store...), each milliseconds.
+RUN_HELP_NEVER = (
+    "subprocess",
+    "socket",
+    "sqlite3",
+    "logging",
+    "concurrent.futures",
+    "ctypes",
+    "dataclasses",
+    "pathlib",
+    "tempfile",
+    "hashlib",
+    "secrets",
+)
+
+
+def test_run_help_imports_the_option_definitions_alone():
+    """`cephbench run --help` (some forty options, issue 34 item 4): the CLI modules that
+    define them and nothing they build; bench/startup.py times it."""
+    text, modules = _modules_after("run")
+    assert "--target KIND:LOCATION" in text and "--pods" in text
+    ours = {m for m in modules if m == "cephbench" or m.startswith("cephbench.")}
+    assert ours == RUN_HELP_MODULES, f"run --help also imports {sorted(ours - RUN_HELP_MODULES)}"
+    loaded = [m for m in (*HEAVY, *RUN_HELP_NEVER) if m in modules]
+    assert not loaded, f"cephbench run --help imports {loaded}"
+
+
+def test_run_options_defaults_are_their_sources():
+    """The defaults `run --help` shows are copies (so that it imports none of their modules)."""
+    from cephbench.ceph import connection, health
+    from cephbench.cli import run_options
+    from cephbench.kube import objects
+    from cephbench.planning import request
+
+    assert run_options.DEFAULT_TIMEOUT == connection.DEFAULT_TIMEOUT
+    assert run_options.DEFAULT_INTERVAL == health.DEFAULT_INTERVAL
+    assert run_options.DEFAULT_IMAGE == objects.DEFAULT_IMAGE
+    assert run_options.DEFAULT_MAX_REPEATS == request.DEFAULT_MAX_REPEATS
+    assert run_options.DEFAULT_PG_NUM == request.DEFAULT_PG_NUM
+
+
 def test_listing_commands_imports_none_of_them():
     text, modules = _modules_after()
     for name, entry in BUILTIN_COMMANDS.items():

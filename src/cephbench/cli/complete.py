@@ -8,13 +8,16 @@ rather than printing an error into the user's command line.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from click.shell_completion import CompletionItem
+
+if TYPE_CHECKING:  # these load on a TAB, not with every `CMD --help`
+    import sqlite3
+
+    from click.shell_completion import CompletionItem
 
 RUN_IDS = 50
 """The most run ids offered at once (the latest that match what was typed)."""
@@ -24,6 +27,8 @@ RUN_IDS = 50
 def _read_only(ctx: click.Context) -> Iterator[sqlite3.Connection | None]:
     """The store the command would use (``--db``, ``CEPHBENCH_DB``, the default), read-only;
     None when there is none."""
+    import sqlite3
+
     from cephbench.store import default_path
 
     path = ctx.params.get("db_path") or default_path()
@@ -43,6 +48,10 @@ def complete_run_ref(
 ) -> list[CompletionItem]:
     """``last`` and the ids of the latest runs starting with what was typed, each with its
     label, suite and start time as help."""
+    import sqlite3
+
+    from click.shell_completion import CompletionItem
+
     items = [CompletionItem("last", help="the latest run")] if "last".startswith(incomplete) else []
     if incomplete and not incomplete.isdigit():
         return items
@@ -70,6 +79,10 @@ def complete_column(column: str) -> Callable[..., list[CompletionItem]]:
     def complete(
         ctx: click.Context, param: click.Parameter, incomplete: str
     ) -> list[CompletionItem]:
+        import sqlite3
+
+        from click.shell_completion import CompletionItem
+
         from cephbench.store.query import distinct
 
         with _read_only(ctx) as conn:
@@ -88,6 +101,10 @@ def complete_suite(
 ) -> list[CompletionItem]:
     """The built-in suites (fio's YAML ones and the tools' fixed ones) starting with what was
     typed, and files: a suite can also be a .yaml file or a fio job file."""
+    from pathlib import Path
+
+    from click.shell_completion import CompletionItem
+
     names: list[str] = []
     try:
         from importlib.util import find_spec

@@ -1,25 +1,114 @@
 """``cephbench run``'s option bundles, one per concern (the target and label, overrides,
 sweeps, steady state, adaptive repeats, capture, devices, the Ceph connection, pools, health,
 rados bench, clients, the network suite), each building its part of a
-:class:`~cephbench.planning.request.RunRequest`. ``ab`` and ``diagnose`` reuse some."""
+:class:`~cephbench.planning.request.RunRequest`. ``ab`` and ``diagnose`` reuse some.
+
+``run --help`` imports this module and click alone: each bundle's build function imports the
+dataclass it builds when the command runs, and the defaults the help shows are copies of
+their sources' (``tests/unit/test_cli_startup.py`` holds them equal and guards the imports).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import click
 
-from cephbench.ceph.connection import DEFAULT_TIMEOUT
-from cephbench.ceph.health import DEFAULT_INTERVAL
-from cephbench.ceph.session import HealthOptions
 from cephbench.cli.complete import complete_column, complete_run_ref
 from cephbench.cli.options import Bundle, opt
-from cephbench.kube.objects import DEFAULT_IMAGE
-from cephbench.kube.options import KubeOptions
-from cephbench.planning import request as rq
-from cephbench.tools.iperf3.options import NetworkOptions
-from cephbench.tools.plan import Overrides
-from cephbench.tools.rados_bench.options import RadosBenchOptions
+
+# Copies of the defaults --help shows, so that it imports none of their modules (the Ceph
+# session, the store, the planner...): each equals its source's (a test says so).
+DEFAULT_TIMEOUT = 30.0
+"""cephbench.ceph.connection.DEFAULT_TIMEOUT"""
+DEFAULT_INTERVAL = 5.0
+"""cephbench.ceph.health.DEFAULT_INTERVAL"""
+DEFAULT_IMAGE = "ghcr.io/kastenhq/kubestr:latest"
+"""cephbench.kube.objects.DEFAULT_IMAGE"""
+DEFAULT_MAX_REPEATS = 10
+"""cephbench.planning.request.DEFAULT_MAX_REPEATS"""
+DEFAULT_PG_NUM = 32
+"""cephbench.planning.request.DEFAULT_PG_NUM"""
+
+
+def _overrides(**values: Any) -> Any:
+    from cephbench.tools.plan import Overrides
+
+    return Overrides(**values)
+
+
+def _axes(**values: Any) -> Any:
+    from cephbench.planning.request import axes
+
+    return axes(**values)
+
+
+def _steady(steady_state, steady_window, steady_ramp, max_runtime) -> Any:
+    from cephbench.planning.request import steady_state as build
+
+    return build(steady_state, steady_window, steady_ramp, max_runtime)
+
+
+def _adaptive(**values: Any) -> Any:
+    from cephbench.planning.request import AdaptiveOptions
+
+    return AdaptiveOptions.parse(**values)
+
+
+def _capture(no_logs: bool, per_io_log: bool) -> Any:
+    from cephbench.planning.request import CaptureOptions
+
+    return CaptureOptions(not no_logs, per_io_log)
+
+
+def _device(**values: Any) -> Any:
+    from cephbench.planning.request import DeviceOptions
+
+    return DeviceOptions(**values)
+
+
+def _ceph(**values: Any) -> Any:
+    from cephbench.planning.request import CephConnectionOptions
+
+    return CephConnectionOptions(**values)
+
+
+def _pool(pool_size, pg_num, no_prefill: bool) -> Any:
+    from cephbench.planning.request import PoolOptions
+
+    return PoolOptions(pool_size, pg_num, not no_prefill)
+
+
+def _health(allow_unhealthy: bool, quiesce: bool, health_interval: float) -> Any:
+    from cephbench.ceph.session import HealthOptions
+
+    return HealthOptions(allow_unhealthy, quiesce, health_interval)
+
+
+def _rados_bench(**values: Any) -> Any:
+    from cephbench.tools.rados_bench.options import RadosBenchOptions
+
+    return RadosBenchOptions(**values)
+
+
+def _clients(clients_spec, shared_image: bool, shared_dir: bool) -> Any:
+    from cephbench.planning.request import ClientsOptions
+
+    return ClientsOptions(clients_spec, shared_image, shared_dir)
+
+
+def _kube(**values: Any) -> Any:
+    from cephbench.kube.options import KubeOptions
+
+    return KubeOptions(**values)
+
+
+def _network(all_pairs_at_once: bool, streams_procs: int) -> Any:
+    from cephbench.tools.iperf3.options import NetworkOptions
+
+    return NetworkOptions(all_pairs_at_once, streams_procs)
+
 
 run_basics = Bundle(
     "Run",
@@ -81,7 +170,7 @@ overrides = Bundle(
         ),
     ],
     "overrides",
-    Overrides,
+    _overrides,
 )
 
 axes = Bundle(
@@ -102,7 +191,7 @@ axes = Bundle(
         ),
     ],
     "axes",
-    rq.axes,
+    _axes,
 )
 
 steady = Bundle(
@@ -127,9 +216,7 @@ steady = Bundle(
         ),
     ],
     "steady",
-    lambda steady_state, steady_window, steady_ramp, max_runtime: rq.steady_state(
-        steady_state, steady_window, steady_ramp, max_runtime
-    ),
+    _steady,
 )
 
 adaptive = Bundle(
@@ -144,14 +231,14 @@ adaptive = Bundle(
         opt(
             "--max-repeats",
             type=click.IntRange(3, 1000),
-            default=rq.DEFAULT_MAX_REPEATS,
+            default=DEFAULT_MAX_REPEATS,
             show_default=True,
             help="With --target-ci: the most repeats of a workload.",
         ),
         opt("--max-time", help="With --target-ci: start no new repeat after this long (e.g. 30m)."),
     ],
     "adaptive",
-    rq.AdaptiveOptions.parse,
+    _adaptive,
 )
 
 capture = Bundle(
@@ -168,7 +255,7 @@ capture = Bundle(
         ),
     ],
     "capture",
-    lambda no_logs, per_io_log: rq.CaptureOptions(not no_logs, per_io_log),
+    _capture,
 )
 
 device = Bundle(
@@ -201,7 +288,7 @@ device = Bundle(
         ),
     ],
     "device",
-    rq.DeviceOptions,
+    _device,
 )
 
 ceph_connection = Bundle(
@@ -232,7 +319,7 @@ ceph_connection = Bundle(
         ),
     ],
     "ceph",
-    rq.CephConnectionOptions,
+    _ceph,
 )
 
 pool = Bundle(
@@ -246,7 +333,7 @@ pool = Bundle(
         opt(
             "--pg-num",
             type=click.IntRange(1, 65536),
-            default=rq.DEFAULT_PG_NUM,
+            default=DEFAULT_PG_NUM,
             show_default=True,
             help="PGs of a pool cephbench creates.",
         ),
@@ -257,7 +344,7 @@ pool = Bundle(
         ),
     ],
     "pool",
-    lambda pool_size, pg_num, no_prefill: rq.PoolOptions(pool_size, pg_num, not no_prefill),
+    _pool,
 )
 
 health = Bundle(
@@ -282,9 +369,7 @@ health = Bundle(
         ),
     ],
     "health",
-    lambda allow_unhealthy, quiesce, health_interval: HealthOptions(
-        allow_unhealthy, quiesce, health_interval
-    ),
+    _health,
 )
 
 rados_bench = Bundle(
@@ -299,7 +384,7 @@ rados_bench = Bundle(
         opt("--run-name", help="rados bench --run-name: the name of its benchmark objects."),
     ],
     "rados_bench",
-    RadosBenchOptions,
+    _rados_bench,
 )
 
 clients = Bundle(
@@ -325,9 +410,7 @@ clients = Bundle(
         ),
     ],
     "clients",
-    lambda clients_spec, shared_image, shared_dir: rq.ClientsOptions(
-        clients_spec, shared_image, shared_dir
-    ),
+    _clients,
 )
 
 kube = Bundle(
@@ -377,7 +460,7 @@ kube = Bundle(
         opt("--pod-memory", metavar="MEM", help="Each pod's memory request and limit (e.g. 1Gi)."),
     ],
     "kube",
-    KubeOptions,
+    _kube,
 )
 
 network = Bundle(
@@ -400,7 +483,7 @@ network = Bundle(
         ),
     ],
     "network",
-    lambda all_pairs_at_once, streams_procs: NetworkOptions(all_pairs_at_once, streams_procs),
+    _network,
 )
 
 RUN_BUNDLES = (
