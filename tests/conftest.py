@@ -33,6 +33,13 @@ TESTS = Path(__file__).parent
 TIERS = {"unit": "pure", "fio": "fio", "lab": "lab", "k8s": "k8s"}
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """matplotlib builds its font cache on first import by running ``fc-list``: build it here,
+    before any test, so that on a fresh machine (no ~/.cache/matplotlib) the first pure test to
+    draw a chart is not failed for starting a tool it never asked for."""
+    import matplotlib.font_manager  # noqa: F401
+
+
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     return tmp_path / "results.db"
