@@ -43,6 +43,16 @@ FLAGS: dict[str, Flag] = {
     ),
     "mtu_fails": Flag("packets of the sender's MTU did not cross unfragmented (mtu_ok 0)"),
     "no_rtt": Flag("ping got no reply: no RTT"),
+    # where the reads came from (execution.served)
+    "cached": Flag(
+        "read from a cache on the client (the page cache, or librbd's), not from the storage: "
+        "the device or Ceph pool behind the target served under half of the bytes fio read "
+        "(served_read_ratio)"
+    ),
+    "no_device": Flag(
+        "no device behind the target (tmpfs, FUSE, a RAM disk): its reads came from memory "
+        "or another machine, not from a disk of this one"
+    ),
     # the cluster during the run
     "osd_down": Flag("an OSD was down during the run", health=True),
     "degraded": Flag("PGs were degraded/undersized during the run", health=True),

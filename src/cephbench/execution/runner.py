@@ -25,6 +25,7 @@ from cephbench.ceph import caches
 from cephbench.ceph.session import CephRun, ceph_run, check_beside_preflight, preflight
 from cephbench.errors import CephbenchError, Interrupted, UsageError
 from cephbench.execution.params import run_params
+from cephbench.execution.served import Watch, watch_for
 from cephbench.execution.stopped import (
     BEFORE,
     WORKLOADS,
@@ -235,8 +236,13 @@ def execute(
                 clients,
                 live.facts if live is not None else {},
             )
+            served = None  # what is behind the target, read around each workload
+            if plan.reads and tool.accounted:
+                served = watch_for(target, fio_target, clients is not None)
+            if served is not None:
+                ctx.group_ended = served.group_ended
             stage.now(WORKLOADS)
-            failed = _run_steps(store, tool, ctx, live, accounting)
+            failed = _run_steps(store, tool, ctx, live, accounting, served)
             ended = ("failed", f"{failed} workload(s) failed") if failed else ("complete", None)
             stage.now("cleaning up")
         assert ended is not None, "the run's block sets how it ended, or raises"
@@ -288,6 +294,7 @@ def _run_steps(
     ctx: RunContext,
     live: CephRun | None,
     accounting: Accounting | None = None,
+    served: Watch | None = None,
 ) -> int:
     """Store each of the tool's steps as it finishes; the number of workloads that failed
     (``accounting``: each step's CPU seconds recorded too)."""
@@ -296,12 +303,17 @@ def _run_steps(
     try:
         while True:
             before = accounting.snapshot() if accounting else None
+            if served is not None:
+                served.start()
             step = next(steps, None)
             if step is None:
                 break
             outcomes = (
                 live.flag(step.outcomes, step.windows) if live and step.outcomes else step.outcomes
             )
+            if served is not None and outcomes:  # reads a cache served: flagged
+                outcomes, records = served.flag(outcomes, step.windows, step.repeat)
+                served.store(store, ctx.run_id, records)
             _store(store, ctx.run_id, step, outcomes)
             if accounting is not None and before is not None and outcomes:
                 accounting.record(before, step.repeat, outcomes, step.windows)

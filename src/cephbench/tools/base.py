@@ -147,6 +147,9 @@ class RunContext(Generic[PlanT]):
     """The Ceph cluster's fingerprint collected as the run started (``ceph.fingerprint``'s
     keys: ``osd_tree``, ``pools``, ``status``...; a command that failed is ``{"error": ...}``);
     empty for a run on no cluster."""
+    group_ended: Callable[[list[str]], None] = lambda names: None
+    """Called with a chained group's workloads as soon as their I/O has completed, before the
+    next group starts (the runner reads what is behind the target: ``execution.served``)."""
 
     @property
     def conn(self) -> Connection:

@@ -31,15 +31,19 @@ one process each: :func:`refusal` says which job files cannot be gated (``startd
 ``wait_for``, ``thread`` ...); those run as written. fio runs the hooks through
 ``system()`` in its working directory (it also writes ``<job>.<hook>.txt`` there), so fio
 runs in the chain's private directory and every path in a hook is a fixed relative name.
+
+Whoever runs the chain hears of each group's end before the next gate opens (``ended``): the
+runner reads there what is behind the target, so each workload's reads are counted alone.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -76,9 +80,16 @@ class Link:
 class Chain:
     """Gates between consecutive groups of one fio process; a context manager."""
 
-    def __init__(self, links: Sequence[Link], workdir: Path):
-        """``workdir``: an empty directory of the run's; fio must run with it as its cwd."""
+    def __init__(
+        self,
+        links: Sequence[Link],
+        workdir: Path,
+        ended: Callable[[int], None] = lambda group: None,
+    ):
+        """``workdir``: an empty directory of the run's; fio must run with it as its cwd.
+        ``ended``: called with a group's index once it is over, before the next one starts."""
         self.links = list(links)
+        self.ended = ended
         self.workdir = workdir
         self.current = 0
         """Index of the group running now (for progress display)."""
@@ -130,6 +141,7 @@ class Chain:
                     stuck_seen = stuck_seen + 1 if self._all_blocked() else 0
                     if stuck_seen >= 2:  # seen twice, 0.2 s apart: not a gate just opening
                         self.current = min(self._gates)
+                        self._ended(self.current - 1)
                         self._open_gate(self.current)
                         stuck_seen = 0
                 pending += events.read()
@@ -139,6 +151,7 @@ class Chain:
                         self.events_seen += 1
                         reported[int(token)] += 1
                         if reported[int(token)] == self.links[int(token)].numjobs:
+                            self._ended(int(token))
                             self.current = int(token) + 1
                             self._open_gate(int(token) + 1)
                 self.polls += 1
@@ -160,6 +173,11 @@ class Chain:
                 blocked += 1
         jobs = fio_processes - 1  # fio's own main process does no I/O
         return jobs > 0 and blocked == jobs
+
+    def _ended(self, i: int) -> None:
+        """Say group ``i`` ended; whatever the listener does, the next gate opens after it."""
+        with contextlib.suppress(Exception):  # a gate left shut would hold fio for ever
+            self.ended(i)
 
     def _open_gate(self, i: int) -> None:
         fd = self._gates.pop(i, None)

@@ -21,7 +21,7 @@ from cephbench.tools.fio import command as fio_command
 from cephbench.tools.fio import parse as fio_parse
 from cephbench.tools.fio.capture import with_logs, workload_series
 from cephbench.tools.fio.chain import Chain
-from cephbench.tools.fio.jobfile import JobFile, phase_of
+from cephbench.tools.fio.jobfile import JobFile, phase_of, phases
 from cephbench.tools.fio.plan import Batch, dirs_to_make, time_based_runtime
 from cephbench.tools.plan import PlannedWorkload
 from cephbench.tools.schedule import MIN_REPEATS
@@ -84,7 +84,13 @@ def run_batch(ctx: RunContext, repeat: int, batch: Batch, work: Path, offset: fl
     jobfile, prefixes = (
         with_logs(batch.jobfile, options.per_io_logs) if options.logs else (batch.jobfile, {})
     )
-    with Chain(batch.links, work) if batch.chained else nullcontext() as chain:
+    groups = [[j.name for j in p] for p in phases(batch.jobfile)] if batch.chained else []
+
+    def ended(i: int) -> None:  # the runner reads what is behind the target between groups
+        if 0 <= i < len(groups):
+            ctx.group_ended(groups[i])
+
+    with Chain(batch.links, work, ended) if batch.chained else nullcontext() as chain:
         text = (chain.jobfile(jobfile) if chain else jobfile).render()
 
         def tick(elapsed: float) -> None:
