@@ -169,3 +169,29 @@ def test_a_ceiling_is_in_mib_per_s_by_its_block_size_not_its_name():
     big, small = ceilings_table(c).rows
     assert big[1] == "209 MiB/s"  # 52.3 x 4 MiB
     assert small[1] == "1,234 IOPS"
+
+
+def test_explain_names_the_cache_a_read_came_from(invoke, invoke_json):
+    """A recorded CephFS run on the lab (tests/data/served/README.md): a buffered re-read the
+    CephFS client's cache served (the data pool served none of its bytes, flag cached)
+    is explained by that cache, with no efficiency; the direct read beside it as before."""
+    invoke("import", DATA / "explain-cached.export.json")
+    doc = validate(invoke_json("explain", "2"))
+    got = {w["workload"]: w for w in doc["workloads"]}
+    cached, direct = got["buffered_rd"], got["direct_rd"]
+    assert cached["served_from_cache"] == {
+        "cache": "the CephFS client's cache",
+        "layer": "pool cephfs.lab.data",
+        "served_read_ratio": 0.0,
+        "repeats": 1,
+        "of_repeats": 1,
+    }
+    assert cached["limiting_part"] == "the CephFS client's cache"
+    assert cached["limiting_layer"] == "client" and cached["efficiency"] is None
+    assert not cached["model_defect"] and not cached["above_ceiling"]
+    assert "served from the CephFS client's cache, not from the cluster" in cached["line"]
+    assert "pool cephfs.lab.data served 0.0 % of the bytes fio read" in cached["line"]
+    assert "served_from_cache" not in direct and direct["efficiency"] > 0
+    assert direct["limiting_part"] == direct["parts"][0]["part"]
+    text = invoke("explain", "2", "--format", "md").stdout
+    assert "n/a (served from a cache)" in text

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from cephbench.contracts import EXPLANATION
-from cephbench.diagnose import capability, client_cache
+from cephbench.diagnose import cached, capability, client_cache
 from cephbench.diagnose.ceiling_inputs import Capabilities, PoolLayout, Workload
 from cephbench.diagnose.ceilings import Explained, explain
 from cephbench.errors import StoreError, UsageError
@@ -146,6 +146,8 @@ def document(store: Store, run_id: int, diag_id: int) -> dict[str, Any]:
         raise StoreError(f"run {diag_id} holds no diagnosis evidence", hint="cephbench diagnose")
     caps, cpu = run_capabilities(store, run.id, e, fp, pool)
     explained = [explain(caps, w, capability.cpu_use(cpu, w.name)) for w in workloads(run)]
+    described = [x.to_json() for x in explained]
+    cached.annotate(described, run, cached.served_records(_records(store, run.id, "served")))
     return {
         "schema": EXPLANATION,
         "run": run.id,
@@ -155,8 +157,8 @@ def document(store: Store, run_id: int, diag_id: int) -> dict[str, Any]:
         "layout": caps.layout.describe(),
         "capabilities": capabilities_json(caps),
         "cpu_measured": bool(cpu) and any(r.get("osd_cpu_measured") for r in cpu),
-        "workloads": [x.to_json() for x in explained],
-        "model_defects": sum(1 for x in explained if x.model_defect),
+        "workloads": described,
+        "model_defects": sum(1 for x in described if x["model_defect"]),
     }
 
 
@@ -206,7 +208,9 @@ def tables(doc: dict[str, Any]) -> list[Table]:
     rows = []
     for w in doc["workloads"]:
         eff = _eff(w["efficiency"])
-        if w["model_defect"]:
+        if w.get("served_from_cache"):  # a cache's figure: no efficiency of the cluster
+            eff += " (served from a cache)"
+        elif w["model_defect"]:
             eff += " (above the ceiling: a model defect)"
         elif w.get("above_ceiling"):
             eff += " (above: the client's cache)"
