@@ -20,7 +20,7 @@ with what fio counted (:mod:`cephbench.execution.served`):
   cephbench reaches): the pool's reads and bytes read (``ceph df detail``: ``rd``,
   ``rd_bytes``), every pool's when the target's is not known. The cluster's pool figures
   are the OSDs' PG statistics as they last reported them to the manager (every few
-  seconds); each reading first has every OSD report now (``tell osd.N flush_pg_stats``)
+  seconds); each reading first has every OSD up report now (``tell osd.N flush_pg_stats``)
   and waits until the manager has that report (``osd last-stat-seq``), as Ceph's own tests
   do, so a reading holds every read completed before it.
 
@@ -284,7 +284,6 @@ class Pool:
         self.conn, self.pool = conn, pool
         self.cache = cache or "a cache on the client"
         self.name = f"pool {pool}" if pool else "every pool of the cluster"
-        self._osds: list[str] | None = None
         self.error: str | None = None
         """Why the last reading failed (the OSDs could not be told to report, say)."""
 
@@ -292,11 +291,11 @@ class Pool:
         from cephbench.ceph.commands import ceph, ceph_json
 
         try:
-            if self._osds is None:
-                self._osds = [str(i) for i in ceph_json(self.conn, "osd", "ls")]
+            dump = ceph_json(self.conn, "osd", "dump")  # the OSDs up now: a down one never answers
+            up = [str(o["osd"]) for o in dump.get("osds", []) if o.get("up")]
             seqs = {
                 osd: int(ceph(self.conn, "tell", f"osd.{osd}", "flush_pg_stats").stdout.split()[0])
-                for osd in self._osds
+                for osd in up
             }
             deadline = time.monotonic() + STATS_WAIT_S
             for osd, seq in seqs.items():
@@ -308,7 +307,7 @@ class Pool:
                         return None
                     time.sleep(0.02)
             df = ceph_json(self.conn, "df", "detail")
-        except (CephbenchError, ValueError, IndexError) as e:
+        except (CephbenchError, ValueError, IndexError, AttributeError, KeyError, TypeError) as e:
             self.error = str(e) or type(e).__name__
             return None
         return pool_reads(df, self.pool)

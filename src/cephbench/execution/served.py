@@ -141,11 +141,15 @@ class Watch:
         """After a step: its outcomes judged, and one record per read result."""
         end = self._read()
         everyone = [o.name for o in outcomes]
+        rest = [n for n in everyone if n not in self._marks]
         out, records = [], []
         for i, o in enumerate(outcomes):
+            a_b: tuple[int | None, int | None]
             if o.name in self._marks:
                 a, b, names = self._marks[o.name]
-                a_b: tuple[int | None, int | None] = (a, b)
+                a_b = (a, b)
+            elif self._marks:  # the last chained group: from the one before's end to now
+                a_b, names = (self._prev, end), rest
             else:
                 a_b, names = self.bracket(windows[i] if i < len(windows) else None, end), everyone
             served = self.served(*a_b)

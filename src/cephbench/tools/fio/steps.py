@@ -87,7 +87,7 @@ def run_batch(ctx: RunContext, repeat: int, batch: Batch, work: Path, offset: fl
     groups = [[j.name for j in p] for p in phases(batch.jobfile)] if batch.chained else []
 
     def ended(i: int) -> None:  # the runner reads what is behind the target between groups
-        if 0 <= i < len(groups):
+        if 0 <= i < len(groups) - 1:  # the last one's end: the runner's reading after the step
             ctx.group_ended(groups[i])
 
     with Chain(batch.links, work, ended) if batch.chained else nullcontext() as chain:
