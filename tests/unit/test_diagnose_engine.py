@@ -281,7 +281,8 @@ def test_each_rule_s_findings_carry_its_codes_and_their_layer_is_the_code_s():
     declared = [c for r in rules().values() for c in r.codes]
     assert len(declared) == len(set(declared))  # no two rules share a code
     mds = set(rules()["mds"].codes)  # on the MDS's recorded counters: test_diagnose_mds.py
-    assert seen == set(declared) - mds  # every rule's every code, found on recorded evidence
+    misconfig = set(rules()["misconfig"].codes)  # on recorded dumps: test_diagnose_misconfig.py
+    assert seen == set(declared) - mds - misconfig  # every rule's every code, found on evidence
 
 
 def test_codes_are_dotted_layer_what_and_distinct():
@@ -366,7 +367,7 @@ def test_a_rule_is_one_module_and_one_registry_line(monkeypatch):
     assert REGISTRY.group == "cephbench.diagnose_rules"
     order = ["osd-cpu-limit", "osd-peers", "osd-capability", "network", "sync-writes"]
     order += ["placement", "health"]
-    order += ["client", "mds"]
+    order += ["client", "mds", "misconfig"]
     assert list(rules()) == order
     assert all(isinstance(r, Rule) for r in rules().values())
     extra = Registry({**REGISTRY.builtins, "extra": f"{__name__}:extra_rule"})

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 PROBES: dict[str, str] = {
     "cluster": "cephbench.diagnose.facts:ClusterFacts",
     "history": "cephbench.diagnose.facts:OpHistory",
+    "config-db": "cephbench.diagnose.config_db:ConfigDb",
     "load": "cephbench.diagnose.load:ClientLoad",
     "osd-bench": "cephbench.diagnose.load:OsdBenchProbe",
     "network": "cephbench.diagnose.netprobe:LabNetwork",

@@ -27,6 +27,7 @@ RULES: dict[str, str] = {
     "health": "cephbench.diagnose.rules.cluster:cluster_findings",
     "client": "cephbench.diagnose.rules.cluster:client_facts",
     "mds": "cephbench.diagnose.rules.mds:mds_findings",
+    "misconfig": "cephbench.diagnose.rules.misconfig:misconfig_findings",
 }
 REGISTRY = Registry(RULES, group="cephbench.diagnose_rules")
 

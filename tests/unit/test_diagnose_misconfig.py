@@ -1,0 +1,99 @@
+"""The misconfiguration rule: debug levels raised for the OSDs, librbd's cache off, a pool
+with fewer PGs than OSDs; and the config-db probe's parse of ``ceph config dump``."""
+
+from __future__ import annotations
+
+from cephbench.diagnose.config_db import entries
+from cephbench.diagnose.finding import Diagnosis
+from cephbench.diagnose.rules.misconfig import level, misconfig_findings
+
+# shaped as `ceph config dump -f json` (Ceph 16.2.15): entries a debug-logging fault leaves
+DUMP = [
+    {
+        "section": "global",
+        "name": "auth_allow_insecure_global_id_reclaim",
+        "value": "false",
+        "level": "advanced",
+        "can_update_at_runtime": True,
+        "mask": "",
+    },
+    {
+        "section": "osd",
+        "name": "debug_bluestore",
+        "value": "20/20",
+        "level": "advanced",
+        "can_update_at_runtime": True,
+        "mask": "",
+    },
+    {
+        "section": "osd",
+        "name": "debug_osd",
+        "value": "20/20",
+        "level": "advanced",
+        "can_update_at_runtime": True,
+        "mask": "",
+    },
+    {
+        "section": "mon",
+        "name": "debug_mon",
+        "value": "20/20",
+        "level": "advanced",
+        "can_update_at_runtime": True,
+        "mask": "",
+    },
+    {
+        "section": "osd",
+        "name": "debug_ms",
+        "value": "0/5",
+        "level": "advanced",
+        "can_update_at_runtime": True,
+        "mask": "",
+    },
+]
+
+
+def evidence(**more):
+    e = {"osds": {"0": {}, "1": {}, "2": {}}, "config_db": entries(DUMP), "pools": []}
+    e.update(more)
+    return e
+
+
+def codes(e):
+    d = Diagnosis()
+    misconfig_findings(e, d)
+    return d, [f.code.name for f in d.findings]
+
+
+def test_debug_levels_raised_for_the_osds_are_named_and_others_are_not():
+    d, found = codes(evidence())
+    assert found == ["osd.debug_logging"]
+    names = [x["name"] for x in d.findings[0].evidence.to_json()["entries"]]
+    assert names == ["debug_bluestore", "debug_osd"]  # not the mon's, not 0/5
+
+
+def test_defaults_find_nothing_and_say_what_was_checked():
+    d, found = codes(
+        evidence(config_db=entries(DUMP[:1]), client={"rbd_cache": {"rbd_cache": "true (default)"}})
+    )
+    assert found == [] and any("debug levels" in c.check for c in d.checked)
+
+
+def test_rbd_cache_off_is_named():
+    assert codes(evidence(config_db=[], client={"rbd_cache": {"rbd_cache": "false"}}))[1] == [
+        "client.rbd_cache_off"
+    ]
+
+
+def test_a_pool_with_fewer_pgs_than_osds_is_named_but_not_the_diagnosis_own():
+    pools = [
+        {"name": "rbd", "pg_num": 1, "size": 3, "ours": False},
+        {"name": "cephbench-diagnose", "pg_num": 1, "size": 3, "ours": True},
+        {"name": "big", "pg_num": 32, "size": 3, "ours": False},
+    ]
+    d, found = codes(evidence(config_db=[], pools=pools))
+    assert found == ["placement.too_few_pgs"]
+    assert d.findings[0].evidence.to_json() == {"pool": "rbd", "pg_num": 1, "size": 3, "osds": 3}
+
+
+def test_levels():
+    assert level("20/20") == 20 and level("1/5") == 5 and level("0") == 0 and level("") == 0
