@@ -40,12 +40,6 @@ def client_notes(run: Run) -> list[str]:
     return notes
 
 
-def spread_line(r: Result, repeats: bool = False) -> str:
-    """``seq_wr (write): IOPS 120 (host1, slowest) - 179; 99th pct ...; start skew ...``"""
-    name, parts = _spread_parts(r, repeats)
-    return f"{name}: " + "; ".join(parts)
-
-
 def _spread_parts(r: Result, repeats: bool) -> tuple[str, list[str]]:
     """A workload's name and the parts of its spread: IOPS slowest (named) - fastest, the
     99th percentiles best - worst (the worst named), the start skew."""
