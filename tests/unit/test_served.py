@@ -108,6 +108,21 @@ def test_a_window_over_both_reads_judges_each_against_all_the_device_served():
     assert dict(got["buffered_rd"].metrics)["served_read_ratio"] > exact["served_read_ratio"]
 
 
+def test_no_reading_after_a_step_that_did_not_read():
+    """A Ceph pool's reading costs about a second: a step whose workloads wrote is not read
+    after; the next step's first reading is then the one before it (writes serve no reads)."""
+    behind = Replay([Served(0, 0), Served(3, 3000)])
+    watch = Watch(behind)
+    watch.start()
+    write = WorkloadOutcome("w", (Result("w", 0, "write", io_bytes=10**9),))
+    assert watch.flag([write], [], 0) == ([write], []) and len(watch.history) == 1
+    watch.start()
+    read = WorkloadOutcome("r", (Result("r", 0, "read", io_bytes=3000),))
+    [got], [record] = watch.flag([read], [], 0)
+    assert len(watch.history) == 2 and record["served_read_bytes"] == 3000
+    assert "cached" not in got.results[0].flags
+
+
 def test_the_margin():
     r = Result("w", 0, "read", io_bytes=1000, total_ios=10)
     behind = Devices(("vda",), "vda")
@@ -136,11 +151,13 @@ def test_a_workload_reported_after_it_ran_is_judged_over_its_own_time():
     behind = Replay([Served(0, 0), Served(5, 5000), Served(5, 5000)])
     watch = Watch(behind, clock=lambda: next(times))
     watch.start()  # t=0
-    watch.flag([WorkloadOutcome("other")], [], 0)  # t=10: the read ran in this step
+    early = WorkloadOutcome("early", (Result("early", 0, "read", io_bytes=100),))
+    watch.flag([early], [], 0)  # t=10: the late read ran in this step too
     watch.start()
     read = WorkloadOutcome("late", (Result("late", 0, "read", io_bytes=5000),))
     [got], [record] = watch.flag([read], [(1.0, 9.0)], 0)  # t=20, its window 1-9 s
     assert record["served_read_bytes"] == 5000 and "cached" not in got.results[0].flags
+    assert watch.served(1, 2) == Served(0, 0)  # the step's own time: nothing read
 
 
 def test_mountinfo_gives_each_mount_its_device_number():

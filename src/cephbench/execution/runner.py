@@ -170,6 +170,11 @@ def execute(
             work = stack.enter_context(workdir(run_id, resources))
             stage.now("preparing the target")
             fio_target = stack.enter_context(target.session(run_id, resources))
+            served = None  # what is behind the target, read around each workload
+            if plan.reads and tool.accounted:
+                served = watch_for(target, fio_target, inventory is not None)
+                if served is not None:
+                    served.begin()  # its first reading while the run sets up
             found = target.tool_versions()  # fio's in pods: the run's fio
             if found:
                 store.set_tool_versions(run_id, found)
@@ -236,9 +241,6 @@ def execute(
                 clients,
                 live.facts if live is not None else {},
             )
-            served = None  # what is behind the target, read around each workload
-            if plan.reads and tool.accounted:
-                served = watch_for(target, fio_target, clients is not None)
             if served is not None:
                 ctx.group_ended = served.group_ended
             stage.now(WORKLOADS)

@@ -22,7 +22,7 @@ from cephbench.tools.fio import parse as fio_parse
 from cephbench.tools.fio.capture import with_logs, workload_series
 from cephbench.tools.fio.chain import Chain
 from cephbench.tools.fio.jobfile import JobFile, phase_of, phases
-from cephbench.tools.fio.plan import Batch, dirs_to_make, time_based_runtime
+from cephbench.tools.fio.plan import Batch, _reads, dirs_to_make, time_based_runtime
 from cephbench.tools.plan import PlannedWorkload
 from cephbench.tools.schedule import MIN_REPEATS
 
@@ -84,10 +84,14 @@ def run_batch(ctx: RunContext, repeat: int, batch: Batch, work: Path, offset: fl
     jobfile, prefixes = (
         with_logs(batch.jobfile, options.per_io_logs) if options.logs else (batch.jobfile, {})
     )
-    groups = [[j.name for j in p] for p in phases(batch.jobfile)] if batch.chained else []
+    phased = phases(batch.jobfile) if batch.chained else []
+    groups = [[j.name for j in p] for p in phased]
+    reads = [any(_reads(batch.jobfile.merged(j).get("rw")) for j in p) for p in phased]
 
-    def ended(i: int) -> None:  # the runner reads what is behind the target between groups
-        if 0 <= i < len(groups) - 1:  # the last one's end: the runner's reading after the step
+    def ended(i: int) -> None:
+        """The runner reads what is behind the target between two groups one of which reads
+        (the last one's end: its reading after the step)."""
+        if 0 <= i < len(groups) - 1 and (reads[i] or reads[i + 1]):
             ctx.group_ended(groups[i])
 
     with Chain(batch.links, work, ended) if batch.chained else nullcontext() as chain:
