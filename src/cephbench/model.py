@@ -45,9 +45,9 @@ FLAGS: dict[str, Flag] = {
     "no_rtt": Flag("ping got no reply: no RTT"),
     # where the reads came from (execution.served)
     "cached": Flag(
-        "read from a cache on the client (the page cache, or librbd's), not from the storage: "
-        "the device or Ceph pool behind the target served under half of the bytes fio read "
-        "(served_read_ratio)"
+        "read from a cache on the client (a page cache, librbd's, the CephFS client's), not "
+        "from the storage: the device or Ceph pool behind the target served under half of "
+        "the bytes read (served_read_ratio)"
     ),
     "no_device": Flag(
         "no device behind the target (tmpfs, FUSE, a RAM disk): its reads came from memory "

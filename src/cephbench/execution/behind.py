@@ -11,11 +11,12 @@ with what fio counted (:mod:`cephbench.execution.served`):
   for a btrfs-like anonymous device or an overlay's upper directory); a loop device to the
   devices of its backing file, a device-mapper or md device to its slaves, down to the
   devices with nothing under them (the leaves), whose reads completed and sectors read
-  (``/proc/diskstats``) are summed. A loop device's own counters would not do: without
-  direct I/O it reads its backing file through the page cache (the lab's Kubernetes volumes,
-  loop devices on rbd-fuse files, read 5,597 MiB/s that way). A file system with no device
-  at all (tmpfs, FUSE, a network file system), or a RAM disk (zram, brd), has no device
-  behind it: :class:`NoDevice` says so;
+  (``/proc/diskstats``) are summed; a btrfs volume's every device. A loop device's own
+  counters would not do: without direct I/O it reads its backing file through the page cache
+  (the lab's Kubernetes volumes, loop devices on rbd-fuse files, read 5,597 MiB/s that way).
+  A file system with no device at all (tmpfs, FUSE, a network file system), or a RAM disk
+  (zram, brd), has no device behind it: :class:`NoDevice` says so. One whose devices are not
+  followed (ZFS, say) is not judged at all;
 * a Ceph target (``rbd:``, ``rados:``, ``cephfs:``, ``pvc:`` on a class whose cluster
   cephbench reaches): the pool's reads and bytes read (``ceph df detail``: ``rd``,
   ``rd_bytes``), every pool's when the target's is not known. The cluster's pool figures
@@ -43,6 +44,10 @@ from cephbench.errors import CephbenchError
 if TYPE_CHECKING:
     from cephbench.ceph.connection import Connection
 
+DEVICELESS = frozenset(
+    ("tmpfs", "ramfs", "devtmpfs", "proc", "sysfs", "nfs", "nfs4", "cifs", "smb3", "ceph", "9p")
+) | {"virtiofs", "fuse"}
+"""File systems with no block device of this machine under them (and ``fuse.*``)."""
 SECTOR = 512
 """``/proc/diskstats`` counts sectors of 512 bytes, whatever the device's own."""
 RAM_DISKS = ("zram", "ram")
@@ -82,6 +87,9 @@ class NoDevice:
     """A file system or device with no device under it: its reads cannot be checked."""
 
     name: str
+    known: bool = True
+    """False for a file system whose devices cephbench does not follow (ZFS, say): then
+    nothing is said of its reads, rather than that no device is behind them."""
     cache: str = "memory: no device is behind the target"
 
     def read(self) -> Served | None:
@@ -221,11 +229,34 @@ def _path_leaves(path: str, leaves: list[str], seen: set[str]) -> NoDevice | Non
             return _path_leaves(upper, leaves, seen)
     if mount.source.startswith("/dev/"):  # btrfs and others: an anonymous st_dev
         try:
-            if stat.S_ISBLK(os.stat(mount.source).st_mode):
-                return _path_leaves(mount.source, leaves, seen)
+            source: os.stat_result | None = os.stat(mount.source)
         except OSError:
-            pass
-    return NoDevice(f"{mount.fstype} at {mount.mountpoint}")
+            source = None
+        if source is not None and stat.S_ISBLK(source.st_mode):
+            name = _sysfs_name(os.major(source.st_rdev), os.minor(source.st_rdev))
+            if mount.fstype == "btrfs" and name is not None:  # every device of the volume
+                for dev in _btrfs_devices(name):
+                    found = _device_leaves(dev, leaves, seen)
+                    if found is not None:
+                        return found
+                return None
+            return _path_leaves(mount.source, leaves, seen)
+    where = f"{mount.fstype} at {mount.mountpoint}"
+    if mount.fstype in DEVICELESS or mount.fstype.startswith("fuse."):
+        return NoDevice(where)
+    return NoDevice(where, known=False)
+
+
+def _btrfs_devices(name: str) -> list[str]:
+    """Every device of the btrfs volume ``name`` is one of (``/sys/fs/btrfs/UUID/devices``)."""
+    for volume in Path("/sys/fs/btrfs").glob("*/devices"):
+        try:
+            names = sorted(os.listdir(volume))
+        except OSError:
+            continue
+        if name in names:
+            return names
+    return [name]
 
 
 def _mount_of(path: str, devno: str, mounts: list[MountEntry]) -> MountEntry | None:

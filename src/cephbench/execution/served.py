@@ -230,6 +230,9 @@ def watch_for(target: Target, fio_target: FioTarget, clients: bool) -> Watch | N
     if clients or fio_target.pods is not None:
         return None
     location = getattr(target, "directory", None) or getattr(target, "device", None)
-    if target.kind in ("file", "device") and location is not None:
-        return Watch(for_path(str(location)))
-    return None
+    if target.kind not in ("file", "device") or location is None:
+        return None
+    found = for_path(str(location))
+    if isinstance(found, NoDevice) and not found.known:  # ZFS, say: nothing to tell
+        return None
+    return Watch(found)
