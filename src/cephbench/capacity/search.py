@@ -155,9 +155,9 @@ def next_rate(steps: Sequence[Step], rule: Rule, plan: SearchPlan) -> float | No
     b = bracket(steps, rule)
     if b.passing is None:  # everything failed: lower
         assert b.failing is not None
-        return max(MIN_RATE, b.failing.offered_iops / plan.factor)
+        return _round(b.failing.offered_iops / plan.factor)
     if b.failing is None:  # everything passed: higher
-        return min(plan.max_rate, b.passing.offered_iops * plan.factor)
+        return min(plan.max_rate, _round(b.passing.offered_iops * plan.factor))
     return _round(math.sqrt(b.passing.offered_iops * b.failing.offered_iops))
 
 

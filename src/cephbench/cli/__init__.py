@@ -88,6 +88,10 @@ BUILTIN_COMMANDS: dict[str, Entry] = {
         "cephbench.cli.ab:ab",
         "Interleaved A/B of a configuration change cephbench applies and reverts, with verdicts.",
     ),
+    "capacity": Entry(
+        "cephbench.cli.capacity:capacity",
+        "The load a target takes with its tail latency under a target, with a CI.",
+    ),
     "lab": Entry(
         "cephbench.cli.lab:lab",
         "A real, throwaway Ceph cluster on this machine: plain processes, no containers.",

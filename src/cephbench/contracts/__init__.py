@@ -31,6 +31,8 @@ kind                        printed by                               top level
                                                                      capabilities, workloads
 ``cephbench.k8s/1``         ``k8s check --format json``              server, nodes, classes,
                                                                      CSI drivers, permissions
+``cephbench.capacity/1``    ``capacity --format json``               result (capacity, CI),
+                                                                     repeats, knee, steps
 =========================== ======================================== ==========================
 
 Units are in the field names as in the model (``_bytes``, ``_bytes_per_s``, ``_us``, ``_s``).
@@ -62,6 +64,7 @@ DIAGNOSIS = "cephbench.diagnosis/1"
 AB = "cephbench.ab/1"
 EXPLANATION = "cephbench.explanation/1"
 K8S = "cephbench.k8s/1"
+CAPACITY = "cephbench.capacity/1"
 KINDS = (
     RUN,
     RUNS,
@@ -76,6 +79,7 @@ KINDS = (
     AB,
     EXPLANATION,
     K8S,
+    CAPACITY,
 )
 PREFIX = "cephbench."
 

@@ -38,6 +38,6 @@ def recover_interrupted(store: Store) -> list[str]:
         notes.append(
             f"{len(left)} thing(s) an interrupted run created are left; `cephbench cleanup` removes them"
         )
-    from cephbench.store import experiments  # A/B experiments end the same way
+    from cephbench.store import capacities, experiments  # A/B, capacity searches likewise
 
-    return notes + experiments.recover_interrupted(store)
+    return notes + experiments.recover_interrupted(store) + capacities.recover_interrupted(store)

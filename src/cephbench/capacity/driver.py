@@ -1,0 +1,108 @@
+"""A capacity search run to its end: repeats of the search (:mod:`.search`), each step
+measured by ``measure`` (:func:`.steps.run_step` on a target) and stored as it finishes, until
+the stopping rule says converged or inconclusive. A later repeat starts at the estimate so far
+and brackets by ±25 %, not by doubling: it needs fewer steps to reach the same resolution."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from cephbench.capacity.model import Capacity, Spec, step_from_json, step_to_json
+from cephbench.capacity.search import Step, bracket, estimate, next_rate, outcome, status
+from cephbench.errors import CephbenchError
+
+if TYPE_CHECKING:
+    from cephbench.store import Store
+
+REPEAT_FACTOR = 1.25
+
+Measure = Callable[[float, int], Step]
+"""Runs one step: (offered IOPS, repeat) -> what it measured."""
+Background = Callable[[], tuple[tuple[str, float], ...]]
+"""What runs beside the steps, sampled after each (recovery bytes/s, PGs degraded...)."""
+
+
+def run_capacity(
+    store: Store,
+    spec: Spec,
+    target: str | None,
+    measure: Measure,
+    note: Callable[[str], None] = lambda _: None,
+    background: Background | None = None,
+    ended: Callable[[], str | None] | None = None,
+) -> int:
+    """Run the search; returns its id in the store (stored as it goes: a stopped search
+    keeps its steps). ``ended``: after each step, a note when the background work is over
+    (said once, and stored with the search)."""
+    from cephbench.store import capacities
+
+    cap_id = capacities.start(store, target, spec.to_json())
+    rule = spec.rule
+    try:
+        found: list[float | None] = []
+        said_ended = False
+        for repeat in range(spec.max_repeats):
+            so_far = estimate(found, spec.ci, spec.min_repeats, spec.max_repeats).mean
+            plan = (
+                spec.plan(max(1.0, round(so_far)), REPEAT_FACTOR)
+                if so_far
+                else spec.plan(spec.start)
+            )
+            steps: list[Step] = []
+            while (rate := next_rate(steps, rule, plan)) is not None:
+                step = measure(rate, repeat)
+                if step.latency_us(rule.percentile) is None:
+                    raise CephbenchError(
+                        f"the step at {rate:g} IOPS (run {step.run_id}) recorded no "
+                        f"p{rule.percentile:g}: the search cannot judge it",
+                        hint=f"cephbench show {step.run_id} says what it recorded; "
+                        "a longer --step-time records more",
+                    )
+                if background is not None:
+                    step = replace(step, background=background())
+                steps.append(step)
+                capacities.add_step(store, cap_id, step_to_json(step))
+                p = step.latency_us(rule.percentile)
+                note(
+                    f"repeat {repeat + 1}: {rate:,.0f} IOPS offered, {step.achieved_iops:,.0f} "
+                    f"achieved, p{rule.percentile:g} "
+                    f"{'-' if p is None else f'{p / 1000:.2f} ms'}: {outcome(step, rule)}"
+                )
+                if ended is not None and not said_ended and (text := ended()):
+                    said_ended = True
+                    capacities.add_note(store, cap_id, text)
+                    note(text)
+            end = status(steps, rule, plan)
+            found.append(bracket(steps, rule).capacity if end == "found" else None)
+            e = estimate(found, spec.ci, spec.min_repeats, spec.max_repeats)
+            note(f"after repeat {repeat + 1}: {e.verdict} ({e.reason})")
+            if e.verdict != "more":
+                break
+    except KeyboardInterrupt:
+        capacities.finish(store, cap_id, "aborted", "interrupted")
+        raise
+    except Exception as e:
+        capacities.finish(store, cap_id, "failed", str(e))
+        raise
+    capacities.finish(store, cap_id, "complete")
+    return cap_id
+
+
+def load(store: Store, cap_id: int) -> Capacity:
+    """A stored search as a :class:`Capacity`."""
+    from cephbench.store import capacities
+
+    row = capacities.get(store, cap_id)
+    return Capacity(
+        row.id,
+        row.status,
+        row.target,
+        Spec.from_json(row.spec),
+        tuple(step_from_json(s) for s in row.steps),
+        row.started_at,
+        row.ended_at,
+        row.error,
+        tuple(row.notes),
+    )

@@ -1,0 +1,87 @@
+"""A capacity search as tables and lines (``cephbench capacity``, ``--format md``), from its
+``cephbench.capacity/1`` document. Pure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cephbench.tables.table import Table, fmt_figure, fmt_ms
+
+OUTCOMES = {
+    "pass": "meets",
+    "behind": "behind",
+    "slow": "too slow",
+    "unknown": "unknown",
+}
+
+
+def headline(doc: dict[str, Any]) -> list[str]:
+    """What the search found, in a sentence or two."""
+    r, rule = doc["result"], doc["rule"]
+    what = (
+        f"{doc['workload']['rw']} {doc['workload']['bs']} at p{rule['percentile']:g} <= "
+        f"{fmt_ms(rule['target_us'])} ms" + (f", while {doc['while']}" if doc["while"] else "")
+    )
+    if r["capacity_iops"] is None:
+        return [f"Capacity of {what}: inconclusive ({r['reason']})."]
+    ci = r["ci95_iops"]
+    band = (
+        f", 95 % CI {fmt_figure(ci[0], 'IO/s')}-{fmt_figure(ci[1], 'IO/s')} (±{r['ci_pct']:.1f} %)"
+        if ci
+        else ""
+    )
+    lines = [
+        f"Capacity of {what}: {fmt_figure(r['capacity_iops'], 'IO/s')} IOPS{band} over "
+        f"{r['repeats']} repeat(s): {r['verdict']} ({r['reason']})."
+    ]
+    if doc["knee"]:
+        k = doc["knee"]
+        lines.append(
+            f"Knee: {fmt_figure(k['offered_iops'], 'IO/s')} IOPS offered, "
+            f"p{rule['percentile']:g} {fmt_ms(k['latency_us'])} ms."
+        )
+    return lines
+
+
+LEGEND = (
+    "Step: 'meets' kept up (achieved within the tolerance of offered) with the percentile "
+    "under the target; 'behind' fell short of the offered rate; 'too slow' kept up over the "
+    "target."
+)
+
+
+def steps_table(doc: dict[str, Any]) -> Table:
+    """Every step in the order run: offered against achieved, the percentiles, the outcome."""
+    background = sorted({k for s in doc["steps"] for k in s["background"]})
+    rows = []
+    for s in doc["steps"]:
+        rows.append(
+            (
+                str(s["repeat"] + 1),
+                fmt_figure(s["offered_iops"], "IO/s"),
+                fmt_figure(s["achieved_iops"], "IO/s"),
+                fmt_ms(s["p50_us"]),
+                fmt_ms(s["p99_us"]),
+                fmt_ms(s["p999_us"]),
+                *(fmt_figure(s["background"].get(k), "") for k in background),
+                OUTCOMES[s["outcome"]],
+                str(s["run_id"]),
+            )
+        )
+    return Table(
+        (
+            "Repeat",
+            "Offered IOPS",
+            "Achieved IOPS",
+            "p50 (ms)",
+            "p99 (ms)",
+            "p99.9 (ms)",
+            *background,
+            "Step",
+            "Run",
+        ),
+        tuple(rows),
+        title=f"Capacity search {doc['capacity']}: steps",
+        notes=(LEGEND, *doc["notes"]),
+        align=("r",) * (6 + len(background)) + ("l", "r"),
+    )

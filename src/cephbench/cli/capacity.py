@@ -1,0 +1,277 @@
+"""``cephbench capacity``: the highest offered load a target takes with a latency percentile
+under a target, with its CI over repeats, every step, and the knee."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from cephbench.cli.common import console, console_err, db_option, format_option, print_json
+from cephbench.errors import UsageError
+
+if TYPE_CHECKING:
+    from cephbench.store import Store
+
+MIN_STEP_TIME = 2.0
+
+
+@click.command()
+@click.option("--target", help="Where the steps run (KIND:LOCATION, as for `run`).")
+@click.option("--p99", "p99", metavar="LATENCY", help="The p99 target, e.g. 5ms.")
+@click.option(
+    "--percentile",
+    type=float,
+    help="Another percentile than 99 (e.g. 99.9), with --target-ms.",
+)
+@click.option("--target-ms", type=float, help="The --percentile's target, milliseconds.")
+@click.option(
+    "--workload",
+    type=click.Choice(["randwrite", "randread"]),
+    default="randwrite",
+    show_default=True,
+    help="fio's rw of every step.",
+)
+@click.option("--bs", default="4k", show_default=True, help="Block size of every step.")
+@click.option(
+    "--iodepth",
+    type=int,
+    default=128,
+    show_default=True,
+    help="Queue depth of every step: deep enough not to cap the offered rate.",
+)
+@click.option(
+    "--step-time",
+    default="10s",
+    show_default=True,
+    metavar="DURATION",
+    help="Each step's measured window.",
+)
+@click.option(
+    "--ramp",
+    default="3s",
+    show_default=True,
+    metavar="DURATION",
+    help="Each step's ramp before the window (not measured).",
+)
+@click.option("--size", help="The file or image size of each step (e.g. 1G).")
+@click.option(
+    "--start",
+    type=float,
+    default=1000,
+    show_default=True,
+    metavar="IOPS",
+    help="The first step's offered rate.",
+)
+@click.option(
+    "--tolerance",
+    default="5%",
+    show_default=True,
+    metavar="PCT",
+    help="A step keeps up when its achieved IOPS are within PCT of the offered rate.",
+)
+@click.option(
+    "--ci",
+    default="10%",
+    show_default=True,
+    metavar="PCT",
+    help="Repeat until the capacity's 95 % CI is within ±PCT (at least 3 repeats).",
+)
+@click.option(
+    "--max-repeats",
+    type=int,
+    default=6,
+    show_default=True,
+    help="Stop after this many repeats: 'inconclusive' if the CI is still wider.",
+)
+@click.option(
+    "--while",
+    "during",
+    type=click.Choice(["recovery"]),
+    help="Measure while the cluster recovers from one OSD marked out (the lab; elsewhere "
+    "with --allow degrade).",
+)
+@click.option(
+    "--allow",
+    "allow",
+    type=click.Choice(["degrade"]),
+    help="'degrade': let --while mark an OSD out on a cluster that is not the lab.",
+)
+@click.option(
+    "--show",
+    "show_ref",
+    metavar="ID|last",
+    help="Print a stored capacity search instead of running one.",
+)
+@format_option("table", "md", "json")
+@db_option
+def capacity(
+    target: str | None,
+    p99: str | None,
+    percentile: float | None,
+    target_ms: float | None,
+    workload: str,
+    bs: str,
+    iodepth: int,
+    step_time: str,
+    ramp: str,
+    size: str | None,
+    start: float,
+    tolerance: str,
+    ci: str,
+    max_repeats: int,
+    during: str | None,
+    allow: str | None,
+    show_ref: str | None,
+    fmt: str,
+    store: Store,
+) -> None:
+    """The load a target takes with its tail latency under a target, with a CI.
+
+    Fixed-rate steps (fio's rate_iops, Poisson arrivals, a deep queue) bracket then bisect
+    the highest offered rate whose achieved IOPS keep up and whose p99 (or --percentile)
+    stays under the target; repeats run until the capacity's 95 % CI is within ±10 % (--ci),
+    or say 'inconclusive'. Every step is a stored run; the search is stored too.
+
+    \b
+    Examples:
+      cephbench capacity --target rbd:bench/img --p99 5ms
+      cephbench capacity --target file:/mnt/x --workload randread --percentile 99.9 --target-ms 2
+      cephbench capacity --target rbd:bench/img --p99 10ms --while recovery
+      cephbench capacity --show last --format json
+    """
+    from cephbench.capacity import driver
+    from cephbench.capacity.model import Spec
+    from cephbench.capacity.search import Rule, SearchPlan
+    from cephbench.capacity.steps import StepSpec
+    from cephbench.system.units import parse_seconds, parse_size
+
+    if show_ref is not None:
+        _print(driver.load(store, _ref(store, show_ref)).to_json(), fmt)
+        return
+    rule_percentile, target_us = _rule(p99, percentile, target_ms)
+    if allow is not None and during is None:
+        raise UsageError("--allow degrade goes with --while", hint="e.g. --while recovery")
+    try:
+        seconds, ramp_s = parse_seconds(step_time), parse_seconds(ramp)
+    except (ValueError, UsageError) as e:
+        raise UsageError(f"--step-time/--ramp: {e}", hint="e.g. --step-time 10s") from e
+    if seconds < MIN_STEP_TIME:
+        raise UsageError(
+            f"--step-time {step_time}: at least {MIN_STEP_TIME:g} s (fio records no latency "
+            "in a 1 s window after a ramp)",
+            hint="e.g. --step-time 10s",
+        )
+    if size is not None:
+        parse_size(size)
+    if iodepth < 1:
+        raise UsageError(f"--iodepth {iodepth}: at least 1")
+    if max_repeats < 3:
+        raise UsageError(f"--max-repeats {max_repeats}: at least 3 (a CI needs repeats)")
+    try:
+        rule = Rule(
+            target_us, rule_percentile, _percent("--tolerance", tolerance, allow_zero=True) / 100
+        )
+        SearchPlan(start=start)
+    except ValueError as e:
+        raise UsageError(str(e)) from e
+    spec = Spec(
+        rule,
+        StepSpec(workload, bs, iodepth, seconds, ramp_s, size, rule_percentile),
+        start,
+        ci=_percent("--ci", ci) / 100,
+        max_repeats=max_repeats,
+        during=during,
+    )
+    if target is None:
+        raise UsageError(
+            "--target is required", hint="e.g. --target rbd:POOL/IMAGE or --target file:DIR"
+        )
+    cap_id = _search(store, spec, target, during, allow)
+    console_err.print(
+        f"Stored as capacity search {cap_id}: cephbench capacity --show {cap_id}", markup=False
+    )
+    _print(driver.load(store, cap_id).to_json(), fmt)
+
+
+def _search(store: Store, spec, target: str, during: str | None, allow: str | None) -> int:
+    from cephbench.capacity import driver
+    from cephbench.capacity.steps import run_step
+
+    def note(text: str) -> None:
+        console_err.print(text, markup=False)
+
+    def measure(rate: float, repeat: int):
+        return run_step(store, spec.step, rate, repeat, target=target, label="capacity")
+
+    if during is None:
+        return driver.run_capacity(store, spec, target, measure, note)
+    from cephbench.capacity.degrade import while_recovery
+
+    return while_recovery(store, spec, target, measure, note, allow_degrade=allow == "degrade")
+
+
+def _print(doc: dict, fmt: str) -> None:
+    if fmt == "json":
+        print_json(doc)
+        return
+    from cephbench.capacity.output import headline, steps_table
+    from cephbench.tables.table import to_markdown, to_rich
+
+    table = steps_table(doc)
+    if fmt == "md":
+        click.echo(to_markdown(table))
+    else:
+        console.print(to_rich(table, console.width))
+    for line in headline(doc):
+        click.echo(line)
+
+
+def _ref(store: Store, ref: str) -> int:
+    from cephbench.store import capacities
+
+    if ref == "last":
+        last = capacities.last_id(store)
+        if last is None:
+            raise UsageError("no capacity search stored yet", hint="run cephbench capacity")
+        return last
+    try:
+        return int(ref)
+    except ValueError:
+        raise UsageError(f"--show {ref}: a capacity search's number, or 'last'") from None
+
+
+def _rule(p99: str | None, percentile: float | None, target_ms: float | None):
+    """(percentile, target µs) from --p99 or --percentile with --target-ms."""
+    from cephbench.system.units import parse_seconds
+
+    if p99 is not None:
+        if percentile is not None or target_ms is not None:
+            raise UsageError("give --p99 or --percentile with --target-ms, not both")
+        try:
+            seconds = parse_seconds(p99)
+        except (ValueError, UsageError):
+            seconds = -1.0
+        if not seconds > 0:
+            raise UsageError(f"--p99 {p99}: a latency above 0, e.g. 5ms")
+        return 99.0, seconds * 1e6
+    if percentile is None or target_ms is None:
+        raise UsageError(
+            "a latency target is required",
+            hint="e.g. --p99 5ms, or --percentile 99.9 --target-ms 10",
+        )
+    if not 0 < percentile < 100:
+        raise UsageError(f"--percentile {percentile:g}: above 0 and below 100, e.g. 99.9")
+    if not target_ms > 0:
+        raise UsageError(f"--target-ms {target_ms:g}: above 0")
+    return percentile, target_ms * 1000
+
+
+def _percent(option: str, text: str, allow_zero: bool = False) -> float:
+    try:
+        pct = float(text.strip().removesuffix("%"))
+    except ValueError:
+        pct = -1.0
+    if not (0 < pct < 100 or (allow_zero and pct == 0)):
+        raise UsageError(f"{option} {text}: a percentage above 0 and below 100, e.g. 10%")
+    return pct

@@ -1,0 +1,73 @@
+"""`cephbench capacity` on a file target with real fio: the search's steps, its brackets and
+its result hold to the rule it was given, whatever the machine's other load made of them (the
+search's arithmetic on every kind of data is the pure tests' job,
+tests/unit/test_capacity_search.py). 1 MiB writes keep the file's ceiling at a few thousand
+IOPS, so the bracket needs few steps."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from tests.helpers import needs_fio
+
+STEP_S = 2
+
+
+def most(offered: float) -> float:
+    """The most a step offered ``offered`` can achieve: Poisson arrivals count five standard
+    deviations over the rate at most, and fio's rate control catches up on a deficit by a few
+    percent."""
+    return offered * 1.05 + 5 * math.sqrt(offered / STEP_S)
+
+
+@needs_fio
+def test_capacity_search_brackets_its_result_with_steps_that_meet_the_rule(
+    invoke, invoke_json, bench_dir: Path
+):
+    args = ["capacity", "--target", f"file:{bench_dir}", "--p99", "50ms", "--bs", "1m"]
+    args += ["--size", "64m", "--iodepth", "32", "--step-time", f"{STEP_S}s", "--ramp", "1s"]
+    args += ["--start", "250", "--ci", "50%", "--max-repeats", "3"]
+    doc = invoke_json(*args)
+    rule, result = doc["rule"], doc["result"]
+    assert doc["status"] == "complete" and rule["percentile"] == 99.0
+    assert rule["target_us"] == 50_000
+    steps = doc["steps"]
+    assert steps and {s["repeat"] for s in steps} == {r["repeat"] for r in doc["repeats"]}
+    for s in steps:
+        assert 0 < s["achieved_iops"] <= most(s["offered_iops"])
+        meets = (
+            s["achieved_iops"] >= s["offered_iops"] * (1 - rule["tolerance_pct"] / 100)
+            and s["percentile_us"] <= rule["target_us"]
+        )
+        assert (s["outcome"] == "pass") == meets
+        assert s["p50_us"] <= s["p99_us"] <= s["p999_us"]
+    capacities = []
+    for r in doc["repeats"]:
+        mine = [s for s in steps if s["repeat"] == r["repeat"]]
+        assert r["steps"] == len(mine)
+        if r["status"] != "found":
+            capacities.append(None)
+            continue
+        passing = [s["offered_iops"] for s in mine if s["outcome"] == "pass"]
+        failing = [s["offered_iops"] for s in mine if s["outcome"] != "pass"]
+        # the steps' offered rates bracket the repeat's capacity, within the resolution
+        assert r["capacity_iops"] in passing and r["failing_iops"] == min(failing)
+        assert r["capacity_iops"] < r["failing_iops"]
+        assert r["failing_iops"] <= max(r["capacity_iops"] * 1.05, r["capacity_iops"] + 1)
+        assert r["capacity_iops"] == max(p for p in passing if p < min(failing))
+        capacities.append(r["capacity_iops"])
+    if None in capacities:
+        assert result["verdict"] == "inconclusive" and result["capacity_iops"] is None
+    else:
+        assert math.isclose(result["capacity_iops"], sum(capacities) / len(capacities))
+        low, high = result["ci95_iops"]
+        assert low <= result["capacity_iops"] <= high
+        if result["verdict"] == "converged":
+            assert result["ci_pct"] <= 50 and result["repeats"] >= 3
+        else:
+            assert result["verdict"] == "inconclusive" and len(capacities) == 3
+    # every step is a stored run; the search reads back as printed
+    run = invoke_json("show", str(steps[0]["run_id"]))
+    assert run["label"] == "capacity" and run["results"][0]["rw"] == "randwrite"
+    assert invoke_json("capacity", "--show", "last") == doc

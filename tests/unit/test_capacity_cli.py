@@ -1,0 +1,64 @@
+"""`cephbench capacity`'s refusals (one line, no traceback) and a search stored by the driver
+reading back through `--show` as the same `cephbench.capacity/1` document, on hand-made steps
+(the real steps are the fio tier's: tests/fio/test_capacity_file.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cephbench.capacity.driver import load, run_capacity
+from cephbench.capacity.model import Spec
+from cephbench.capacity.search import Rule, Step
+from cephbench.capacity.steps import StepSpec
+from cephbench.store import Store
+from tests.contract import validate
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "a latency target is required"),
+        (["--p99", "fast"], "--p99 fast: a latency above 0"),
+        (["--p99", "5ms", "--percentile", "99.9"], "not both"),
+        (["--percentile", "100", "--target-ms", "2"], "--percentile 100: above 0"),
+        (["--p99", "5ms", "--step-time", "1s"], "--step-time 1s: at least 2 s"),
+        (["--p99", "5ms", "--ci", "0"], "--ci 0: a percentage"),
+        (["--p99", "5ms", "--max-repeats", "2"], "--max-repeats 2: at least 3"),
+        (["--p99", "5ms", "--allow", "degrade"], "--allow degrade goes with --while"),
+        (["--p99", "5ms"], "--target is required"),
+        (["--show", "last"], "no capacity search stored yet"),
+        (["--show", "x"], "--show x: a capacity search's number"),
+    ],
+)
+def test_bad_input_is_one_line(invoke, args, message):
+    result = invoke("capacity", *args, expect=2)
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_a_stored_search_reads_back_as_printed(invoke, invoke_json, db: Path):
+    capacity = 3000.0
+
+    def measure(rate: float, repeat: int) -> Step:
+        p99 = 2000.0 if rate <= capacity + repeat * 50 else 9000.0
+        return Step(rate, rate, ((50.0, 500.0), (99.0, p99), (99.9, 2 * p99)), repeat)
+
+    spec = Spec(Rule(5000.0), StepSpec(), start=1000, ci=0.10)
+    notes: list[str] = []
+    with Store(db) as store:
+        cap_id = run_capacity(store, spec, "file:/nowhere", measure, notes.append)
+        doc = validate(load(store, cap_id).to_json())
+    assert doc["result"]["verdict"] == "converged" and doc["result"]["repeats"] == 3
+    found = [r["capacity_iops"] for r in doc["repeats"]]
+    for repeat, (r, value) in enumerate(zip(doc["repeats"], found, strict=True)):
+        assert value <= capacity + repeat * 50 < r["failing_iops"] <= value * 1.05
+    assert found == [2953, 3036, 3079]
+    assert doc["steps"][0]["offered_iops"] == 1000 and doc["steps"][0]["outcome"] == "pass"
+    # the second repeat starts at the estimate so far and brackets by 25 %
+    assert [s["offered_iops"] for s in doc["steps"] if s["repeat"] == 1][:2] == [2953, 3691]
+    assert notes[-1].startswith("after repeat 3: converged")
+    assert invoke_json("capacity", "--show", str(cap_id)) == doc
+    table = invoke("capacity", "--show", "last", "--format", "md").output
+    assert "| 1 | 1000 | 1000 | 0.500 | 2.00 | 4.00 | meets |" in table
+    assert "Capacity of randwrite 4k at p99 <= 5.00 ms: 3023 IOPS" in table
