@@ -3,52 +3,20 @@ with fewer PGs than OSDs; and the config-db probe's parse of ``ceph config dump`
 
 from __future__ import annotations
 
+import json
+
 from cephbench.diagnose.config_db import entries
 from cephbench.diagnose.finding import Diagnosis
 from cephbench.diagnose.rules.misconfig import level, misconfig_findings
+from tests.helpers import DATA
 
-# shaped as `ceph config dump -f json` (Ceph 16.2.15): entries a debug-logging fault leaves
+# `ceph config dump -f json` of the lab (Ceph 16.2.15) after `cephbench lab fault debug-logging`
+RECORDED = json.loads((DATA / "ceph" / "16.2.15" / "config-dump-debug-logging.json").read_text())
+# hand-made beside it: a monitor's debug level and a low OSD one, neither the OSDs' problem
 DUMP = [
-    {
-        "section": "global",
-        "name": "auth_allow_insecure_global_id_reclaim",
-        "value": "false",
-        "level": "advanced",
-        "can_update_at_runtime": True,
-        "mask": "",
-    },
-    {
-        "section": "osd",
-        "name": "debug_bluestore",
-        "value": "20/20",
-        "level": "advanced",
-        "can_update_at_runtime": True,
-        "mask": "",
-    },
-    {
-        "section": "osd",
-        "name": "debug_osd",
-        "value": "20/20",
-        "level": "advanced",
-        "can_update_at_runtime": True,
-        "mask": "",
-    },
-    {
-        "section": "mon",
-        "name": "debug_mon",
-        "value": "20/20",
-        "level": "advanced",
-        "can_update_at_runtime": True,
-        "mask": "",
-    },
-    {
-        "section": "osd",
-        "name": "debug_ms",
-        "value": "0/5",
-        "level": "advanced",
-        "can_update_at_runtime": True,
-        "mask": "",
-    },
+    *RECORDED,
+    {"section": "mon", "name": "debug_mon", "value": "20/20", "level": "advanced", "mask": ""},
+    {"section": "osd", "name": "debug_ms", "value": "0/5", "level": "advanced", "mask": ""},
 ]
 
 

@@ -92,6 +92,10 @@ BUILTIN_COMMANDS: dict[str, Entry] = {
         "cephbench.cli.capacity:capacity",
         "The load a target takes with its tail latency under a target, with a CI.",
     ),
+    "tune": Entry(
+        "cephbench.cli.tune:tune",
+        "Diagnose, propose the changes remedies make for the findings, prove each in turn.",
+    ),
     "lab": Entry(
         "cephbench.cli.lab:lab",
         "A real, throwaway Ceph cluster on this machine: plain processes, no containers.",

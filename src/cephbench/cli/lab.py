@@ -333,6 +333,28 @@ def slow_link(lab_dir: Path | None, host: str, rate: str) -> None:
     _inject(lab_dir, "slow-link", host, rate=rate)
 
 
+@fault.command("debug-logging")
+@_lab_command
+def debug_logging(lab_dir: Path | None) -> None:
+    """Leave debug logging on in the OSDs: debug_osd and debug_bluestore 20/20.
+
+    Entries in the configuration database (what each section held is recorded first and put
+    back by `lab fault clear`); `diagnose` names it, `tune` removes it (osd-debug-off).
+    """
+    _inject(lab_dir, "debug-logging", "cluster")
+
+
+@fault.command("rbd-cache-off")
+@_lab_command
+def rbd_cache_off(lab_dir: Path | None) -> None:
+    """Turn librbd's cache off for the clients: rbd_cache false in the client section.
+
+    Recorded first and put back by `lab fault clear`; `diagnose` names it, `tune` turns the
+    cache back on (rbd-cache-on).
+    """
+    _inject(lab_dir, "rbd-cache-off", "cluster")
+
+
 @fault.command("list")
 @format_option("table", "json")
 @_lab_command

@@ -31,6 +31,8 @@ kind                        printed by                               top level
                                                                      capabilities, workloads
 ``cephbench.k8s/1``         ``k8s check --format json``              server, nodes, classes,
                                                                      CSI drivers, permissions
+``cephbench.tuning/1``      ``tune --format json``                   findings, candidates,
+                                                                     attempts, kept
 ``cephbench.capacity/1``    ``capacity --format json``               result (capacity, CI),
                                                                      repeats, knee, steps
 =========================== ======================================== ==========================
@@ -64,6 +66,7 @@ DIAGNOSIS = "cephbench.diagnosis/1"
 AB = "cephbench.ab/1"
 EXPLANATION = "cephbench.explanation/1"
 K8S = "cephbench.k8s/1"
+TUNING = "cephbench.tuning/1"
 CAPACITY = "cephbench.capacity/1"
 KINDS = (
     RUN,
@@ -79,6 +82,7 @@ KINDS = (
     AB,
     EXPLANATION,
     K8S,
+    TUNING,
     CAPACITY,
 )
 PREFIX = "cephbench."

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from cephbench.errors import CephbenchError, UsageError
-from cephbench.lab import cgroups, net
+from cephbench.lab import cgroups, misconfig, net
 from cephbench.lab.daemons import is_ours
 from cephbench.lab.errors import LabError
 from cephbench.lab.info import LabInfo
@@ -34,7 +34,7 @@ from cephbench.lab.spec import rate_bits
 from cephbench.lab.state import Fault, FaultKind, LabState, load, locked, save
 from cephbench.system.process import run
 
-KINDS: tuple[FaultKind, ...] = ("slow-disk", "cpu", "slow-link")
+KINDS: tuple[FaultKind, ...] = ("slow-disk", "cpu", "slow-link", "debug-logging", "rbd-cache-off")
 _CONTROLLER = {"slow-disk": "blkio", "cpu": "cpu"}
 
 
@@ -74,6 +74,8 @@ def plan(
         raise UsageError(f"unknown fault {kind!r}", hint=f"one of: {', '.join(KINDS)}")
     if kind == "slow-link":
         return _plan_link(state, host_target(target), rate)
+    if kind in misconfig.KINDS:
+        return misconfig.plan(state, kind)
     target = osd_target(target)
     if target not in state.daemons:
         raise UsageError(f"the lab has no {target} (it has {len(state.osds())} OSDs)")
@@ -190,6 +192,8 @@ def _prepare(layout: Layout, state: LabState, fault: Fault) -> None:
     """Decide the cgroup paths and the device (reading only): what the record must name."""
     if fault.kind == "slow-link":
         return
+    if fault.kind in misconfig.KINDS:
+        return misconfig.prepare(layout, state, fault)
     controller = _CONTROLLER[fault.kind]
     daemon = state.daemons[fault.target]
     if not is_ours(daemon.pid, layout.conf):
@@ -218,6 +222,8 @@ def _block_file(layout: Layout, target: str) -> Path:
 
 
 def _apply(layout: Layout, state: LabState, fault: Fault) -> None:
+    if fault.kind in misconfig.KINDS:
+        return misconfig.apply(fault)
     if fault.kind == "slow-link":
         for netns, dev in fault.links:
             run(tc_replace_argv(netns, dev, fault.rate), check=True, timeout=30)
@@ -260,6 +266,8 @@ def _check_link(fault: Fault) -> None:
 
 def active(layout: Layout, state: LabState, fault: Fault) -> bool:
     """True if the fault is in force: its cgroup holds the daemon, or tc shows its rate."""
+    if fault.kind in misconfig.KINDS:
+        return misconfig.active(fault)
     if fault.kind == "slow-link":
         try:
             _check_link(fault)
@@ -272,6 +280,8 @@ def active(layout: Layout, state: LabState, fault: Fault) -> bool:
 
 def undo(fault: Fault) -> None:
     """Undo what the fault changed; idempotent, tolerates half-made faults and gone links."""
+    if fault.kind in misconfig.KINDS:
+        return misconfig.undo(fault)
     for path, back_to in fault.cgroups.items():
         cgroups.remove(Path(path), Path(back_to))
     for netns, dev in fault.links:
@@ -316,6 +326,8 @@ def clear_state(
 
 
 def _normal(target: str) -> str:
+    if target.strip() == "cluster":
+        return "cluster"
     return host_target(target) if target.strip().startswith("host") else osd_target(target)
 
 
@@ -342,7 +354,7 @@ def entry(fault: Fault, in_force: bool | None = None) -> dict:
     """A fault as a dict for ``lab status`` and ``lab fault list`` (pure): the record, a
     one-line ``summary`` and ``active`` (None when not checked)."""
     return {
-        **fault.model_dump(mode="json", exclude={"cgroups", "links", "restore_rate"}),
+        **fault.model_dump(mode="json", exclude={"cgroups", "links", "restore_rate", "ceph"}),
         "summary": fault.describe(),
         "active": in_force,
         "cgroups": sorted(fault.cgroups),

@@ -20,7 +20,7 @@ from cephbench.lab.paths import Layout
 from cephbench.lab.spec import LabSpec
 
 Phase = Literal["starting", "running", "stopping"]
-FaultKind = Literal["slow-disk", "cpu", "slow-link"]
+FaultKind = Literal["slow-disk", "cpu", "slow-link", "debug-logging", "rbd-cache-off"]
 
 
 class Daemon(BaseModel):
@@ -63,6 +63,9 @@ class Fault(BaseModel):
     links: list[tuple[str, str]] = Field(default_factory=list)
     restore_rate: str | None = None  # the lab's own rate on those links (None: no qdisc)
     injected_at: float = 0.0
+    config: list[dict[str, str | None]] = Field(default_factory=list)
+    """A misconfiguration's entries (:mod:`.misconfig`): who, key, value, original."""
+    ceph: dict | None = None  # the connection a misconfiguration is set and undone through
 
     def describe(self) -> str:
         """One line: what this fault does."""
@@ -70,6 +73,10 @@ class Fault(BaseModel):
             caps = [f"{self.iops} IOPS" if self.iops else "", f"{self.bps} B/s" if self.bps else ""]
             cap = " and ".join(c for c in caps if c)
             return f"{self.target}: disk {self.device} capped at {cap} (read and write each)"
+        if self.config:
+            return f"{self.target}: " + ", ".join(
+                f"{e['who']} {e['key']} = {e['value']}" for e in self.config
+            )
         if self.kind == "cpu":
             return f"{self.target}: CPU capped at {self.percent:g} % of one core"
         lab = f"lab rate {self.restore_rate}" if self.restore_rate else "no lab rate"

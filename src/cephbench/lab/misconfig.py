@@ -1,0 +1,110 @@
+"""Misconfigurations on demand in the lab, the mistakes admins really leave behind, each with
+a real remedy ``cephbench tune`` knows and a ``diagnose`` finding that names it:
+
+- ``debug-logging``: ``debug_osd`` and ``debug_bluestore`` at 20/20 for the OSDs (left on
+  after a support case; every op writes log lines);
+- ``rbd-cache-off``: ``rbd_cache false`` for the clients (every write waits for the OSDs).
+
+They are entries in the monitors' configuration database. Like the lab's other faults
+(:mod:`cephbench.lab.faults`) each is recorded in the lab's state before it is applied, with
+what each section held before (its own entry's value, or none), checked after, and undone
+exactly by ``lab fault clear`` and ``lab down``: the entry removed, or its old value set
+back, so ``ceph config dump`` is what it was.
+
+Too few PGs, small TCP buffers on a link with latency and an mClock profile that holds
+client I/O back are later work.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cephbench.ceph.commands import ceph, ceph_json
+from cephbench.ceph.connection import Connection
+from cephbench.errors import CephbenchError
+from cephbench.lab.errors import LabError
+from cephbench.lab.info import info_from_state
+from cephbench.lab.paths import Layout
+from cephbench.lab.state import Fault, LabState
+
+SETTINGS: dict[str, list[tuple[str, str, str]]] = {
+    "debug-logging": [("osd", "debug_osd", "20/20"), ("osd", "debug_bluestore", "20/20")],
+    "rbd-cache-off": [("client", "rbd_cache", "false")],
+}
+KINDS = tuple(SETTINGS)
+
+
+def connection(layout: Layout, state: LabState) -> Connection:
+    info = info_from_state(layout, state)
+    return Connection(
+        conf=str(info.conf_path),
+        id=info.client_name,
+        keyring=str(info.keyring_path) if info.keyring_path else None,
+        lab_dir=str(info.dir),
+    )
+
+
+def plan(state: LabState, kind: str) -> Fault:
+    if any(f.kind == kind for f in state.faults):
+        raise LabError(
+            f"the lab already has a {kind} fault", hint="clear it first: cephbench lab fault clear"
+        )
+    return Fault(
+        kind=kind,  # type: ignore[arg-type]
+        target="cluster",
+        config=[{"who": w, "key": k, "value": v, "original": None} for w, k, v in SETTINGS[kind]],
+    )
+
+
+def own_entry(conn: Connection, who: str, key: str) -> str | None:
+    """The value of ``who``'s own entry for ``key`` in the configuration database (None:
+    none; a value it inherits from another section is not its own)."""
+    entry = (ceph_json(conn, "config", "get", who) or {}).get(key)
+    if entry is None or entry.get("section") != who or entry.get("mask"):
+        return None
+    return str(entry["value"])
+
+
+def prepare(layout: Layout, state: LabState, fault: Fault) -> None:
+    """Read what each section holds now (reading only): the record names what undoes it."""
+    conn = connection(layout, state)
+    fault.ceph = conn.to_json()
+    for entry in fault.config:
+        entry["original"] = own_entry(conn, entry["who"] or "", entry["key"] or "")
+
+
+def apply(fault: Fault) -> None:
+    conn = _conn(fault)
+    for e in fault.config:
+        ceph(conn, "config", "set", e["who"] or "", e["key"] or "", e["value"] or "")
+    if not active(fault):
+        raise LabError(f"{fault.describe()}: not in the configuration database after setting it")
+
+
+def active(fault: Fault) -> bool:
+    conn = _conn(fault)
+    return all(own_entry(conn, e["who"] or "", e["key"] or "") == e["value"] for e in fault.config)
+
+
+def undo(fault: Fault) -> None:
+    """Each entry back to what it was (removed when the section had none); verified."""
+    if fault.ceph is None:
+        return  # recorded before its connection was known: nothing was set
+    conn = _conn(fault)
+    for e in fault.config:
+        who, key = e["who"] or "", e["key"] or ""
+        try:
+            if e["original"] is None:
+                ceph(conn, "config", "rm", who, key)
+            else:
+                ceph(conn, "config", "set", who, key, e["original"])
+            back = own_entry(conn, who, key)
+        except CephbenchError as err:
+            raise LabError(f"cannot restore {who} {key}: {err}") from None
+        if back != e["original"]:
+            raise LabError(f"{who} {key} was not restored to {e['original']!r}")
+
+
+def _conn(fault: Fault) -> Connection:
+    data: dict[str, Any] = fault.ceph or {}
+    return Connection.from_json(data)

@@ -1,0 +1,67 @@
+"""``cephbench tune``'s CLI without a cluster: --list, bad input, revert of what is not
+there; and the tuning/1 document and attempts table built from hand-made rounds."""
+
+from __future__ import annotations
+
+import json
+
+from cephbench.contracts import TUNING
+from cephbench.tables.table import to_markdown
+from cephbench.tuning.attempts import Plan, attempt_json, tune
+from cephbench.tuning.remedies import REGISTRY
+from cephbench.tuning.tune_report import attempts_table
+from tests.contract import validate
+from tests.unit.test_tune_attempts import DEBUG, blocks, measured
+
+
+def test_list_prints_every_remedy_and_what_it_answers(invoke):
+    doc = json.loads(invoke("tune", "--list", "--format", "json").stdout)
+    assert [r["name"] for r in doc["remedies"]] == list(REGISTRY)
+    pg = next(r for r in doc["remedies"] if r["name"] == "pg-num-up")
+    assert pg["cost"] == "data-movement" and pg["answers"] == ["placement.too_few_pgs"]
+    text = invoke("tune", "--list", "--format", "md").stdout
+    assert "osd-debug-off" in text and "osd.debug_logging" in text
+
+
+def test_bad_input_is_one_line_and_changes_nothing(invoke):
+    r = invoke("tune", "--guard", "lots", expect=2)
+    assert "--guard lots" in r.output and "Traceback" not in r.output
+    r = invoke("tune", "revert", expect=2)
+    assert "needs the tune's number" in r.output
+    r = invoke("tune", "revert", "41", expect=None)
+    assert r.exit_code != 0 and "no tune 41" in r.output
+
+
+def test_the_document_validates_and_the_table_shows_each_attempt():
+    m = measured(blocks(6, rand_wr=[1.95, 2.05, 2.0], rand_rd=[0.99, 1.01, 1.0]))
+    plan = Plan(1, 2)
+    rows = tune([DEBUG], [m], plan, [7], final=m, final_experiment=8)
+    doc = {
+        "schema": TUNING,
+        "tune": 1,
+        "status": "complete",
+        "suite": "quick",
+        "target": None,
+        "workloads": ["rand_rd", "rand_wr"],
+        "diagnosis_run": 1,
+        "findings": [{"code": "osd.debug_logging", "component": "osd", "summary": "..."}],
+        "candidates": [],
+        "guard_pct": 5.0,
+        "same_within_pct": 5.0,
+        "target_ci_pct": 5.0,
+        "correction": {
+            "method": "bonferroni",
+            "tests": plan.tests,
+            "alpha": 0.05,
+            "level": plan.level,
+        },
+        "attempts": [attempt_json(r) for r in rows],
+        "kept": [],
+        "kept_changes": ["ceph config rm osd debug_osd"],
+        "stopped": None,
+        "error": None,
+    }
+    validate(json.loads(json.dumps(doc)))
+    md = to_markdown(attempts_table(doc, " "))
+    assert "final vs first" in md and "better, kept" in md and "osd-debug-off" in md
+    assert "Bonferroni over 4 tests" in md
