@@ -66,6 +66,12 @@ def test_under_a_slow_disk_the_bounded_phases_end_early(on_lab3, invoke_json, db
         e = evidence(s, d["run"])
         outputs = s.outputs(d["run"])
         assert s.open_resources() == []  # pool, and the image with it: recorded as gone
+    wrote: dict[str, int] = {}  # the 4 MiB benches each OSD ran, as recorded
+    for o in outputs:
+        if o["tool"] == "osd-bench" and o["argv"][-3] == str(4 << 20):
+            at = o["argv"].index("bench")
+            wrote[o["argv"][at - 1]] = wrote.get(o["argv"][at - 1], 0) + int(o["argv"][at + 1])
+    assert wrote == {"osd.0": 16 << 20, "osd.1": 4 << 20, "osd.2": 16 << 20}, wrote
     benches = {osd: info["bench_4m"] for osd, info in e["osds"].items()}
     assert benches["1"]["bytes"] == 4 << 20 and benches["1"]["benches"] == 1, benches
     assert all(benches[o]["bytes"] == 16 << 20 for o in ("0", "2")), benches
