@@ -109,3 +109,13 @@ def test_one_block_is_unknown_and_not_kept():
     row = tune([DEBUG], [m], Plan(1, 2))[1]
     assert row.kept is False
     assert {c.verdict for c in row.cells} == {"unknown"}
+
+
+def test_fixed_rounds_use_the_fixed_design_interval_narrower_than_the_sequence():
+    """--rounds N: the experiment did not stop on its CI, so the fixed-design interval holds;
+    the confidence sequence (rounds until a CI target) is wider at the same blocks."""
+    m = measured(blocks(4, rand_wr=[1.9, 2.1, 2.0, 2.05], rand_rd=1.0))
+    fixed = tune([DEBUG], [m], Plan(1, 2, sequential=False))[1].cells[0].to_previous
+    seq = tune([DEBUG], [m], Plan(1, 2))[1].cells[0].to_previous
+    assert fixed.pct == pytest.approx(seq.pct)
+    assert fixed.ci[1] - fixed.ci[0] < seq.ci[1] - seq.ci[0]

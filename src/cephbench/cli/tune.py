@@ -56,6 +56,11 @@ DATA_MOVEMENT = "data-movement"
     help="Each attempt's rounds run until every IOPS CI is within ±PCT (ab's; default 5%).",
 )
 @click.option(
+    "--rounds",
+    type=int,
+    help="A fixed number of rounds per attempt (even, >= 4; ab's --rounds) instead of --target-ci.",
+)
+@click.option(
     "--attempt-max-time",
     metavar="DURATION",
     help="Each attempt's own budget of rounds (ab's --max-time; default 30m).",
@@ -76,6 +81,7 @@ def tune(
     allow: tuple[str, ...],
     guard: str,
     target_ci: str | None,
+    rounds: int | None,
     attempt_max_time: str | None,
     runtime: str | None,
     size: str | None,
@@ -126,6 +132,7 @@ def tune(
         allow,
         guard,
         target_ci,
+        rounds,
         attempt_max_time,
         runtime,
         size,
@@ -159,6 +166,7 @@ def _run(
     allow: tuple[str, ...],
     guard_text: str,
     target_ci: str | None,
+    rounds: int | None,
     attempt_max_time: str | None,
     runtime: str | None,
     size: str | None,
@@ -176,11 +184,20 @@ def _run(
     from cephbench.store import tunings
     from cephbench.system.units import parse_seconds
     from cephbench.tools.plan import Overrides
-    from cephbench.tuning.rounds import DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TIME, DEFAULT_TARGET_CI
+    from cephbench.tuning.rounds import (
+        DEFAULT_MAX_ROUNDS,
+        DEFAULT_MAX_TIME,
+        DEFAULT_TARGET_CI,
+        check_rounds,
+    )
     from cephbench.tuning.tune_report import attempts_table, kept_lines, plan_table
     from cephbench.tuning.tuner import TuneOptions, run_tune
 
     guard = _percent("--guard", guard_text)
+    if rounds is not None:
+        if target_ci is not None:
+            raise UsageError("give --rounds or --target-ci, not both")
+        check_rounds(rounds)
     ci = _percent("--target-ci", target_ci) if target_ci else DEFAULT_TARGET_CI
     if ci <= 0:
         raise UsageError(f"--target-ci {target_ci}: a percentage above 0, e.g. 5%")
@@ -216,7 +233,8 @@ def _run(
         "candidates": candidates,
         "guard_pct": guard,
         "same_within_pct": SAME_WITHIN,
-        "target_ci_pct": ci,
+        "target_ci_pct": None if rounds else ci,
+        "rounds": rounds,
         "attempts": [],
         "kept": [],
         "kept_changes": [],
@@ -228,9 +246,14 @@ def _run(
         f"diagnosis: run {diagnosis_run}, {len(findings)} finding(s): "
         + (", ".join(f"{f['code']} ({f['component']})" for f in findings) or "none"),
         f"{len(proposals)} attempt(s) after the first, then the final against the first if "
-        f"one is kept; each at least 4 rounds of {suite} ({per_round} each) and at most "
-        f"{DEFAULT_MAX_ROUNDS} rounds or {per_attempt / 60:g} min, until every IOPS CI is "
-        f"within ±{ci:g} %",
+        f"one is kept; each "
+        + (
+            f"{rounds} rounds of {suite} ({per_round} each)"
+            if rounds
+            else f"at least 4 rounds of {suite} ({per_round} each) and at most "
+            f"{DEFAULT_MAX_ROUNDS} rounds or {per_attempt / 60:g} min, until every IOPS CI "
+            f"is within ±{ci:g} %"
+        ),
     ]
     if dry_run:
         if fmt == "json":
@@ -250,7 +273,16 @@ def _run(
         return outcome.run_id
 
     opts = TuneOptions(
-        suite, request, ci, DEFAULT_MAX_ROUNDS, per_attempt, budget, guard, SAME_WITHIN, keep
+        suite,
+        request,
+        ci,
+        rounds,
+        DEFAULT_MAX_ROUNDS,
+        per_attempt,
+        budget,
+        guard,
+        SAME_WITHIN,
+        keep,
     )
     status: str = "aborted"
     error: str | None = "interrupted"
@@ -269,6 +301,9 @@ def _run(
     note(f"Stored as tune {tune_id}")
     if fmt == "json":
         print_json(doc)
+        return
+    if not proposals:
+        click.echo("No finding has a remedy cephbench knows (tune --list): nothing was changed.")
         return
     _emit(attempts_table(doc, "\n" if fmt == "table" else " "), fmt)
     for line in kept_lines(doc):

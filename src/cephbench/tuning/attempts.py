@@ -143,6 +143,9 @@ class Plan:
     alpha: float = ALPHA
     guard: float = DEFAULT_GUARD
     same_within: float = SAME_WITHIN
+    sequential: bool = True
+    """The experiments ran until a CI target (a confidence sequence); False: a fixed number
+    of rounds (``--rounds``), the fixed-design t interval."""
     _level: float = field(init=False)
 
     def __post_init__(self) -> None:
@@ -159,9 +162,10 @@ class Plan:
         return self._level
 
 
-def diff(r: Sequence[float], level: float) -> Diff | None:
-    """The paired test of one workload's log ratios as a confidence sequence at ``level``."""
-    t = paired_test.paired(r, sequential=True, alpha=level)
+def diff(r: Sequence[float], level: float, sequential: bool = True) -> Diff | None:
+    """The paired test of one workload's log ratios at ``level``: as a confidence sequence
+    (the rounds ran until a CI target) or, ``sequential`` False, the fixed-design interval."""
+    t = paired_test.paired(r, sequential=sequential, alpha=level)
     if t is None:
         return None
     se = None if t.sd_log is None else t.sd_log / math.sqrt(t.n)
@@ -225,7 +229,7 @@ def judge(
     diffs of the attempts kept before it (for the chained difference to the first)."""
     cells = []
     for w in measured.workloads():
-        d = diff(measured.log_ratios(w), plan.level)
+        d = diff(measured.log_ratios(w), plan.level, plan.sequential)
         to_first = chained([*kept_so_far.get(w, []), *([d] if d else [])], plan.level)
         cells.append(
             Cell(
@@ -273,7 +277,7 @@ def final_row(number: int, measured: Measured, plan: Plan, experiment: int | Non
     """The last row: the final attempt (every kept change) against the first, measured."""
     cells = []
     for w in measured.workloads():
-        d = diff(measured.log_ratios(w), plan.level)
+        d = diff(measured.log_ratios(w), plan.level, plan.sequential)
         cells.append(Cell(w, measured.mean("B", w), d, d, cell_verdict(d, True, plan.same_within)))
     verdicts = {c.verdict for c in cells}
     overall = (

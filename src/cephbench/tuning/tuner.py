@@ -53,6 +53,9 @@ class TuneOptions:
     suite: str
     request: RunRequest
     target_ci: float | None
+    """Each attempt's rounds run until every IOPS CI is within it; None: ``rounds``."""
+    rounds: int | None
+    """A fixed number of rounds per attempt (ab's --rounds)."""
     max_rounds: int
     attempt_max_time: float | None
     """Each attempt's own budget of rounds (ab's --max-time)."""
@@ -103,7 +106,13 @@ def run_tune(
     note: Callable[[str], None] = lambda _: None,
 ) -> dict[str, Any]:
     """Prove each proposal in turn; the tune's document (saved after every attempt)."""
-    plan = att.Plan(len(proposals), workloads, guard=opts.guard, same_within=opts.same_within)
+    plan = att.Plan(
+        len(proposals),
+        workloads,
+        guard=opts.guard,
+        same_within=opts.same_within,
+        sequential=opts.rounds is None,
+    )
     doc["correction"] = {
         "method": "bonferroni",
         "tests": plan.tests,
@@ -165,9 +174,10 @@ def _ab_plan(opts: TuneOptions, a: Side, b: Side) -> AbPlan:
         a,
         b,
         opts.request,
-        target_ci=opts.target_ci,
+        rounds=opts.rounds,
+        target_ci=None if opts.rounds else opts.target_ci,
         max_rounds=opts.max_rounds,
-        max_time=opts.attempt_max_time,
+        max_time=None if opts.rounds else opts.attempt_max_time,
         same_within=opts.same_within,
     )
 
