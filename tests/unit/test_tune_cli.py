@@ -48,7 +48,8 @@ def test_the_document_validates_and_the_table_shows_each_attempt():
         "candidates": [],
         "guard_pct": 5.0,
         "same_within_pct": 5.0,
-        "target_ci_pct": 5.0,
+        "target_ci_pct": None,
+        "rounds": 8,
         "correction": {
             "method": "bonferroni",
             "tests": plan.tests,
