@@ -109,8 +109,12 @@ def run_step(
     target: str | None,
     label: str,
     note: Callable[[str], None] = lambda _: None,
+    degraded: bool = False,
 ) -> Step:
-    """Run one step at ``rate`` IOPS on ``target`` and return what it measured."""
+    """Run one step at ``rate`` IOPS on ``target`` and return what it measured
+    (``degraded``: on a cluster cephbench degraded on purpose, which the run must not refuse;
+    its results carry the health flags of what they ran beside)."""
+    from cephbench.ceph.session import HealthOptions
     from cephbench.execution.runner import run_request
     from cephbench.planning.request import CaptureOptions, RunRequest
 
@@ -118,7 +122,11 @@ def run_step(
         path = Path(tmp) / "capacity-step.yaml"
         path.write_text(yaml.safe_dump(spec.suite(rate), sort_keys=False))
         request = RunRequest(
-            suite=str(path), target=target, label=label, capture=CaptureOptions(logs=False)
+            suite=str(path),
+            target=target,
+            label=label,
+            capture=CaptureOptions(logs=False),
+            health=HealthOptions(allow_unhealthy=degraded),
         )
         outcome = run_request(store, request, note=note)
     run = store.get_run(outcome.run_id)

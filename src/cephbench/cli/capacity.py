@@ -202,7 +202,15 @@ def _search(store: Store, spec, target: str, during: str | None, allow: str | No
         console_err.print(text, markup=False)
 
     def measure(rate: float, repeat: int):
-        return run_step(store, spec.step, rate, repeat, target=target, label="capacity")
+        return run_step(
+            store,
+            spec.step,
+            rate,
+            repeat,
+            target=target,
+            label="capacity",
+            degraded=during is not None,
+        )
 
     if during is None:
         return driver.run_capacity(store, spec, target, measure, note)

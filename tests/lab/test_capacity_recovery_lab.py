@@ -1,0 +1,132 @@
+"""`cephbench capacity --while recovery` on the real lab: one OSD marked out while the search
+measures, what the recovery did recorded with every step, and afterwards every OSD in and the
+cluster HEALTH_OK, also after a Ctrl-C in the middle of the search; nothing left in the
+resource log. The pool has size 2 on the lab's 3 OSDs, so the PGs of the OSD taken out have
+somewhere to recover to, and recovery sleeps between objects so that it outlasts a step.
+
+What is measured is not the subject here (the search is the fio tier's and the pure tests'):
+a p99 of 1 µs no step can meet keeps the search to a few steps, halving down to 1 IOPS, and
+its result is an honest 'inconclusive'."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from cephbench.lab import ceph_json
+from cephbench.store import Store
+from tests.interrupt_lab import CEPHBENCH, query
+
+POOL, IMAGE = "cb-caprec", "img"
+ARGS = ["--target", f"rbd:{POOL}/{IMAGE}", "--p99", "1us", "--iodepth", "16"]
+ARGS += ["--step-time", "2s", "--ramp", "1s", "--while", "recovery"]
+DEADLINE = 900.0
+
+
+def _cli(lab, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        list(args), env={**os.environ, **lab.env}, capture_output=True, text=True, check=True
+    )
+
+
+@pytest.fixture
+def pool(lab, monkeypatch) -> Iterator[None]:
+    monkeypatch.setenv("CEPHBENCH_LAB_DIR", str(lab.dir))
+    _cli(lab, "ceph", "osd", "pool", "create", POOL, "16", "16")
+    try:
+        _cli(lab, "ceph", "osd", "pool", "set", POOL, "size", "2", "--yes-i-really-mean-it")
+        _cli(lab, "rbd", "pool", "init", POOL)
+        _cli(lab, "rbd", "create", f"{POOL}/{IMAGE}", "--size", "128M")
+        _cli(
+            lab,
+            "rbd",
+            "bench",
+            "--io-type",
+            "write",
+            "--io-size",
+            "4M",
+            "--io-total",
+            "128M",
+            f"{POOL}/{IMAGE}",
+        )  # data on every PG, for the OSD out to move
+        _cli(lab, "ceph", "config", "set", "osd", "osd_recovery_sleep", "1")
+        _wait_healthy(lab)
+        yield
+    finally:
+        _cli(lab, "ceph", "config", "rm", "osd", "osd_recovery_sleep")
+        _cli(lab, "ceph", "osd", "pool", "rm", POOL, POOL, "--yes-i-really-really-mean-it")
+
+
+def _wait_healthy(lab) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while ceph_json(lab, "status")["health"]["status"] != "HEALTH_OK":
+        assert time.monotonic() < deadline, "the lab did not come back to HEALTH_OK"
+        time.sleep(1)
+
+
+def _all_in_and_healthy(lab, db) -> None:
+    dump = ceph_json(lab, "osd", "dump")
+    assert [o["osd"] for o in dump["osds"] if not o["in"]] == []
+    health = ceph_json(lab, "status")["health"]
+    assert health["status"] == "HEALTH_OK", health
+    with Store(db) as store:
+        assert store.open_resources() == []
+
+
+@pytest.mark.timeout(900)  # the lab's start, the recovery's end
+def test_capacity_while_recovery_records_it_and_puts_the_osd_back(lab, pool, invoke_json, db):
+    doc = invoke_json("capacity", *ARGS, "--start", "2")
+    assert doc["while"] == "recovery" and doc["status"] == "complete"
+    assert [s["offered_iops"] for s in doc["steps"]] == [2, 1]
+    assert all(s["outcome"] in ("slow", "behind") for s in doc["steps"])
+    assert doc["result"]["verdict"] == "inconclusive" and doc["result"]["capacity_iops"] is None
+    for step in doc["steps"]:
+        assert {"recovering_bytes_per_s", "pgs_degraded", "pgs_recovering"} <= set(
+            step["background"]
+        )
+        assert step["background"]["recovering_bytes_per_s"] >= 0
+    out = [n for n in doc["notes"] if "was marked out, and in again afterwards" in n]
+    assert len(out) == 1
+    ended = [n for n in doc["notes"] if n.startswith("the recovery ended")]
+    if not ended:  # it outlasted the search: the last step still saw it
+        last = doc["steps"][-1]["background"]
+        assert last["pgs_degraded"] + last["pgs_recovering"] + last["objects_misplaced"] > 0
+    _all_in_and_healthy(lab, db)
+
+
+@pytest.mark.timeout(900)
+def test_ctrl_c_in_the_middle_puts_the_osd_back(lab, pool, db):
+    proc = subprocess.Popen(
+        [CEPHBENCH, "capacity", *ARGS, "--start", "64"],
+        env={**os.environ, **lab.env, "CEPHBENCH_DB": str(db)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + DEADLINE
+        # the search is under way: the OSD is out and a step of it is stored
+        while not (
+            query(db, "SELECT 1 FROM capacities WHERE steps != '[]'")
+            and any(not o["in"] for o in ceph_json(lab, "osd", "dump")["osds"])
+        ):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=DEADLINE)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode != 0 and "Interrupted" in err, err
+    (status,) = query(db, "SELECT status FROM capacities")
+    assert status == ("aborted",)
+    _all_in_and_healthy(lab, db)
+    assert json.loads(_cli(lab, "ceph", "health", "-f", "json").stdout)["status"] == "HEALTH_OK"
