@@ -62,3 +62,31 @@ def test_a_stored_search_reads_back_as_printed(invoke, invoke_json, db: Path):
     table = invoke("capacity", "--show", "last", "--format", "md").output
     assert "| 1 | 1000 | 1000 | 0.500 | 2.00 | 4.00 | meets |" in table
     assert "Capacity of randwrite 4k at p99 <= 5.00 ms: 3023 IOPS" in table
+
+
+def _search(store: Store, capacity: float, spread: float, rule: Rule | None = None) -> int:
+    """A search whose repeats find ``capacity``, ``capacity + spread``, ``+ 2 spread``..."""
+
+    def measure(rate: float, repeat: int) -> Step:
+        p99 = 2000.0 if rate <= capacity + repeat * spread else 9000.0
+        return Step(rate, rate, ((50.0, 500.0), (99.0, p99), (99.9, 2 * p99)), repeat)
+
+    spec = Spec(rule or Rule(5000.0), StepSpec(), start=1000, ci=0.10)
+    return run_capacity(store, spec, "file:/nowhere", measure)
+
+
+def test_compare_two_searches(invoke, invoke_json, db: Path):
+    with Store(db) as store:
+        healthy = _search(store, 3000, 50)
+        degraded = _search(store, 1500, 30)
+        again = _search(store, 3000, 50)
+        other = _search(store, 3000, 50, Rule(9000.0))
+    lower = invoke_json("capacity", "--compare", str(healthy), str(degraded))
+    assert lower["verdict"] == "lower" and lower["diff_ci95_pct"][1] < 0
+    assert -55 < lower["diff_pct"] < -45
+    same = invoke_json("capacity", "--compare", str(healthy), str(again))
+    assert same["verdict"] == "same" and same["diff_pct"] == 0
+    text = invoke("capacity", "--compare", str(healthy), str(degraded), "--format", "md").output
+    assert f"Search {degraded} against {healthy}: -" in text and ": lower (p = " in text
+    refused = invoke("capacity", "--compare", str(healthy), str(other), expect=2).output
+    assert "p99 under 5000 us, search" in refused

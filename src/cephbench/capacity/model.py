@@ -125,14 +125,19 @@ class Capacity:
         return status(steps, self.spec.rule, self.spec.plan(steps[0].offered_iops)) or "stopped"
 
     @cached_property
-    def estimate(self) -> Estimate:
-        capacities = []
+    def capacities(self) -> tuple[float | None, ...]:
+        """Each ended repeat's capacity; None where it found none."""
+        out = []
         for r in self.repeats:
             ended = self.repeat_status(r)
             if ended == "stopped":
                 continue  # an interrupted repeat: not a capacity, nor a failure to find one
-            capacities.append(self.bracket(r).capacity if ended == "found" else None)
-        return estimate(capacities, self.spec.ci, self.spec.min_repeats, self.spec.max_repeats)
+            out.append(self.bracket(r).capacity if ended == "found" else None)
+        return tuple(out)
+
+    @cached_property
+    def estimate(self) -> Estimate:
+        return estimate(self.capacities, self.spec.ci, self.spec.min_repeats, self.spec.max_repeats)
 
     @cached_property
     def knee(self) -> Knee | None:

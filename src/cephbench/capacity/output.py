@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cephbench.tables.table import Table, fmt_figure, fmt_ms
+from cephbench.tables.table import Table, fmt_change, fmt_figure, fmt_ms
 
 OUTCOMES = {
     "pass": "meets",
@@ -84,4 +84,39 @@ def steps_table(doc: dict[str, Any]) -> Table:
         title=f"Capacity search {doc['capacity']}: steps",
         notes=(LEGEND, *doc["notes"]),
         align=("r",) * (6 + len(background)) + ("l", "r"),
+    )
+
+
+def comparison_table(doc: dict[str, Any]) -> Table:
+    """Two searches side by side: each one's capacity, CI, repeats and verdict."""
+    rows = []
+    for side in ("a", "b"):
+        d = doc[side]
+        r = d["result"]
+        ci = r["ci95_iops"]
+        rows.append(
+            (
+                str(d["capacity"]),
+                d["target"] or "-",
+                d["while"] or "healthy",
+                fmt_figure(r["capacity_iops"], "IO/s"),
+                f"{fmt_figure(ci[0], 'IO/s')}-{fmt_figure(ci[1], 'IO/s')}" if ci else "-",
+                str(r["repeats"]),
+                r["verdict"],
+            )
+        )
+    return Table(
+        ("Search", "Target", "While", "Capacity (IOPS)", "95 % CI", "Repeats", "Verdict"),
+        tuple(rows),
+        title="Capacity searches compared",
+        align=("r", "l", "l", "r", "r", "r", "l"),
+    )
+
+
+def comparison_line(doc: dict[str, Any]) -> str:
+    """B's difference from A, its CI and the verdict."""
+    change = fmt_change(doc["diff_pct"], doc["diff_ci95_pct"])
+    return (
+        f"Search {doc['b']['capacity']} against {doc['a']['capacity']}: {change}: "
+        f"{doc['verdict']} ({doc['reason']})."
     )

@@ -103,6 +103,13 @@ MIN_STEP_TIME = 2.0
     metavar="ID|last",
     help="Print a stored capacity search instead of running one.",
 )
+@click.option(
+    "--compare",
+    "compare_refs",
+    nargs=2,
+    metavar="A B",
+    help="Compare two stored capacity searches (B against A) instead of running one.",
+)
 @format_option("table", "md", "json")
 @db_option
 def capacity(
@@ -123,6 +130,7 @@ def capacity(
     during: str | None,
     allow: str | None,
     show_ref: str | None,
+    compare_refs: tuple[str, str] | None,
     fmt: str,
     store: Store,
 ) -> None:
@@ -147,7 +155,10 @@ def capacity(
     from cephbench.system.units import parse_seconds, parse_size
 
     if show_ref is not None:
-        _print(driver.load(store, _ref(store, show_ref)).to_json(), fmt)
+        _print(driver.load(store, _ref(store, show_ref, "--show")).to_json(), fmt)
+        return
+    if compare_refs:
+        _compare(store, *compare_refs, fmt=fmt)
         return
     rule_percentile, target_us = _rule(p99, percentile, target_ms)
     if allow is not None and during is None:
@@ -224,18 +235,40 @@ def _print(doc: dict, fmt: str) -> None:
         print_json(doc)
         return
     from cephbench.capacity.output import headline, steps_table
-    from cephbench.tables.table import to_markdown, to_rich
 
-    table = steps_table(doc)
-    if fmt == "md":
-        click.echo(to_markdown(table))
-    else:
-        console.print(to_rich(table, console.width))
+    _table(steps_table(doc), fmt)
     for line in headline(doc):
         click.echo(line)
 
 
-def _ref(store: Store, ref: str) -> int:
+def _table(table, fmt: str) -> None:
+    from cephbench.tables.table import to_markdown, to_rich
+
+    if fmt == "md":
+        click.echo(to_markdown(table))
+    else:
+        console.print(to_rich(table, console.width))
+
+
+def _compare(store: Store, ref_a: str, ref_b: str, fmt: str) -> None:
+    from cephbench.capacity import driver
+    from cephbench.capacity.compare import comparable, compare
+    from cephbench.capacity.output import comparison_line, comparison_table
+
+    a = driver.load(store, _ref(store, ref_a, "--compare"))
+    b = driver.load(store, _ref(store, ref_b, "--compare"))
+    why = comparable(a, b)
+    if why:
+        raise UsageError(f"--compare: {why}", hint="compare searches of one rule and workload")
+    doc = compare(a, b)
+    if fmt == "json":
+        print_json(doc)
+        return
+    _table(comparison_table(doc), fmt)
+    click.echo(comparison_line(doc))
+
+
+def _ref(store: Store, ref: str, option: str = "--show") -> int:
     from cephbench.store import capacities
 
     if ref == "last":
@@ -246,7 +279,7 @@ def _ref(store: Store, ref: str) -> int:
     try:
         return int(ref)
     except ValueError:
-        raise UsageError(f"--show {ref}: a capacity search's number, or 'last'") from None
+        raise UsageError(f"{option} {ref}: a capacity search's number, or 'last'") from None
 
 
 def _rule(p99: str | None, percentile: float | None, target_ms: float | None):

@@ -35,6 +35,8 @@ kind                        printed by                               top level
                                                                      attempts, kept
 ``cephbench.capacity/1``    ``capacity --format json``               result (capacity, CI),
                                                                      repeats, knee, steps
+``cephbench.capacity-``     ``capacity --compare A B --format json`` a, b (capacity/1), the
+``comparison/1``                                                     difference, its CI, verdict
 =========================== ======================================== ==========================
 
 Units are in the field names as in the model (``_bytes``, ``_bytes_per_s``, ``_us``, ``_s``).
@@ -68,6 +70,7 @@ EXPLANATION = "cephbench.explanation/1"
 K8S = "cephbench.k8s/1"
 TUNING = "cephbench.tuning/1"
 CAPACITY = "cephbench.capacity/1"
+CAPACITY_COMPARISON = "cephbench.capacity-comparison/1"
 KINDS = (
     RUN,
     RUNS,
@@ -84,6 +87,7 @@ KINDS = (
     K8S,
     TUNING,
     CAPACITY,
+    CAPACITY_COMPARISON,
 )
 PREFIX = "cephbench."
 
