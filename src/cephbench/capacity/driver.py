@@ -1,7 +1,8 @@
 """A capacity search run to its end: repeats of the search (:mod:`.search`), each step
 measured by ``measure`` (:func:`.steps.run_step` on a target) and stored as it finishes, until
-the stopping rule says converged or inconclusive. A later repeat starts at the estimate so far
-and brackets by ±25 %, not by doubling: it needs fewer steps to reach the same resolution."""
+the stopping rule says converged or inconclusive. A later repeat starts near the estimate so
+far (:func:`offset`) and brackets by ±25 %, not by doubling: it needs fewer steps to reach
+the same resolution."""
 
 from __future__ import annotations
 
@@ -17,11 +18,21 @@ if TYPE_CHECKING:
     from cephbench.store import Store
 
 REPEAT_FACTOR = 1.25
+GOLDEN = (5**0.5 - 1) / 2
 
 Measure = Callable[[float, int], Step]
 """Runs one step: (offered IOPS, repeat) -> what it measured."""
 Background = Callable[[], tuple[tuple[str, float], ...]]
 """What runs beside the steps, sampled after each (recovery bytes/s, PGs degraded...)."""
+
+
+def offset(repeat: int, resolution: float) -> float:
+    """Where repeat ``repeat`` starts relative to the estimate so far: a different fraction of
+    ±``resolution`` each repeat (the golden ratio's multiples, modulo 1: spread evenly, and
+    the same every time). Started on one grid, every repeat would land on the same rate and
+    the CI would shrink to nothing however noisy the steps; offset, the resolution's share of
+    the uncertainty shows in the spread of the repeats."""
+    return ((repeat * GOLDEN) % 1.0 - 0.5) * 2 * resolution
 
 
 def run_capacity(
@@ -46,7 +57,10 @@ def run_capacity(
         for repeat in range(spec.max_repeats):
             so_far = estimate(found, spec.ci, spec.min_repeats, spec.max_repeats).mean
             plan = (
-                spec.plan(max(1.0, round(so_far)), REPEAT_FACTOR)
+                spec.plan(
+                    float(max(1, round(so_far * (1 + offset(repeat, spec.resolution))))),
+                    REPEAT_FACTOR,
+                )
                 if so_far
                 else spec.plan(spec.start)
             )
