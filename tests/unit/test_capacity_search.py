@@ -186,3 +186,8 @@ def test_rule_refuses_nonsense() -> None:
         Rule(5 * MS, percentile=100)
     with pytest.raises(ValueError):
         SearchPlan(start=0.5)
+
+
+def test_the_ci_is_plain_floats():
+    e = estimate([3000, 3100, 2950])
+    assert e.ci95 is not None and all(type(x) is float for x in e.ci95)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 DEFAULT_PERCENTILE = 99.0
@@ -272,6 +272,8 @@ def estimate(
     if not values:
         return Estimate(0, None, None, "more", "no repeat yet")
     s = summarize(values)
+    if s.ci95 is not None:  # plain floats (scipy's quantile is numpy's), as stored and printed
+        s = replace(s, ci95=(float(s.ci95[0]), float(s.ci95[1])))
     if s.ci95 is None:
         verdict: Verdict = "more" if n < max_repeats else "inconclusive"
         return Estimate(n, s.mean, None, verdict, "one repeat: no CI")
