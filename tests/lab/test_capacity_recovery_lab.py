@@ -19,6 +19,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from cephbench.ceph.osd_out import STATS_PERIOD, healthy
 from cephbench.lab import ceph_json
 from cephbench.store import Store
 from tests.interrupt_lab import CEPHBENCH, query
@@ -64,9 +65,18 @@ def pool(lab, monkeypatch) -> Iterator[None]:
 
 
 def _wait_healthy(lab) -> None:
-    deadline = time.monotonic() + DEADLINE
-    while ceph_json(lab, "status")["health"]["status"] != "HEALTH_OK":
-        assert time.monotonic() < deadline, "the lab did not come back to HEALTH_OK"
+    """HEALTH_OK, every OSD in and every PG clean, held across the mgr's stats period (a
+    status read just after a change can still show the state before it)."""
+    deadline, since = time.monotonic() + DEADLINE, None
+    while True:
+        now = time.monotonic()
+        if healthy(ceph_json(lab, "status")):
+            since = now if since is None else since
+            if now - since >= STATS_PERIOD:
+                return
+        else:
+            since = None
+        assert now < deadline, "the lab did not come back to HEALTH_OK"
         time.sleep(1)
 
 
@@ -130,3 +140,32 @@ def test_ctrl_c_in_the_middle_puts_the_osd_back(lab, pool, db):
     assert status == ("aborted",)
     _all_in_and_healthy(lab, db)
     assert json.loads(_cli(lab, "ceph", "health", "-f", "json").stdout)["status"] == "HEALTH_OK"
+
+
+@pytest.mark.timeout(900)
+def test_cleanup_marks_in_the_osd_a_killed_search_took_out(lab, pool, db):
+    proc = subprocess.Popen(
+        [CEPHBENCH, "capacity", *ARGS, "--start", "64"],
+        env={**os.environ, **lab.env, "CEPHBENCH_DB": str(db)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + DEADLINE
+        while not any(not o["in"] for o in ceph_json(lab, "osd", "dump")["osds"]):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.2)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert query(db, "SELECT kind FROM resources WHERE removed_at IS NULL") == [("osd_out",)]
+    done = subprocess.run(
+        [CEPHBENCH, "cleanup"],
+        env={**os.environ, **lab.env, "CEPHBENCH_DB": str(db)},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "removed osd_out osd." in done.stdout
+    _wait_healthy(lab)
+    _all_in_and_healthy(lab, db)
