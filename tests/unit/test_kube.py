@@ -317,3 +317,48 @@ def test_a_malformed_toleration_is_a_usage_error_for_every_target():
     target = PvcTarget("fast", TargetOptions())
     with pytest.raises(UsageError, match="--toleration: 'x' is not KEY"):
         resolve._configure_kube(target, None, PoolOptions(), KubeOptions(tolerations=("x",)))
+
+
+def test_without_image_a_run_uses_the_fio_image_the_nodes_hold():
+    """The lab's node (recorded nodes.json) lists localhost/cephbench-fio:3.33 among its
+    images: a run without --image uses it; a cluster where a node the pods may land on lacks
+    it keeps kubestr's image (whose pull error names --image and `k8s image`)."""
+    import copy
+
+    from cephbench.kube.image import held_fio_image
+
+    [lab_node] = _json("nodes.json")["items"]
+    assert held_fio_image([lab_node]) == "localhost/cephbench-fio:3.33"
+    assert KubeOptions().with_image([lab_node]).image == "localhost/cephbench-fio:3.33"
+    assert KubeOptions(image="my/fio:1").with_image([lab_node]).image == "my/fio:1"
+    with pytest.raises(AssertionError, match="chosen"):
+        _ = KubeOptions().pod_image
+
+    bare = copy.deepcopy(lab_node)  # a second node that holds only the pause image
+    bare["metadata"]["name"] = "other"
+    bare["metadata"]["labels"] = {**bare["metadata"]["labels"], "kubernetes.io/hostname": "other"}
+    bare["status"]["images"] = [i for i in bare["status"]["images"] if "pause" in str(i["names"])]
+    assert held_fio_image([lab_node, bare]) is None
+    assert KubeOptions().with_image([lab_node, bare]).image == objects.DEFAULT_IMAGE
+    assert KubeOptions().with_image([]).image == objects.DEFAULT_IMAGE
+    # only the nodes the pods may land on count
+    on_vm = KubeOptions(node_selector="kubernetes.io/hostname=vm")
+    assert on_vm.with_image([lab_node, bare]).image == "localhost/cephbench-fio:3.33"
+    assert held_fio_image([lab_node], {"disk": "ssd"}) is None
+
+    newer = copy.deepcopy(lab_node)  # the newest fio when a node holds several
+    newer["status"]["images"].append({"names": ["localhost/cephbench-fio:3.100"], "sizeBytes": 1})
+    assert held_fio_image([newer]) == "localhost/cephbench-fio:3.100"
+
+
+def test_objects_made_in_one_call_are_read_back_one_by_one():
+    """kubectl create of a List (the run's claims, or its pods, in one call) prints each object
+    it made as a JSON document of its own (recorded), which a single json.loads refuses."""
+    from cephbench.kube.kubectl import json_documents
+
+    text = (K8S / "create-list.json").read_text()
+    with pytest.raises(json.JSONDecodeError, match="Extra data"):
+        json.loads(text)
+    made = json_documents(text)
+    assert [m["metadata"]["name"] for m in made] == ["cephbench-record-a", "cephbench-record-b"]
+    assert json_documents("") == [] and json_documents(" {}\n") == [{}]

@@ -433,10 +433,10 @@ kube = Bundle(
         ),
         opt(
             "--image",
-            default=DEFAULT_IMAGE,
-            show_default=True,
+            default=None,
             help="The pods' image: it needs fio, sh, date and sleep (`cephbench k8s image` "
-            "builds one from this machine's fio).",
+            "builds one from this machine's fio). Default: cephbench's fio image when the "
+            f"nodes hold it (the lab's do), else {DEFAULT_IMAGE}.",
         ),
         opt("--kubeconfig", metavar="FILE", help="kubectl's --kubeconfig (default: KUBECONFIG)."),
         opt("--context", help="kubectl's --context (default: the current context)."),

@@ -12,10 +12,19 @@ from cephbench.kube.kubectl import Kubectl
 
 def cluster_fingerprint(k: Kubectl, storage_class: str | None) -> dict[str, Any]:
     """Kubernetes' version, the nodes (kernel, OS, CPUs), and the StorageClass."""
-    out: dict[str, Any] = {"kubernetes": k.server_version()}
-    out["nodes"] = [node_fingerprint(n) for n in k.items("nodes")]
-    if storage_class:
-        out["storage_class"] = class_fingerprint(k.get("storageclass", storage_class))
+    sc = k.get("storageclass", storage_class) if storage_class else None
+    return fingerprint_of(k.server_version(), k.items("nodes"), sc)
+
+
+def fingerprint_of(
+    version: str, nodes: list[dict[str, Any]], sc: dict[str, Any] | None
+) -> dict[str, Any]:
+    """:func:`cluster_fingerprint` of what was read already (``kubectl version``, the nodes,
+    the StorageClass or None)."""
+    out: dict[str, Any] = {"kubernetes": version}
+    out["nodes"] = [node_fingerprint(n) for n in nodes]
+    if sc is not None:
+        out["storage_class"] = class_fingerprint(sc)
     return out
 
 

@@ -55,6 +55,37 @@ class ImageRef:
         return f"{self.name}:{self.tag}"
 
 
+def held_fio_image(
+    nodes: Iterable[Mapping], selector: Mapping[str, str] | None = None
+) -> str | None:
+    """cephbench's fio image (``localhost/cephbench-fio:TAG``) that every node the pods may
+    land on already holds, as the nodes' ``status.images`` list it (the lab's node holds the
+    one ``lab up --k8s`` imported); the newest fio when several; None when no such image is on
+    all of them (pure, on ``kubectl get nodes -o json``'s items).
+
+    ``selector``: the pods' nodeSelector; only the nodes whose labels match count."""
+    held: set[str] | None = None
+    for node in nodes:
+        labels = (node.get("metadata") or {}).get("labels") or {}
+        if selector and any(labels.get(k) != v for k, v in selector.items()):
+            continue
+        names = {
+            n
+            for image in (node.get("status") or {}).get("images") or []
+            for n in image.get("names") or []
+            if n.startswith(f"{FIO_IMAGE}:")
+        }
+        held = names if held is None else held & names
+    if not held:
+        return None
+    return max(held, key=lambda ref: _version_key(ref.rsplit(":", 1)[1]))
+
+
+def _version_key(tag: str) -> tuple[tuple[int, int | str], ...]:
+    """ "3.33" < "3.36" < "3.100": numbers compare as numbers."""
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"[.+~-]", tag))
+
+
 def parse_ldd(text: str) -> list[str]:
     """Absolute paths of the shared objects (the loader included) in ``ldd`` output."""
     found = []

@@ -4,7 +4,8 @@ typed value the run request stores."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 
 from cephbench.errors import UsageError
 from cephbench.kube.objects import DEFAULT_IMAGE, parse_node_selector, parse_toleration, valid_name
@@ -17,7 +18,8 @@ class KubeOptions:
     pods: int | None = None
     """``--pods N``; None: not given (one pod for ``pvc:``, fio on this machine for ``rbd:``)."""
     volume_mode: str = "Filesystem"
-    image: str = DEFAULT_IMAGE
+    image: str | None = None
+    """``--image``; None: not given, chosen by :meth:`with_image` once the nodes are read."""
     kubeconfig: str | None = None
     context: str | None = None
     namespace: str | None = None
@@ -46,6 +48,25 @@ class KubeOptions:
             raise UsageError(
                 f"--node-selector: {e}", hint="e.g. --node-selector disk=ssd"
             ) from None
+
+    def with_image(self, nodes: Iterable[Mapping]) -> KubeOptions:
+        """These options with the pods' image chosen when ``--image`` was not given:
+        cephbench's fio image when every node the pods may land on holds it (the lab's node
+        does), else kubestr's public one (``DEFAULT_IMAGE``); ``nodes``: ``kubectl get
+        nodes``' items."""
+        if self.image is not None:
+            return self
+        from cephbench.kube.image import held_fio_image
+
+        held = held_fio_image(nodes, parse_node_selector(self.node_selector))
+        return replace(self, image=held or DEFAULT_IMAGE)
+
+    @property
+    def pod_image(self) -> str:
+        """The pods' image: ``--image``, or the one :meth:`with_image` chose."""
+        if self.image is None:
+            raise AssertionError("the pods' image is chosen (with_image) before pods are made")
+        return self.image
 
     @property
     def count(self) -> int:

@@ -10,13 +10,14 @@ cannot run into one line naming why."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any
 
 from cephbench.errors import TargetError, UsageError
 from cephbench.kube import objects, reasons
 from cephbench.kube import undo as kundo
-from cephbench.kube.kubectl import Kubectl, wait_for
+from cephbench.kube.kubectl import Forbidden, Kubectl, wait_for
 from cephbench.kube.options import KubeOptions
 from cephbench.kube.pods import Pod, PodSet
 from cephbench.resources.shield import deferred_interrupts
@@ -25,6 +26,10 @@ from cephbench.store import ResourceLog
 WAIT_ENV, WAIT_SECONDS = "CEPHBENCH_K8S_WAIT", 180.0
 """Seconds the pods get to run (claims bound, image there, container started), unless the
 environment variable says otherwise."""
+
+
+NO_SERVICE_ACCOUNT = 'serviceaccount "default" not found'
+"""What the API server says of a pod made in a namespace before its default ServiceAccount."""
 
 
 def wait_seconds() -> float:
@@ -49,18 +54,47 @@ class PodRun:
         self.namespace = kube.namespace or ""
 
     def open(self) -> str:
-        """The run's namespace: made (and waited for) unless the user named one."""
+        """The run's namespace: made unless the user named one. Its claims may be made at
+        once; its pods wait for its default ServiceAccount if they must (:meth:`create_pods`)."""
         if self.kube.namespace is not None:
             return self.namespace
-        k, ns = self.kubectl, objects.fresh_namespace(self.run_id)
+        ns = objects.fresh_namespace(self.run_id)
         self.create(objects.namespace(ns, self.run_id))
         self.namespace = ns
+        return ns
+
+    def create_all(self, manifests: list[dict[str, Any]]) -> None:
+        """:meth:`create` each of ``manifests``; in the run's own namespace (where nothing but
+        the namespace is recorded) all in one kubectl call."""
+        if not manifests:
+            return
+        if self.kube.namespace is not None:
+            for manifest in manifests:
+                self.create(manifest)
+            return
+        self.kubectl.create_all(manifests)
+
+    def create_pods(self, manifests: list[dict[str, Any]]) -> None:
+        """Make the pods ``manifests``. A fresh namespace's default ServiceAccount comes a
+        moment after the namespace (the controller manager makes it; the API server refuses
+        pods until then): on that refusal, the pods not made yet are made once it is there."""
+        try:
+            self.create_all(manifests)
+            return
+        except Forbidden as e:
+            if NO_SERVICE_ACCOUNT not in str(e):
+                raise
+        k, ns = self.kubectl, self.namespace
         wait_for(
             f"the default ServiceAccount of namespace {ns}",
             lambda: True if k.items("serviceaccount", namespace=ns) else None,
             60,
         )
-        return ns
+        made = {
+            p["metadata"]["name"]
+            for p in k.items("pods", "-l", objects.selector(self.run_id), namespace=ns)
+        }
+        self.create_all([m for m in manifests if m["metadata"]["name"] not in made])
 
     def create(self, manifest: dict[str, Any]) -> None:
         """Record and create ``manifest``; its deletion registered. Objects inside the run's
@@ -77,32 +111,37 @@ class PodRun:
                 _delete_recorded, k, kind, name, ns, self.run_id, self.resources, rid
             )
 
-    def pod(self, name: str, claim: str | None, **extra: Any) -> None:
-        """Create pod ``name`` (on ``claim``, if any) in the run's namespace with the run's
-        image and scheduling: node selector, requests and limits, spread, tolerations;
-        ``extra``: what only one kind of target gives it (a Secret, the volume mode...)."""
+    def pod(self, name: str, claim: str | None, **extra: Any) -> dict[str, Any]:
+        """Pod ``name`` (on ``claim``, if any) in the run's namespace with the run's image and
+        scheduling: node selector, requests and limits, spread, tolerations; ``extra``: what
+        only one kind of target gives it (a Secret, the volume mode...). Made by
+        :meth:`create_pods`."""
         kube = self.kube
-        self.create(
-            objects.pod(
-                name,
-                self.namespace,
-                self.run_id,
-                claim,
-                kube.image,
-                node_selector=objects.parse_node_selector(kube.node_selector),
-                cpu=kube.pod_cpu,
-                memory=kube.pod_memory,
-                spread=kube.spread,
-                tolerations=kube.toleration_specs,
-                **extra,
-            )
+        return objects.pod(
+            name,
+            self.namespace,
+            self.run_id,
+            claim,
+            kube.pod_image,
+            node_selector=objects.parse_node_selector(kube.node_selector),
+            cpu=kube.pod_cpu,
+            memory=kube.pod_memory,
+            spread=kube.spread,
+            tolerations=kube.toleration_specs,
+            **extra,
         )
 
     def pods(
-        self, names: list[str], claims: list[str | None], options: list[dict[str, str]]
+        self,
+        names: list[str],
+        claims: list[str | None],
+        options: list[dict[str, str]],
+        on_running: Callable[[str], None] | None = None,
     ) -> PodSet:
-        """Wait until the pods ``names`` (made already) run; them as a PodSet."""
-        running = self.wait_running(names, [c for c in claims if c])
+        """Wait until the pods ``names`` (made already) run; them as a PodSet.
+        ``on_running(name)``: called once for each pod as soon as it is seen running (what
+        needs only that pod need not wait for the others)."""
+        running = self.wait_running(names, [c for c in claims if c], on_running)
         return PodSet(
             self.kubectl,
             self.namespace,
@@ -112,8 +151,20 @@ class PodRun:
             ),
         )
 
-    def wait_running(self, names: list[str], claims: list[str]) -> dict[str, dict[str, Any]]:
-        k, ns, run_id, image = self.kubectl, self.namespace, self.run_id, self.kube.image
+    def wait_running(
+        self,
+        names: list[str],
+        claims: list[str],
+        on_running: Callable[[str], None] | None = None,
+    ) -> dict[str, dict[str, Any]]:
+        k, ns, run_id, image = self.kubectl, self.namespace, self.run_id, self.kube.pod_image
+        seen: set[str] = set()
+
+        def running(pod: dict[str, Any]) -> bool:
+            status = pod.get("status") or {}
+            return status.get("phase") == "Running" and all(
+                c.get("ready") for c in status.get("containerStatuses") or []
+            )
 
         def probe() -> dict[str, dict[str, Any]] | None:
             pods = {
@@ -127,12 +178,11 @@ class PodRun:
                 failure = reasons.pod_failure(pod, [], image)
                 if failure is not None and "no node can take" not in failure:
                     raise TargetError(failure, hint=hint(failure, image))
-            ready = all(
-                (pods[n].get("status") or {}).get("phase") == "Running"
-                and all(c.get("ready") for c in pods[n]["status"].get("containerStatuses") or [])
-                for n in names
-            )
-            return pods if ready else None
+            for n in names:
+                if on_running is not None and n not in seen and running(pods[n]):
+                    seen.add(n)
+                    on_running(n)
+            return pods if all(running(pods[n]) for n in names) else None
 
         def why() -> str | None:
             events = k.items("events", namespace=ns)

@@ -70,12 +70,14 @@ class CephPods:
         return self.files.mons_on_loopback
 
     def check(self) -> None:
-        """The client's files can be made, the cluster answers, the namespace is there."""
+        """The client's files can be made, the cluster answers, the namespace is there; the
+        pods' image chosen (without ``--image``, cephbench's fio image when the nodes hold it)."""
         self.files  # noqa: B018  (reads ceph.conf and the keyring now: errors before the run)
         k = self.kubectl
         k.server_version()
         if self.kube.namespace is not None:
             k.get("namespace", self.kube.namespace, what=f"namespace {self.kube.namespace}")
+        self.kube = self.kube.with_image(k.items("nodes"))  # no --image: the nodes' fio image
 
     def describe(self) -> dict[str, Any]:
         from cephbench.kube.fingerprint import cluster_fingerprint
@@ -100,11 +102,10 @@ class CephPods:
             ns = run.open()
             secret = f"{tag}-ceph"
             run.create(objects.secret(secret, ns, run_id, self.files.files))
-            names = []
-            for i in range(len(options)):
-                name = f"{tag}-fio-{i}"
-                run.pod(name, None, secret=secret, host_network=self.host_network)
-                names.append(name)
+            names = [f"{tag}-fio-{i}" for i in range(len(options))]
+            run.create_pods(
+                [run.pod(n, None, secret=secret, host_network=self.host_network) for n in names]
+            )
             podset = run.pods(names, [None] * len(names), options)
             self.fio_version = first_line(podset.exec(podset.pods[0], ["fio", "--version"]))
             yield podset

@@ -3,7 +3,8 @@
 ``pvc:CLASS`` makes, for the run, a namespace ``cephbench-<run>-<hex>`` (or, with
 ``--namespace NS``, only labelled objects in that existing one), one PersistentVolumeClaim of
 StorageClass CLASS per pod (``--pods N``, ``--size``, ``--volume-mode``) and one idle pod on
-each (``--image``, ``--node-selector``, ``--spread``, ``--pod-cpu``, ``--pod-memory``),
+each (``--image``, by default cephbench's fio image when the nodes hold it, as the lab's
+does; ``--node-selector``, ``--spread``, ``--pod-cpu``, ``--pod-memory``),
 prefills each new volume before read workloads (``--no-prefill`` to skip), and deletes it all
 when the run ends, however it ends; each object is recorded in the resource log before it is
 made (kube/undo.py), so ``cephbench cleanup`` deletes it after a kill. ``pvc:claim/NAME``
@@ -25,23 +26,31 @@ from __future__ import annotations
 import json
 import math
 import secrets
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
+from cephbench.ceph import fingerprint
 from cephbench.ceph.connection import Connection
 from cephbench.errors import TargetError, UsageError
 from cephbench.kube import objects
 from cephbench.kube import undo as kundo
-from cephbench.kube.fingerprint import cluster_fingerprint, rbd_image_of, volume_fingerprint
-from cephbench.kube.kubectl import Kubectl, NotFound
+from cephbench.kube.fingerprint import (
+    cluster_fingerprint,
+    fingerprint_of,
+    rbd_image_of,
+    volume_fingerprint,
+)
+from cephbench.kube.kubectl import Kubectl, NotFound, wait_for
 from cephbench.kube.options import VOLUME_MODES, KubeOptions
-from cephbench.kube.podrun import PodRun
+from cephbench.kube.podrun import PodRun, wait_seconds
 from cephbench.kube.pods import PodSet, first_line
 from cephbench.model import RawOutput, now
 from cephbench.store import ResourceLog
-from cephbench.system.process import run
+from cephbench.system.process import ProcessResult, run
 from cephbench.system.units import format_size
 from cephbench.targets import FioTarget, Target, TargetOptions
 
@@ -70,6 +79,11 @@ class PvcTarget(Target):
         self.conn: Connection | None = None
         """The Ceph cluster behind the class, when given (else the lab's, if one runs)."""
         self.ceph_named = False
+        self.facts_ahead: Future[dict[str, Any]] | None = None
+        """The Ceph cluster's fingerprint, begun as the run's objects are made (ceph_run
+        stores it)."""
+        self._cluster: dict[str, Any] | None = None
+        """Kubernetes' version, the nodes and the class, as :meth:`check` read them."""
         if location.startswith(CLAIM):
             self.claim: str | None = location.removeprefix(CLAIM)
             self.storage_class: str | None = None
@@ -99,20 +113,26 @@ class PvcTarget(Target):
         return self.kube.namespace or "default"
 
     def check(self, size: int) -> None:
+        """The namespace, the class (or the claim and its class) and the cluster read at
+        once: what :meth:`describe` records and what the pods' image is chosen from."""
         k = self.kubectl
         self.size, self.sized = size or DEFAULT_SIZE, not size
-        if self.kube.namespace is not None:
-            k.get("namespace", self.kube.namespace, what=f"namespace {self.kube.namespace}")
-        if self.storage_class is not None:
-            try:
-                k.get("storageclass", self.storage_class)
-            except NotFound:
-                known = [c["metadata"]["name"] for c in k.items("storageclass")]
-                raise TargetError(
-                    f"there is no StorageClass {self.storage_class}",
-                    hint=f"those there are: {', '.join(known) or 'none'} (`cephbench k8s check`)",
-                ) from None
-        else:
+        with ThreadPoolExecutor(4, thread_name_prefix="pvc-check") as pool:
+            ns = self.kube.namespace
+            namespace = pool.submit(k.get, "namespace", ns, what=f"namespace {ns}") if ns else None
+            sc = pool.submit(self._storage_class, k)
+            version = pool.submit(k.server_version)
+            nodes = pool.submit(k.items, "nodes")
+        if namespace is not None:  # the errors in the order a user fixes them
+            namespace.result()
+        found = sc.result()
+        self._cluster = fingerprint_of(version.result(), nodes.result(), found)
+        self.kube = self.kube.with_image(nodes.result())  # no --image: the nodes' fio image
+
+    def _storage_class(self, k: Kubectl) -> dict[str, Any] | None:
+        """The StorageClass object (the claim's, for ``pvc:claim/NAME``; None if it names
+        none), ``self.storage_class`` set."""
+        if self.storage_class is None:
             claim = k.get(
                 "pvc",
                 self.claim or "",
@@ -120,6 +140,15 @@ class PvcTarget(Target):
                 what=f"claim {self.claim} in namespace {self.namespace}",
             )
             self.storage_class = claim.get("spec", {}).get("storageClassName")
+            return k.get("storageclass", self.storage_class) if self.storage_class else None
+        try:
+            return k.get("storageclass", self.storage_class)
+        except NotFound:
+            known = [c["metadata"]["name"] for c in k.items("storageclass")]
+            raise TargetError(
+                f"there is no StorageClass {self.storage_class}",
+                hint=f"those there are: {', '.join(known) or 'none'} (`cephbench k8s check`)",
+            ) from None
 
     @property
     def claim_size(self) -> str:
@@ -129,15 +158,22 @@ class PvcTarget(Target):
 
     @contextmanager
     def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
+        """The claims and pods made and running. Nothing waits on what it does not need: the
+        Ceph cluster's fingerprint is taken while they are made (the runner stores it), the
+        volumes are read as soon as the claims are bound, while the pods start, and fio's
+        version is read once the first pod runs."""
         k = self.kubectl
         tag = f"cephbench-{run_id}-{secrets.token_hex(2)}"  # unique across stores sharing a NS
         with ExitStack() as undo:
+            conn = self.cluster
+            if conn is not None:
+                self.facts_ahead = fingerprint.ahead(conn)
+                undo.callback(self.facts_ahead.exception)  # its commands end before the run's
             run = PodRun(self.kube, run_id, resources, undo)
             ns = run.open()
-            claims = [self.claim] if self.claim else []
-            for i in range(self.kube.count if not self.claim else 0):
-                name = f"{tag}-{i}"
-                run.create(
+            new = [f"{tag}-{i}" for i in range(self.kube.count if not self.claim else 0)]
+            run.create_all(
+                [
                     objects.pvc(
                         name,
                         ns,
@@ -146,17 +182,35 @@ class PvcTarget(Target):
                         self.claim_size,
                         self.kube.volume_mode,
                     )
-                )
-                claims.append(name)
-            names = []
-            for i, claim in enumerate(claims):
-                name = f"{tag}-fio-{i}"
-                run.pod(name, claim, volume_mode=self.kube.volume_mode)
-                names.append(name)
-            self.podset = run.pods(names, list(claims), [{} for _ in names])
-            version = first_line(self.podset.exec(self.podset.pods[0], ["fio", "--version"]))
+                    for name in new
+                ]
+            )
+            claims = [self.claim] if self.claim else new
+            names = [f"{tag}-fio-{i}" for i in range(len(claims))]
+            run.create_pods(
+                [
+                    run.pod(n, c, volume_mode=self.kube.volume_mode)
+                    for n, c in zip(names, claims, strict=True)
+                ]
+            )
+            stop = threading.Event()
+            with ThreadPoolExecutor(2, thread_name_prefix="pvc-setup") as pool:
+                volumes = pool.submit(self._volumes, k, ns, claims, stop)
+                fio: list[Future[ProcessResult]] = []
+
+                def read_fio(pod: str) -> None:  # once the first pod runs, not all of them
+                    if pod == names[0]:
+                        fio.append(pool.submit(k.exec, ns, pod, ["fio", "--version"]))
+
+                try:
+                    self.podset = run.pods(names, list(claims), [{} for _ in names], read_fio)
+                    version = first_line(fio[0].result())
+                except BaseException:
+                    stop.set()  # the volumes' reads stop waiting: the pods failed
+                    raise
+                found = volumes.result()
             self.fio_version = version
-            self.outputs.append(self._fingerprint(k, ns, claims, version))
+            self.outputs.append(self._fingerprint(found, version))
             fresh = self.claim is None
             if fresh and self.prefill:
                 self._prefill(self.podset)
@@ -209,18 +263,36 @@ class PvcTarget(Target):
                     f"{(f.stderr.strip().splitlines() or ['exit ' + str(f.returncode)])[-1]}"
                 )
 
-    def _fingerprint(self, k: Kubectl, ns: str, claims: list[str], fio: str) -> RawOutput:
-        """The volumes the run got (each claim's PV) and the pods' fio, kept with the run."""
-        volumes = []
-        for claim in claims:
-            found = k.get("pvc", claim, namespace=ns)
-            pv_name = found.get("spec", {}).get("volumeName")
-            pv = k.get("pv", pv_name) if pv_name else {}
-            volume = {"claim": claim, **volume_fingerprint(found, pv)}
-            ref = rbd_image_of(pv)
+    def _volumes(
+        self, k: Kubectl, ns: str, claims: list[str], stop: threading.Event
+    ) -> list[dict[str, Any]]:
+        """Each claim's volume once it is bound: its PV (one ``kubectl get`` for all) and the
+        RBD image behind it as the Ceph cluster has it (``rbd info``, at once for all)."""
+
+        def bound() -> dict[str, str] | None:
+            if stop.is_set():
+                raise TargetError("the pods did not run")
+            found = {c["metadata"]["name"]: c for c in k.items("pvc", namespace=ns)}
+            names = {c: (found.get(c) or {}).get("spec", {}).get("volumeName") for c in claims}
+            return names if all(names.values()) else None
+
+        pv_of = wait_for(f"the claims in namespace {ns} to be bound", bound, wait_seconds())
+        listed = k.get("pv", *sorted(set(pv_of.values())))  # one PV: the object, not a List
+        pvs = {p["metadata"]["name"]: p for p in listed.get("items", [listed])}
+        claimed = {c["metadata"]["name"]: c for c in k.items("pvc", namespace=ns)}
+        volumes = [
+            {"claim": c, **volume_fingerprint(claimed[c], pvs.get(pv_of[c], {}))} for c in claims
+        ]
+        refs = [rbd_image_of(pvs.get(pv_of[c], {})) for c in claims]
+        with ThreadPoolExecutor(max(1, len(claims)), thread_name_prefix="rbd-info") as pool:
+            infos = list(pool.map(lambda r: self._rbd_info(r) if r else {}, refs))
+        for volume, ref, info in zip(volumes, refs, infos, strict=True):
             if ref is not None:  # the RBD image behind it, as the Ceph cluster has it
-                volume["rbd"] = {**ref, **self._rbd_info(ref)}
-            volumes.append(volume)
+                volume["rbd"] = {**ref, **info}
+        return volumes
+
+    def _fingerprint(self, volumes: list[dict[str, Any]], fio: str) -> RawOutput:
+        """The volumes the run got (each claim's PV) and the pods' fio, kept with the run."""
         data = {"fio_version": fio, "image": self.kube.image, "volumes": volumes}
         return RawOutput(
             FINGERPRINT_TOOL,
@@ -296,5 +368,7 @@ class PvcTarget(Target):
             "image": self.kube.image,
             "access_mode": "ReadWriteOnce",
         }
-        info.update(cluster_fingerprint(self.kubectl, self.storage_class))
+        if self._cluster is None:  # check() reads it; asked before that, read it now
+            self._cluster = cluster_fingerprint(self.kubectl, self.storage_class)
+        info.update(self._cluster)
         return info

@@ -20,6 +20,7 @@ import itertools
 import json
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
@@ -160,8 +161,15 @@ def run_pod_batch(
     argv = ["fio", f"--output-format={fio_command.OUTPUT_FORMAT}", f"{tag}.fio"]
     gates = [f"{j.name}.prerun.txt" for j in batch.jobfile.jobs]  # in RUN_DIR
     prerun = [str(PurePosixPath(RUN_DIR) / g) for g in gates]
-    for pod, text in zip(podset.pods, texts, strict=True):  # job file, gate times emptied, go
-        podset.launch(pod, f"{RUN_DIR}/{tag}.fio", text, RUN_DIR, tag, argv, clear=prerun)
+    # job file, gate times emptied, go: every pod at once (a kubectl exec each, not in turn)
+    with ThreadPoolExecutor(len(podset.pods), thread_name_prefix="fio-launch") as pool:
+        for done in [
+            pool.submit(
+                podset.launch, pod, f"{RUN_DIR}/{tag}.fio", text, RUN_DIR, tag, argv, prerun
+            )
+            for pod, text in zip(podset.pods, texts, strict=True)
+        ]:
+            done.result()
     name = batch.jobfile.jobs[0].name
     finished, interrupted = podset.wait(
         RUN_DIR,
