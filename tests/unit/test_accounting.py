@@ -44,8 +44,6 @@ def test_each_workload_gets_the_cpu_of_its_own_window(db):
     assert a["osd_cpu_measured"] is False and a["machine"] == "the client"
 
 
-
-
 def test_fio_in_pods_records_no_client_cpu(db):
     """With pods fio's CPU is theirs; this process' children are kubectl: nothing is said of
     the client rather than kubectl's seconds passed off as fio's."""
