@@ -40,7 +40,7 @@ def attempts_table(doc: dict[str, Any], sep: str = "\n") -> Table:
     corr = doc.get("correction") or {}
     notes = (
         [
-            f"IOPS; CIs at {1 - corr['level']:.4%} (Bonferroni over {corr['tests']} tests, alpha "
+            f"IOPS; CIs at {(1 - corr['level']) * 100:.4g} % (Bonferroni over {corr['tests']} tests, alpha "
             f"{corr['alpha']:g}); a change is kept when better on its own workloads and no "
             f"workload is worse by more than the ±{doc['guard_pct']:g} % guard"
         ]
