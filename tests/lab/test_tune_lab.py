@@ -75,7 +75,7 @@ def small(tmp_path: Path) -> str:
     return str(suite)
 
 
-@pytest.mark.timeout(1800)  # 32 rounds of ~30 s on a busy machine, a diagnosis, the revert
+@pytest.mark.timeout(1200)  # 16 rounds of ~30 s on a busy machine, a diagnosis, the revert
 def test_tune_keeps_the_remedy_for_debug_logging_and_revert_puts_everything_back(
     lab: LabInfo, db: Path, image: None, small: str, monkeypatch
 ):
@@ -102,6 +102,8 @@ def test_tune_keeps_the_remedy_for_debug_logging_and_revert_puts_everything_back
     assert attempt["remedy"] == "osd-debug-off" and attempt["kept"] is True
     assert attempt["verdict"] == "better"
     assert final["final"] and final["verdict"] == "better"
+    # one change kept: its own experiment (against the first) is the final row, not a second
+    assert final["experiment"] == attempt["experiment"]
     assert doc["kept_changes"] == attempt["changes"]
     assert [k["change"] for k in doc["kept"]] == attempt["changes"]
     assert all(k["revert"] == f"cephbench tune revert {doc['tune']}" for k in doc["kept"])

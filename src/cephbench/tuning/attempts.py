@@ -33,7 +33,8 @@ kept attempts up to k (and k's own), their variances summed, the interval a t wi
 Welch-Satterthwaite degrees of freedom at the corrected level. The experiments are
 independent, so the variances add; the chain is an estimate from separate experiments, and
 the last row of the table (the final attempt against the first, one more interleaved
-experiment) is the direct measurement of what the tune achieved.
+experiment; with one change kept, that change's own experiment, whose A side was the first) is
+the direct measurement of what the tune achieved.
 """
 
 from __future__ import annotations

@@ -148,7 +148,15 @@ def run_tune(
             kept.extend(p.changes)
         doc["attempts"] = [att.attempt_json(r) for r in rows]
         tunings.save(store, tune_id, doc)
-    if kept and measured:
+    kept_rows = [i for i, r in enumerate(rows[1:]) if r.kept]  # rows[0] is the first
+    if len(kept_rows) == 1:
+        # One change kept: the final configuration is that attempt's, and the configuration it
+        # was measured against had nothing kept: the first. That experiment is final against
+        # first already; measuring it again would spend as long for the same comparison.
+        i = kept_rows[0]
+        note("final against first: the experiment of the one attempt kept")
+        rows = att.tune(tried, measured, plan, exps, measured[i], exps[i])
+    elif kept_rows:
         note("final against first: " + "; ".join(c.text for c in kept))
         exp_id = run_ab(
             store,
