@@ -123,3 +123,23 @@ def test_a_sample_the_sampler_takes_while_record_prunes_is_kept(db):
         for t in threads:
             t.join()
     assert threads and acc.samples.count(late) == len(threads)
+
+
+def test_an_osd_read_a_host_did_not_answer_narrows_the_window_rather_than_losing_the_osds(db):
+    """Over ssh on a busy machine the first read of a host can fail (its OSDs' figures None):
+    the workload's OSD CPU is then measured between the samples that have every OSD's figure,
+    and its I/Os over the same span (CI: a 3 s workload recorded no OSD CPU, and explain had
+    no CPU part)."""
+    with Store(db) as s:
+        run_id = s.start_run(label=None, suite="x", target="rbd:lab", environment={}, params={})
+        acc = accounting.Accounting(s, run_id, {}, client_here=False)
+        acc.samples = [(0.0, 0.0, {"osd.0": None})] + [
+            (float(t), float(t), {"osd.0": t * 0.5}) for t in range(1, 11)
+        ]
+        acc.snapshot = lambda: (10.0, 10.0, {"osd.0": 5.0})  # type: ignore[method-assign]
+        outcome = WorkloadOutcome("a", (Result("a", 0, "write", iops=100.0),))
+        acc.record((0.0, 0.0, {"osd.0": None}), 0, [outcome], [(0.0, 2.5)])
+        (record,) = [v for series in s.series(run_id, "cpu") for v in series.values]
+    assert record["osd_cpu_measured"] is True
+    assert record["cpu_s"]["osd.0"] == pytest.approx(0.5)  # 1 s to 2 s at 0.5 CPU s/s
+    assert record["wall_s"] == pytest.approx(1.0) and record["ios"] == pytest.approx(100.0)

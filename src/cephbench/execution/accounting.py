@@ -268,6 +268,7 @@ class Accounting(Sampler[Sample]):
             t0, t1 = max(t0, before[0]), min(t1, end[0])
             if t1 - t0 > 3.0:
                 t0, t1 = t0 + 0.5, t1 - 1.5
+            t0, t1 = self._measured_span(t0, t1)
             a, b = self._at(t0), self._at(t1)
             iops = sum(float(r.iops or 0) for r in o.results)
             osd = {}
@@ -304,11 +305,29 @@ class Accounting(Sampler[Sample]):
             times = [end[0]] * len(records)
             self.store.add_series(self.run_id, [Series(0, "", "", "cpu", times, records)])
 
+    def _measured_span(self, t0: float, t1: float) -> tuple[float, float]:
+        """``(t0, t1)``, or where a sample around either end lacks an OSD's figure (a read on a
+        host that did not answer: over ssh on a busy machine, the first one), the part of it
+        between samples that have every OSD's: the OSDs' CPU is then measured over that part,
+        its I/Os counted over the same part, rather than not measured at all."""
+
+        def whole(s: Sample) -> bool:
+            return all(v is not None for v in s[2].values())
+
+        if whole(self._at(t0)) and whole(self._at(t1)):
+            return t0, t1
+        inside = sorted(s[0] for s in self.samples if t0 <= s[0] <= t1 and whole(s) and s[2])
+        if len(inside) >= 2 and inside[-1] > inside[0]:
+            return inside[0], inside[-1]
+        return t0, t1
+
     def _at(self, t: float) -> Sample:
         """The cumulative figures at ``t``, interpolated between the samples around it."""
         samples = sorted(self.samples, key=lambda s: s[0])
         prev = samples[0]
         for s in samples:
+            if s[0] == t:
+                return s
             if s[0] >= t:
                 if s[0] == prev[0]:
                     return s
