@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from cephbench.ceph.tools import CephTools
 from cephbench.errors import UsageError
 
 DEFAULT_CONF = "/etc/ceph/ceph.conf"
@@ -29,6 +30,8 @@ class Connection:
     lab_dir: str | None = None
     """The lab this connection points at, when it does."""
     lab_hosts: tuple[str, ...] = field(default=())
+    tools: CephTools = field(default_factory=CephTools)
+    """Where this cluster's client programs are reached (``ceph/tools.py``)."""
 
     @property
     def env(self) -> dict[str, str]:
@@ -65,13 +68,17 @@ class Connection:
             "cluster": self.cluster,
             "timeout": self.timeout,
             "lab_dir": self.lab_dir,
+            "tools": self.tools.to_json(),
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Connection:
-        return cls(
-            **{k: v for k, v in data.items() if k in cls.__dataclass_fields__ and k != "lab_hosts"}
-        )
+        fields = {
+            k: v
+            for k, v in data.items()
+            if k in cls.__dataclass_fields__ and k not in ("lab_hosts", "tools")
+        }
+        return cls(**fields, tools=CephTools.from_json(data.get("tools")))
 
 
 def client_id(user: str) -> str:

@@ -37,6 +37,7 @@ def resolve(
             timeout=timeout,
             lab_dir=str(lab.dir),
             lab_hosts=lab.hosts,
+            tools=lab.tools,
         )
     if conf is None and cluster is None:
         conf = DEFAULT_CONF

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cephbench.ceph.tools import CephTools
 from cephbench.lab.conf import MON
 from cephbench.lab.daemons import is_ours
 from cephbench.lab.k8s_conf import POOL, K8sInfo, k8s_info
@@ -28,6 +29,8 @@ class LabInfo:
     hosts: tuple[str, ...]
     osds: tuple[int, ...]
     k8s: K8sInfo | None = None  # lab up --k8s
+    tools: CephTools = field(default_factory=CephTools)
+    """Where the lab's Ceph programs run: this machine's, or its release root's."""
 
 
 def info_from_state(layout: Layout, state: LabState) -> LabInfo:
