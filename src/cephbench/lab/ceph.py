@@ -15,7 +15,7 @@ from cephbench.system.process import ProcessResult, run
 
 def ceph(info: LabInfo, *args: str, timeout: float = 30, stdin: str | None = None) -> ProcessResult:
     """``ceph --connect-timeout N ARGS`` with the lab's environment; ToolFailed on failure."""
-    argv = ["ceph", "--connect-timeout", str(max(1, int(timeout))), *args]
+    argv = info.tools.argv("ceph", "--connect-timeout", str(max(1, int(timeout))), *args)
     result = run(argv, env=info.env, timeout=timeout + 10, stdin=stdin)
     if result.returncode != 0:
         raise ToolFailed(f"ceph {' '.join(args)} failed: {result.last_error_line()}")
