@@ -108,6 +108,14 @@ def lab() -> None:
     "builds Kubernetes from the Go module proxy on first use).",
 )
 @click.option(
+    "--release",
+    type=click.Choice(["pacific", "reef", "tentacle"]),
+    default="pacific",
+    show_default=True,
+    help="The Ceph release: Pacific 16 is this machine's; Reef 18 and Tentacle 20 run from a "
+    "root built from Debian on first use (a minute, ~700 MB; see `lab releases`).",
+)
+@click.option(
     "--auth",
     type=click.Choice(["cephx", "none"]),
     default="cephx",
@@ -138,7 +146,8 @@ def up(lab_dir: Path | None, conf_set: tuple[str, ...], timeout: float, **option
         console.print(f"A lab is already running in {result.info.dir}; left it untouched.")
         return
     console.print(
-        f"[bold green]HEALTH_OK[/] in {result.seconds:.1f} s: 1 mon, 1 mgr, {spec.osds} OSDs "
+        f"[bold green]HEALTH_OK[/] in {result.seconds:.1f} s: Ceph {spec.release}, "
+        f"1 mon, 1 mgr, {spec.osds} OSDs "
         + ("and an MDS (CephFS lab) " if spec.cephfs else "")
         + f"({spec.store}) on {spec.hosts} host{'s' if spec.hosts > 1 else ''} in {spec.dir}"
     )
@@ -151,6 +160,49 @@ def up(lab_dir: Path | None, conf_set: tuple[str, ...], timeout: float, **option
             f"Kubernetes {k8s.version}: node {k8s.node} Ready, StorageClass {k8s.storage_class} "
             f"(RBD images in pool {k8s.pool}); kubectl get pods -A after the eval above"
         )
+
+
+@lab.command()
+@format_option("table", "json")
+@click.option("--build", "to_build", multiple=True, help="Build this release's root if missing.")
+@debug_option
+def releases(fmt: str, to_build: tuple[str, ...]) -> None:
+    """The Ceph releases a lab can run: version, where each comes from, built or not, size."""
+    from cephbench.lab import releases as rel
+
+    for name in to_build:
+        rel.ensure(rel.get(name), _progress)
+    rows = []
+    for r in rel.RELEASES.values():
+        built = rel.built(r) if r.needs_root else None
+        version = rel.local_version() if not r.needs_root else (built.version if built else None)
+        rows.append(
+            {
+                "release": r.name,
+                "major": r.major,
+                "version": version,
+                "from": r.source(),
+                "built": (version is not None) if not r.needs_root else built is not None,
+                "root": str(rel.root(r)) if r.needs_root else None,
+                "bytes": built.bytes if built else None,
+                "fio": built.fio if built else None,
+                "default": r.name == rel.DEFAULT,
+            }
+        )
+    if fmt == "json":
+        print_json(rows)
+        return
+    from rich.table import Table
+
+    table = Table("release", "version", "from", "built", "size", "fio", box=None)
+    for row in rows:
+        size = f"{row['bytes'] / 1e6:.0f} MB" if row["bytes"] else ""
+        built = "yes" if row["built"] else f"no: lab up --release {row['release']} builds it"
+        if row["root"] is None:
+            built = "installed" if row["built"] else "no: make install"
+        name = row["release"] + (" (default)" if row["default"] else "")
+        table.add_row(name, row["version"] or "", row["from"], built, size, row["fio"] or "")
+    console.print(table)
 
 
 @lab.command("build-k8s")

@@ -15,9 +15,21 @@ import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 from cephbench.errors import ToolFailed
-from cephbench.lab import k8s, k8s_build, keys, mds, net, preflight, sshd, teardown
+from cephbench.lab import (
+    k8s,
+    k8s_build,
+    keys,
+    mds,
+    net,
+    preflight,
+    release_view,
+    releases,
+    sshd,
+    teardown,
+)
 from cephbench.lab.ceph import ceph, ceph_json, not_ready
 from cephbench.lab.conf import MGR, MON, Endpoints, render_conf
 from cephbench.lab.daemons import failure, is_ours, run_tool, start
@@ -90,6 +102,7 @@ def up(spec: LabSpec, progress: Progress = _quiet, timeout: float = 300) -> UpRe
     if spec.k8s:  # before anything is created: the first build takes minutes
         k8s.preflight()
         k8s_build.ensure_binaries(k8s_build.VERSION, progress)
+    root = releases.ensure(releases.get(spec.release), progress)  # the first build: a minute
     start_time = time.monotonic()
     spec.dir.mkdir(parents=True, exist_ok=True)
     rec = _Recorder(
@@ -101,7 +114,7 @@ def up(spec: LabSpec, progress: Progress = _quiet, timeout: float = 300) -> UpRe
     try:
         if spec.k8s:  # Kubernetes starts while Ceph does; its pool and class come after
             kube = pool.submit(k8s.start, rec, progress, start_time + timeout, stop)
-        _bootstrap(rec, progress, start_time + timeout)
+        _bootstrap(rec, root, progress, start_time + timeout)
         if kube is not None:
             k8s.create_pool(rec)
             kube.result()
@@ -123,10 +136,14 @@ def up(spec: LabSpec, progress: Progress = _quiet, timeout: float = 300) -> UpRe
     return UpResult(info_from_state(layout, rec.state), seconds)
 
 
-def _bootstrap(rec: _Recorder, progress: Progress, deadline: float) -> None:
+def _bootstrap(rec: _Recorder, root: Path | None, progress: Progress, deadline: float) -> None:
     spec, layout = rec.state.spec, rec.layout
     for d in (layout.run, layout.log, layout.crash, layout.disk):
         d.mkdir(exist_ok=True)  # the log directory may be Kubernetes' already
+    if root is not None:
+        view = release_view.path_for(rec.state.lab_id, layout.dir)
+        rec.set(view=str(view))
+        release_view.create(view, root, layout.dir)
     ep = _plan_daemons(rec, _network(rec, progress))
     if spec.ssh:
         _start_sshd(rec, progress)
@@ -135,8 +152,10 @@ def _bootstrap(rec: _Recorder, progress: Progress, deadline: float) -> None:
     layout.conf.write_text(render_conf(spec, layout, fsid, ep))
     osd_uuids = {i: str(uuid.uuid4()) for i in range(spec.osds)}
     _write_keys(rec)
+    tools = info_from_state(layout, rec.state).tools
+    monmap = ["--create", "--fsid", fsid, "--addv", "a", ep.mon_host, str(layout.monmap)]
     run(
-        ["monmaptool", "--create", "--fsid", fsid, "--addv", "a", ep.mon_host, str(layout.monmap)],
+        tools.argv("monmaptool", *monmap),
         env={"CEPH_CONF": "/dev/null"},
         check=True,
         timeout=30,
@@ -204,7 +223,12 @@ def _plan_daemons(rec: _Recorder, addrs: list[str]) -> Endpoints:
     placement = {MON: 0, MGR: 0} | {f"osd.{i}": spec.host_of(i) for i in range(spec.osds)}
     placement |= {mds.MDS: 0} if spec.cephfs else {}
     daemons = {
-        name: Daemon(name=name, host=f"host{h}", netns=namespaces[h] if namespaces else None)
+        name: Daemon(
+            name=name,
+            host=f"host{h}",
+            netns=namespaces[h] if namespaces else None,
+            chroot=rec.state.view,
+        )
         for name, h in placement.items()
     }
     rec.set(host_addrs=addrs, mon_ports=ep.mon_ports, bind_ports=ep.bind_ports, daemons=daemons)
@@ -214,14 +238,19 @@ def _plan_daemons(rec: _Recorder, addrs: list[str]) -> Endpoints:
 def _write_keys(rec: _Recorder) -> None:
     """Every key up front, all imported by the monitor's mkfs: no ``ceph auth`` round trips."""
     layout, daemons = rec.layout, rec.state.daemons
+    kind = releases.get(rec.state.spec.release).key_type  # the type its own tools would make
+
+    def key() -> str:
+        return keys.gen_key(kind=kind)
+
     entries = {
-        "mon.": (keys.gen_key(), keys.MON_CAPS),
-        "client.admin": (keys.gen_key(), keys.ADMIN_CAPS),
-        MGR: (keys.gen_key(), keys.MGR_CAPS),
+        "mon.": (key(), keys.MON_CAPS),
+        "client.admin": (key(), keys.ADMIN_CAPS),
+        MGR: (key(), keys.MGR_CAPS),
     }
     for d in daemons.values():
         if d.kind in ("osd", "mds"):
-            entries[d.name] = (keys.gen_key(), keys.OSD_CAPS if d.kind == "osd" else mds.MDS_CAPS)
+            entries[d.name] = (key(), keys.OSD_CAPS if d.kind == "osd" else mds.MDS_CAPS)
     layout.mon_keyring.write_text(keys.render_keyring(entries))
     layout.admin_keyring.write_text(keys.render_keyring({"client.admin": entries["client.admin"]}))
     for d in daemons.values():

@@ -31,6 +31,8 @@ _BACKTRACE = re.compile(r"^\s*(\d+: |NOTE: )")
 def command(layout: Layout, daemon: Daemon, *extra: str) -> list[str]:
     """argv running ``ceph-<kind> -i <id>`` with the lab's conf, inside the daemon's netns."""
     argv = [f"ceph-{daemon.kind}", "-i", daemon.ident, "-c", str(layout.conf), *extra]
+    if daemon.chroot:
+        argv = ["chroot", daemon.chroot, *argv]
     if daemon.netns:
         argv = ["ip", "netns", "exec", daemon.netns, *argv]
     return argv

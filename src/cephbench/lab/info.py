@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cephbench.ceph.tools import CephTools
+from cephbench.ceph.tools import CephTools, chroot
 from cephbench.lab.conf import MON
 from cephbench.lab.daemons import is_ours
 from cephbench.lab.k8s_conf import POOL, K8sInfo, k8s_info
@@ -48,6 +48,7 @@ def info_from_state(layout: Layout, state: LabState) -> LabInfo:
         hosts=tuple(f"host{h}" for h in range(state.spec.hosts)),
         osds=tuple(range(state.spec.osds)),
         k8s=_k8s(layout, state),
+        tools=chroot(state.view, state.spec.release) if state.view else CephTools(),
     )
 
 

@@ -8,6 +8,9 @@ import struct
 import time
 
 CEPH_CRYPTO_AES = 1
+CEPH_CRYPTO_AES256KRB5 = 2
+"""Tentacle's default key type (``AgA...``): a Pacific client cannot parse it."""
+_SECRET_BYTES = {CEPH_CRYPTO_AES: 16, CEPH_CRYPTO_AES256KRB5: 32}
 
 ADMIN_CAPS = {"mds": "allow *", "mgr": "allow *", "mon": "allow *", "osd": "allow *"}
 MGR_CAPS = {"mds": "allow *", "mon": "allow profile mgr", "osd": "allow *"}
@@ -15,12 +18,15 @@ OSD_CAPS = {"mgr": "allow profile osd", "mon": "allow profile osd", "osd": "allo
 MON_CAPS = {"mon": "allow *"}
 
 
-def gen_key(now: float | None = None, secret: bytes | None = None) -> str:
-    """A new cephx secret: AES type, creation time, 16 random bytes, base64 encoded."""
+def gen_key(
+    now: float | None = None, secret: bytes | None = None, kind: int = CEPH_CRYPTO_AES
+) -> str:
+    """A new cephx secret: its type, creation time, random bytes (16 for AES, 32 for
+    AES256KRB5), base64 encoded."""
     now = time.time() if now is None else now
-    secret = os.urandom(16) if secret is None else secret
+    secret = os.urandom(_SECRET_BYTES[kind]) if secret is None else secret
     sec, nsec = int(now), int((now % 1) * 1e9)
-    raw = struct.pack("<HIIH", CEPH_CRYPTO_AES, sec, nsec, len(secret)) + secret
+    raw = struct.pack("<HIIH", kind, sec, nsec, len(secret)) + secret
     return base64.b64encode(raw).decode()
 
 

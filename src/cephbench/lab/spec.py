@@ -85,6 +85,9 @@ class LabSpec(BaseModel):
     ssh: bool = Field(False, description="an sshd in each host namespace (--hosts lab)")
     cephfs: bool = Field(False, description="an MDS and a filesystem `lab` (lab/mds.py)")
     k8s: bool = Field(False, description="a single-node Kubernetes beside Ceph (lab up --k8s)")
+    release: Literal["pacific", "reef", "tentacle"] = Field(
+        "pacific", description="the Ceph release the lab runs (lab/releases.py)"
+    )
 
     @field_validator("osd_size", mode="before")
     @classmethod
@@ -129,6 +132,11 @@ class LabSpec(BaseModel):
             raise ValueError("--ssh runs an sshd per host namespace: it needs --hosts 2 or more")
         if self.k8s and self.hosts != 1:
             raise ValueError("--k8s runs beside a one-host lab: use it with --hosts 1")
+        if self.release != "pacific" and (self.k8s or self.ssh):
+            raise ValueError(
+                f"--release {self.release} does not run with --k8s or --ssh yet: "
+                "use the Pacific lab for those"
+            )
         if self.osd_size < 1024**2:
             raise ValueError("--osd-size must be at least 1M")
         return self

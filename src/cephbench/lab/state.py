@@ -32,6 +32,8 @@ class Daemon(BaseModel):
     host: str  # "host0"
     netns: str | None = None
     pid: int | None = None
+    chroot: str | None = None
+    """The lab's view of its release root, when the daemon runs from one."""
 
     @property
     def kind(self) -> str:
@@ -128,6 +130,8 @@ class LabState(BaseModel):
     up_seconds: float | None = None
     faults: list[Fault] = Field(default_factory=list)  # absent from older state files
     k8s: K8sState | None = None  # lab up --k8s
+    view: str | None = None
+    """The mount point of the lab's view of its release root (lab/release_view.py)."""
 
     def osds(self) -> list[Daemon]:
         return [d for d in self.daemons.values() if d.kind == "osd"]

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from cephbench.lab import faults, k8s_down, net, sshd
+from cephbench.lab import faults, k8s_down, net, release_view, sshd
 from cephbench.lab.daemons import ours, stop
 from cephbench.lab.errors import LabError
 from cephbench.lab.paths import Layout, default_dir
@@ -46,11 +46,14 @@ def down(dir: Path | str | None = None, purge: bool = False) -> DownResult | Non
         with contextlib.suppress(LabError):
             faults.undo(fault)
     _remove_network(state)
+    with contextlib.suppress(LabError):  # reported below as a leftover
+        release_view.destroy(state.view)
     archive = None if purge else _archive(layout, state.lab_id)
     left_k8s = k8s_down.leftovers(layout, state)
     if not left_k8s:  # never remove a directory a mount is still on
         shutil.rmtree(layout.dir)
     left = left_k8s + leftovers(layout, state) + faults.leftovers(injected)
+    left += release_view.leftovers(state.view)
     if left:
         raise LabError("lab down left things behind: " + "; ".join(left))
     return DownResult(time.monotonic() - start, archive)

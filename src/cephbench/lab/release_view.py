@@ -1,0 +1,85 @@
+"""A lab's view of its release root: where that lab's daemons and client programs ``chroot``.
+
+The cached root (``lab/releases.py``) is bind-mounted at ``/run/cephbench/views/LAB``, made
+private at once (so nothing mounted inside it reaches the cache or the machine), with
+``/dev``, ``/proc``, ``/sys`` and ``/tmp`` inside it, each made a slave (unmounting the view
+never unmounts the machine's own), and the lab directory at its own path: inside the view a
+program sees the paths cephbench gives it. The view is recorded in the lab's state before it
+is made, and ``lab down`` unmounts it; it is never removed recursively, only unmounted and then
+``rmdir``-ed, so nothing under a mount point is ever deleted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from pathlib import Path
+
+from cephbench.lab.errors import LabError
+from cephbench.system.process import run
+
+VIEWS = Path("/run/cephbench/views")
+#: The machine's trees every program in the view needs at their own paths.
+SHARED = ("dev", "proc", "sys", "tmp")
+
+
+def path_for(lab_id: str, lab_dir: Path) -> Path:
+    """The view's mount point: one per lab (its id and a digest of its directory)."""
+    digest = hashlib.sha256(str(lab_dir).encode()).hexdigest()[:8]
+    return VIEWS / f"{lab_id}-{digest}"
+
+
+def _mount(*args: str) -> None:
+    result = run(["mount", *args], timeout=30)
+    if result.returncode != 0:
+        raise LabError(f"mount {' '.join(args)} failed: {result.last_error_line()}")
+
+
+def create(view: Path, root: Path, lab_dir: Path) -> None:
+    """Make ``view``: ``root`` with the machine's shared trees and ``lab_dir`` inside."""
+    view.mkdir(parents=True, exist_ok=False)
+    _mount("--bind", str(root), str(view))
+    _mount("--make-private", str(view))
+    for name in SHARED:
+        _mount("--rbind", f"/{name}", str(view / name))
+        _mount("--make-rslave", str(view / name))
+    inside = view / lab_dir.relative_to("/")
+    if not any(lab_dir == Path(f"/{n}") or Path(f"/{n}") in lab_dir.parents for n in SHARED):
+        inside.mkdir(parents=True, exist_ok=True)
+        _mount("--bind", str(lab_dir), str(inside))
+        _mount("--make-private", str(inside))
+
+
+def mounts_under(view: Path) -> list[Path]:
+    """Mount points at or below ``view`` (this process's mount namespace)."""
+    with open("/proc/self/mountinfo") as f:
+        points = [Path(line.split()[4].replace("\\040", " ")) for line in f]
+    return [p for p in points if p == view or view in p.parents]
+
+
+def destroy(view: Path | str | None) -> None:
+    """Unmount ``view`` and everything under it, then remove its (empty) mount point."""
+    if not view:
+        return
+    view = Path(view)
+    if mounts_under(view):
+        result = run(["umount", "-R", str(view)], timeout=60)
+        if result.returncode != 0 and mounts_under(view):
+            # a process still inside (a daemon that would not die): detach it lazily
+            run(["umount", "-R", "-l", str(view)], timeout=60)
+    if mounts_under(view):
+        raise LabError(
+            f"could not unmount the lab's release root view {view}",
+            hint=f"see what uses it (fuser -vm {view}), then: umount -R {view}",
+        )
+    with contextlib.suppress(FileNotFoundError):
+        view.rmdir()
+
+
+def leftovers(view: Path | str | None) -> list[str]:
+    if not view:
+        return []
+    left = [f"mount {p}" for p in mounts_under(Path(view))]
+    if Path(view).exists():
+        left.append(f"directory {view}")
+    return left
