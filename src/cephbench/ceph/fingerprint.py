@@ -3,13 +3,18 @@ table users post (version, nodes, OSDs by class, capacity, replication, MONs, MG
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
+from cephbench.ceph import scheduler
 from cephbench.ceph.commands import ceph_json
 from cephbench.ceph.connection import Connection
 from cephbench.errors import CephbenchError, Interrupted
+from cephbench.system.process import run
+
+_CLIENT_VERSION = re.compile(r"ceph version (\S+) \(\w+\) (\w+)")
 
 COMMANDS: dict[str, tuple[str, ...]] = {
     "versions": ("versions",),
@@ -25,6 +30,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 
 def collect(conn: Connection) -> dict[str, Any]:
     """Every COMMANDS output, parsed; a command that fails is kept as its error message.
+    Then each OSD's scheduler (``ceph/scheduler.py``), and the client's own version.
 
     The commands run at once: each ``ceph`` spends most of its time starting up."""
 
@@ -36,15 +42,37 @@ def collect(conn: Connection) -> dict[str, Any]:
         except CephbenchError as e:
             return {"error": str(e)}
 
-    with ThreadPoolExecutor(len(COMMANDS), thread_name_prefix="fingerprint") as pool:
+    with ThreadPoolExecutor(len(COMMANDS) + 1, thread_name_prefix="fingerprint") as pool:
         futures = {key: pool.submit(one, args) for key, args in COMMANDS.items()}
+        futures["client"] = pool.submit(client, conn)
         try:
             while wait(futures.values(), timeout=0.2).not_done:
                 pass
         except KeyboardInterrupt:  # the commands under way end within their timeouts
             wait(futures.values())
             raise
-        return {key: f.result() for key, f in futures.items()}
+        fp = {key: f.result() for key, f in futures.items()}
+    meta = fp.get("osd_metadata")
+    ids = (
+        [m["id"] for m in meta if isinstance(m, dict) and "id" in m]
+        if isinstance(meta, list)
+        else []
+    )
+    fp["osd_scheduler"] = scheduler.collect(conn, ids)
+    return fp
+
+
+def client(conn: Connection) -> dict[str, Any]:
+    """The client programs a run used: where they are reached, and their Ceph version."""
+    out: dict[str, Any] = {"tools": conn.tools.describe(), "version": None, "release": None}
+    try:
+        result = run(conn.tools.argv("ceph", "--version"), timeout=30)
+    except CephbenchError as e:
+        return out | {"error": str(e)}
+    m = _CLIENT_VERSION.search(result.stdout)
+    if m:
+        out |= {"version": m.group(1), "release": m.group(2)}
+    return out
 
 
 def ahead(conn: Connection) -> Future[dict[str, Any]]:
@@ -79,6 +107,13 @@ def _version(versions: dict) -> str | None:
         if len(parts) >= 5:
             found.append(f"{parts[2]} ({parts[4]})")
     return ", ".join(sorted(found)) or None
+
+
+def _client(recorded: Any) -> str | None:
+    """ "16.2.15 (pacific), this machine" from the recorded client; None if not recorded."""
+    if not isinstance(recorded, dict) or not recorded.get("version"):
+        return None
+    return f"{recorded['version']} ({recorded.get('release')}), {recorded.get('tools')}"
 
 
 def _failure_domain(rules: Any, rule_id: int | None) -> str | None:
@@ -125,6 +160,8 @@ def summarize(fp: dict[str, Any], pool: str | None = None) -> dict[str, Any]:
         + status.get("mgrmap", {}).get("num_standbys", 0),
         "health": status.get("health", {}).get("status"),
         "pool": None,
+        "client": _client(fp.get("client")),
+        "scheduler": scheduler.summarize(fp),
     }
     pools = _list(fp.get("pools"))
     chosen = next((p for p in pools if p.get("pool_name") == pool), None)

@@ -172,7 +172,7 @@ def releases(fmt: str, to_build: tuple[str, ...]) -> None:
 
     for name in to_build:
         rel.ensure(rel.get(name), _progress)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for r in rel.RELEASES.values():
         built = rel.built(r) if r.needs_root else None
         version = rel.local_version() if not r.needs_root else (built.version if built else None)
@@ -197,11 +197,11 @@ def releases(fmt: str, to_build: tuple[str, ...]) -> None:
     table = Table("release", "version", "from", "built", "size", "fio", box=None)
     for row in rows:
         size = f"{row['bytes'] / 1e6:.0f} MB" if row["bytes"] else ""
-        built = "yes" if row["built"] else f"no: lab up --release {row['release']} builds it"
+        said = "yes" if row["built"] else f"no: lab up --release {row['release']} builds it"
         if row["root"] is None:
-            built = "installed" if row["built"] else "no: make install"
+            said = "installed" if row["built"] else "no: make install"
         name = row["release"] + (" (default)" if row["default"] else "")
-        table.add_row(name, row["version"] or "", row["from"], built, size, row["fio"] or "")
+        table.add_row(name, row["version"] or "", row["from"], said, size, row["fio"] or "")
     console.print(table)
 
 

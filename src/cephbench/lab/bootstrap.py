@@ -228,11 +228,24 @@ def _plan_daemons(rec: _Recorder, addrs: list[str]) -> Endpoints:
             host=f"host{h}",
             netns=namespaces[h] if namespaces else None,
             chroot=rec.state.view,
+            env=_stand_ins(rec) if name == MGR else {},
         )
         for name, h in placement.items()
     }
     rec.set(host_addrs=addrs, mon_ports=ep.mon_ports, bind_ports=ep.bind_ports, daemons=daemons)
     return ep
+
+
+def _stand_ins(rec: _Recorder) -> dict[str, str]:
+    """The manager's environment: a folder of stand-in modules first on its Python path."""
+    modules = releases.get(rec.state.spec.release).mgr_stand_ins
+    if not modules:
+        return {}
+    folder = rec.layout.dir / "mgr-python"
+    folder.mkdir(exist_ok=True)
+    for name in modules:
+        (folder / f"{name}.py").write_text(releases.MGR_STAND_IN)
+    return {"PYTHONPATH": str(folder)}
 
 
 def _write_keys(rec: _Recorder) -> None:

@@ -64,7 +64,8 @@ def failure(layout: Layout, name: str, what: str, result: ProcessResult | None =
 
 def run_tool(layout: Layout, daemon: Daemon, *extra: str, what: str) -> ProcessResult:
     """Run the daemon's binary to completion (mkfs...); a LabError with its log if it fails."""
-    result = run(command(layout, daemon, *extra), timeout=START_TIMEOUT, unset=CLIENT_ENV)
+    argv = command(layout, daemon, *extra)
+    result = run(argv, timeout=START_TIMEOUT, env=daemon.env, unset=CLIENT_ENV)
     if result.returncode != 0:
         raise failure(layout, daemon.name, what, result)
     return result

@@ -34,6 +34,8 @@ class Daemon(BaseModel):
     pid: int | None = None
     chroot: str | None = None
     """The lab's view of its release root, when the daemon runs from one."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Environment the daemon starts with (the Reef manager's stand-in modules)."""
 
     @property
     def kind(self) -> str:

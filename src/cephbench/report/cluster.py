@@ -25,6 +25,7 @@ def cluster_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
     pool = summary.get("pool")
     rows = [
         ("Ceph version", summary.get("ceph_version") or MISSING),
+        ("Client", summary.get("client") or MISSING),
         ("Nodes", str(summary.get("nodes", MISSING))),
         ("OSDs", f"{summary.get('osds', 0)} ({_counts(summary.get('osds_by_class', {}))})"),
         ("Object store", _counts(summary.get("objectstores", {}))),
@@ -53,6 +54,8 @@ def cluster_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
         ("MGRs", str(summary.get("mgrs", MISSING))),
         ("Health at start", summary.get("health") or MISSING),
     ]
+    if summary.get("scheduler"):
+        rows.append(("OSD scheduler", summary["scheduler"]))
     return rows
 
 
