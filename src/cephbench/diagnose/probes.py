@@ -21,6 +21,7 @@ PROBES: dict[str, str] = {
     "cluster": "cephbench.diagnose.facts:ClusterFacts",
     "history": "cephbench.diagnose.facts:OpHistory",
     "config-db": "cephbench.diagnose.config_db:ConfigDb",
+    "scheduler": "cephbench.diagnose.scheduler_probe:OsdScheduler",
     "load": "cephbench.diagnose.load:ClientLoad",
     "osd-bench": "cephbench.diagnose.load:OsdBenchProbe",
     "network": "cephbench.diagnose.netprobe:LabNetwork",

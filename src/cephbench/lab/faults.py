@@ -34,7 +34,14 @@ from cephbench.lab.spec import rate_bits
 from cephbench.lab.state import Fault, FaultKind, LabState, load, locked, save
 from cephbench.system.process import run
 
-KINDS: tuple[FaultKind, ...] = ("slow-disk", "cpu", "slow-link", "debug-logging", "rbd-cache-off")
+KINDS: tuple[FaultKind, ...] = (
+    "slow-disk",
+    "cpu",
+    "slow-link",
+    "debug-logging",
+    "rbd-cache-off",
+    "mclock",
+)
 _CONTROLLER = {"slow-disk": "blkio", "cpu": "cpu"}
 
 
@@ -74,6 +81,8 @@ def plan(
         raise UsageError(f"unknown fault {kind!r}", hint=f"one of: {', '.join(KINDS)}")
     if kind == "slow-link":
         return _plan_link(state, host_target(target), rate)
+    if kind in misconfig.PER_OSD:
+        return misconfig.plan(state, kind, osd_target(target))
     if kind in misconfig.KINDS:
         return misconfig.plan(state, kind)
     target = osd_target(target)

@@ -3,7 +3,11 @@ a real remedy ``cephbench tune`` knows and a ``diagnose`` finding that names it:
 
 - ``debug-logging``: ``debug_osd`` and ``debug_bluestore`` at 20/20 for the OSDs (left on
   after a support case; every op writes log lines);
-- ``rbd-cache-off``: ``rbd_cache false`` for the clients (every write waits for the OSDs).
+- ``rbd-cache-off``: ``rbd_cache false`` for the clients (every write waits for the OSDs);
+- ``mclock``: one OSD's mClock switched to the ``custom`` profile with a client limit of
+  :data:`MCLOCK_CLIENT_LIM` of a capacity set far too low (:data:`MCLOCK_CAPACITY` IOPS, for
+  either kind of device): that OSD serves clients at most 100 IOPS, what an admin gets who
+  copies a "protect recovery" recipe onto a fast OSD (Reef and later: Pacific runs wpq).
 
 They are entries in the monitors' configuration database. Like the lab's other faults
 (:mod:`cephbench.lab.faults`) each is recorded in the lab's state before it is applied, with
@@ -11,8 +15,7 @@ what each section held before (its own entry's value, or none), checked after, a
 exactly by ``lab fault clear`` and ``lab down``: the entry removed, or its old value set
 back, so ``ceph config dump`` is what it was.
 
-Too few PGs, small TCP buffers on a link with latency and an mClock profile that holds
-client I/O back are later work.
+Too few PGs and small TCP buffers on a link with latency are later work.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 
 from cephbench.ceph.commands import ceph, ceph_json
 from cephbench.ceph.connection import Connection
-from cephbench.errors import CephbenchError
+from cephbench.errors import CephbenchError, UsageError
 from cephbench.lab.errors import LabError
 from cephbench.lab.info import info_from_state
 from cephbench.lab.paths import Layout
@@ -31,7 +34,18 @@ SETTINGS: dict[str, list[tuple[str, str, str]]] = {
     "debug-logging": [("osd", "debug_osd", "20/20"), ("osd", "debug_bluestore", "20/20")],
     "rbd-cache-off": [("client", "rbd_cache", "false")],
 }
-KINDS = tuple(SETTINGS)
+MCLOCK_CLIENT_LIM = "0.2"
+MCLOCK_CAPACITY = "500"
+#: Faults on one OSD: its section is named by the fault's target.
+PER_OSD: dict[str, list[tuple[str, str]]] = {
+    "mclock": [
+        ("osd_mclock_profile", "custom"),
+        ("osd_mclock_scheduler_client_lim", MCLOCK_CLIENT_LIM),
+        ("osd_mclock_max_capacity_iops_hdd", MCLOCK_CAPACITY),
+        ("osd_mclock_max_capacity_iops_ssd", MCLOCK_CAPACITY),
+    ],
+}
+KINDS = (*SETTINGS, *PER_OSD)
 
 
 def connection(layout: Layout, state: LabState) -> Connection:
@@ -41,18 +55,31 @@ def connection(layout: Layout, state: LabState) -> Connection:
         id=info.client_name,
         keyring=str(info.keyring_path) if info.keyring_path else None,
         lab_dir=str(info.dir),
+        tools=info.tools,
     )
 
 
-def plan(state: LabState, kind: str) -> Fault:
+def plan(state: LabState, kind: str, osd: str | None = None) -> Fault:
+    """The fault to record; ``osd`` (``osd.N``) for a fault on one OSD."""
     if any(f.kind == kind for f in state.faults):
         raise LabError(
             f"the lab already has a {kind} fault", hint="clear it first: cephbench lab fault clear"
         )
+    if kind in PER_OSD:
+        if state.spec.release == "pacific":
+            raise UsageError(
+                "the Pacific lab's OSDs schedule with wpq, not mClock",
+                hint="bring up a lab of a newer release: cephbench lab up --release tentacle",
+            )
+        if osd is None or osd not in state.daemons:
+            raise UsageError(f"the lab has no {osd} (it has {len(state.osds())} OSDs)")
+        settings = [(osd, k, v) for k, v in PER_OSD[kind]]
+    else:
+        settings = SETTINGS[kind]
     return Fault(
         kind=kind,  # type: ignore[arg-type]
-        target="cluster",
-        config=[{"who": w, "key": k, "value": v, "original": None} for w, k, v in SETTINGS[kind]],
+        target=osd if osd is not None and kind in PER_OSD else "cluster",
+        config=[{"who": w, "key": k, "value": v, "original": None} for w, k, v in settings],
     )
 
 

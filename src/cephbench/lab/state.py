@@ -20,7 +20,7 @@ from cephbench.lab.paths import Layout
 from cephbench.lab.spec import LabSpec
 
 Phase = Literal["starting", "running", "stopping"]
-FaultKind = Literal["slow-disk", "cpu", "slow-link", "debug-logging", "rbd-cache-off"]
+FaultKind = Literal["slow-disk", "cpu", "slow-link", "debug-logging", "rbd-cache-off", "mclock"]
 
 
 class Daemon(BaseModel):

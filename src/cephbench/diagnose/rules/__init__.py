@@ -28,6 +28,7 @@ RULES: dict[str, str] = {
     "client": "cephbench.diagnose.rules.cluster:client_facts",
     "mds": "cephbench.diagnose.rules.mds:mds_findings",
     "misconfig": "cephbench.diagnose.rules.misconfig:misconfig_findings",
+    "mclock": "cephbench.diagnose.rules.mclock:mclock_findings",
 }
 REGISTRY = Registry(RULES, group="cephbench.diagnose_rules")
 

@@ -1,0 +1,92 @@
+"""What mClock does to client I/O, when it matters (every release since Quincy; Pacific runs
+wpq and this rule says nothing there). Pure: the OSDs' schedulers
+(:mod:`cephbench.diagnose.scheduler_probe`) and their 4 KiB ``osd bench`` in, findings out.
+
+- A limit on the client class (only the ``custom`` profile keeps one: the built-in profiles
+  leave clients unlimited) caps each OSD's client I/O at that fraction of its capacity,
+  whatever the device can do: a finding on that OSD, with the limit in IOPS.
+- A capacity far from what the OSD measurably does (its own start-up benchmark rejected, or
+  a value set by hand) is noted: mClock's shares between client I/O and recovery or scrub
+  are fractions of it, so it matters when those run beside the benchmark, and with a limit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from cephbench.diagnose.codes import Code
+from cephbench.diagnose.finding import Check, Diagnosis, Evidence, Finding, Severity, Status
+from cephbench.diagnose.rules import rule
+
+OSD_MCLOCK_CLIENT_LIMIT = Code(
+    "osd.mclock_client_limit",
+    "mClock's custom profile caps the OSD's client I/O at a fraction of the capacity it assumes",
+)
+OFF_BY = 4.0
+"""A capacity this many times above or below the OSD's measured 4 KiB writes is noted."""
+
+
+@dataclass(frozen=True)
+class ClientLimit(Evidence):
+    profile: str | None
+    client_lim: float
+    capacity_iops: float
+    capacity_from: str | None
+    limit_iops: float
+    bench_4k_iops: float | None
+
+
+@rule(OSD_MCLOCK_CLIENT_LIMIT)
+def mclock_findings(e: dict[str, Any], d: Diagnosis) -> None:
+    schedulers = e.get("osd_scheduler") or {}
+    mclock = {osd: s for osd, s in schedulers.items() if s.get("queue") == "mclock_scheduler"}
+    if not mclock:
+        return
+    off = []
+    for osd, s in sorted(mclock.items(), key=lambda kv: int(kv[0])):
+        name = f"osd.{osd}"
+        bench = ((e.get("osds", {}).get(osd) or {}).get("bench_4k") or {}).get("iops")
+        limit, cap = s.get("client_limit_iops"), s.get("capacity_iops")
+        if limit is not None and cap:
+            lim = (s.get("client") or {}).get("lim", 0.0)
+            can = f"; osd bench writes {bench:,.0f} IOPS" if bench else ""
+            d.findings.append(
+                Finding(
+                    OSD_MCLOCK_CLIENT_LIMIT,
+                    name,
+                    Severity.WARNING if not bench or bench > 2 * limit else Severity.INFO,
+                    f"{name}: mClock's {s.get('profile')} profile limits client I/O to "
+                    f"{limit:,.0f} IOPS (osd_mclock_scheduler_client_lim {lim:g} of a "
+                    f"capacity of {cap:,.0f} IOPS, {_FROM.get(s.get('capacity_from'), '')})"
+                    f"{can}",
+                    ClientLimit(s.get("profile"), lim, cap, s.get("capacity_from"), limit, bench),
+                    f"ceph config rm {name} osd_mclock_scheduler_client_lim; "
+                    f"ceph config set {name} osd_mclock_profile balanced",
+                    (bench / limit) if bench else 1.0,
+                )
+            )
+        if bench and cap and not (1 / OFF_BY <= cap / bench <= OFF_BY):
+            off.append(f"{name} {cap:,.0f} against {bench:,.0f} measured")
+    profiles = sorted({str(s.get("profile")) for s in mclock.values()})
+    d.checked.append(
+        Check(
+            layer="osd",
+            check="mClock scheduler",
+            status=Status.NORMAL,
+            detail=f"profile {', '.join(profiles)} on {len(mclock)} OSDs"
+            + (
+                f"; capacity far from the measured 4 KiB writes ({'; '.join(off)}): it sets "
+                "client and background shares when recovery or scrub run"
+                if off
+                else ""
+            ),
+        )
+    )
+
+
+_FROM = {
+    "default": "the built-in default",
+    "per-osd": "stored for this OSD",
+    "set": "set by hand",
+}
