@@ -47,6 +47,10 @@ class ToolFailed(CephbenchError):
     """An external program ran and failed."""
 
 
+class AccessDenied(ToolFailed):
+    """The cluster refused the client: its key, a keyring it cannot read, or its caps."""
+
+
 class TargetError(CephbenchError):
     """The target cannot be used (not writable, too small, holds data, ...)."""
 

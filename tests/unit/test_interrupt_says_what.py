@@ -46,7 +46,7 @@ class StandIn(Tool):
     def __init__(self, steps: Callable[[RunContext], Iterator[Step]]):
         self.script = steps
 
-    def versions(self) -> dict[str, str]:
+    def versions(self, tools=None) -> dict[str, str]:
         return {}
 
     def steps(self, ctx: RunContext) -> Iterator[Step]:

@@ -19,8 +19,9 @@ from typing import Any
 
 from cephbench.ceph.commands import ceph_json
 from cephbench.ceph.connection import Connection
+from cephbench.ceph.tools import CephTools
 from cephbench.errors import TargetError
-from cephbench.system.process import ProcessResult, run, which
+from cephbench.system.process import ProcessResult, run
 
 CEPHFS_TYPES = ("fuse.ceph-fuse", "ceph")
 MOUNT_TIMEOUT = 60.0
@@ -218,19 +219,13 @@ def pick_filesystem(summaries: list[dict], fs_name: str, lab: bool = False) -> d
     return fs
 
 
-def fuse_argv(
+def fuse_args(
     conn: Connection, fs_name: str, root: str, mountpoint: str, pid_file: str
 ) -> list[str]:
-    """``ceph-fuse`` mounting ``fs_name``'s ``root`` at ``mountpoint`` as ``conn``'s client."""
-    argv = [which("ceph-fuse", "ceph-fuse"), "--id", conn.id]
-    if conn.conf:
-        argv += ["--conf", conn.conf]
-    if conn.keyring:
-        argv += ["--keyring", conn.keyring]
-    if conn.cluster:
-        argv += ["--cluster", conn.cluster]
+    """``ceph-fuse``'s arguments mounting ``fs_name``'s ``root`` at ``mountpoint`` as ``conn``'s
+    client (its program is where it runs: :func:`fuse_argv`, or a host's own)."""
     return [
-        *argv,
+        *conn.args(),
         "--client_fs",
         fs_name,
         "-r",
@@ -240,6 +235,14 @@ def fuse_argv(
         pid_file,
         mountpoint,
     ]
+
+
+def fuse_argv(
+    conn: Connection, fs_name: str, root: str, mountpoint: str, pid_file: str
+) -> list[str]:
+    """``ceph-fuse`` mounting ``fs_name``'s ``root`` at ``mountpoint`` as ``conn``'s client,
+    the ceph-fuse of ``conn``'s tools."""
+    return conn.tools.argv("ceph-fuse", *fuse_args(conn, fs_name, root, mountpoint, pid_file))
 
 
 def mount_error(result: ProcessResult, fs_name: str, root: str, client: str) -> str:
@@ -260,8 +263,9 @@ def mount_error(result: ProcessResult, fs_name: str, root: str, client: str) -> 
 
 def mount_fuse(conn: Connection, fs_name: str, root: str, mountpoint: str, pid_file: str) -> int:
     """Mount with ceph-fuse (it returns once mounted, leaving its daemon); that daemon's pid."""
-    result = run(
-        fuse_argv(conn, fs_name, root, mountpoint, pid_file),
+    result = conn.tools.run(
+        "ceph-fuse",
+        *fuse_args(conn, fs_name, root, mountpoint, pid_file),
         env=conn.env,
         timeout=conn.timeout + MOUNT_TIMEOUT,
     )
@@ -344,10 +348,10 @@ def _is_fuse_of(pid: int, mountpoint: str) -> bool:
     return state != "Z" and mountpoint.encode() in argv and b"ceph-fuse" in argv[0]
 
 
-def client_version() -> str | None:
-    """``ceph-fuse --version``'s first line."""
+def client_version(tools: CephTools | None = None) -> str | None:
+    """``ceph-fuse --version``'s first line (``tools``' ceph-fuse: the one that mounts)."""
     try:
-        result = run([which("ceph-fuse", "ceph-fuse"), "--version"], timeout=10)
+        result = (tools or CephTools()).run("ceph-fuse", "--version", timeout=30)
     except Exception:
         return None
     for line in (result.stdout + result.stderr).splitlines():

@@ -7,8 +7,9 @@ from typing import Any
 from cephbench.ceph.connection import Connection
 from cephbench.ceph.link import Unreachable, link_for
 from cephbench.ceph.output import parse_json
-from cephbench.errors import CephbenchError, ToolFailed
-from cephbench.system.process import ProcessResult, ProcessTimeout, run, which
+from cephbench.ceph.tools import Outcome, classify, failure
+from cephbench.errors import CephbenchError
+from cephbench.system.process import ProcessResult, ProcessTimeout
 
 
 def ceph(
@@ -25,25 +26,37 @@ def ceph(
     if result is None:
         result = _cli(conn, args, t)
     if check and result.returncode != 0:
-        err = result.last_error_line()
-        if "timed out" in err or "RADOS timed out" in err or "error connecting" in err:
+        if classify(result, conn.tools, "ceph") is Outcome.UNREACHABLE:
             raise unreachable(conn, t)
-        raise ToolFailed(f"ceph {' '.join(args)} failed: {err}")
+        raise failed(conn, result, f"ceph {' '.join(args)}")
     return result
 
 
 def _cli(conn: Connection, args: tuple[str, ...], t: float) -> ProcessResult:
-    argv = [
-        which("ceph", "ceph-common"),
-        *conn.args(),
-        "--connect-timeout",
-        str(max(1, int(t))),
-        *args,
-    ]
     try:
-        return run(argv, env=conn.env, timeout=t + 10)
+        return conn.tools.run(
+            "ceph",
+            *conn.args(),
+            "--connect-timeout",
+            str(max(1, int(t))),
+            *args,
+            env=conn.env,
+            timeout=t + 10,
+        )
     except ProcessTimeout:
         raise unreachable(conn, t) from None
+
+
+def failed(conn: Connection, result: ProcessResult, what: str) -> CephbenchError:
+    """The one error (``ceph/tools.py``'s mapper) of ``what`` (``rbd info P/I``) failing on
+    ``conn``."""
+    return failure(
+        result,
+        what,
+        conn.tools,
+        client=f"client.{conn.id}",
+        where=conn.conf or (f"cluster {conn.cluster}" if conn.cluster else None),
+    )
 
 
 def ceph_json(conn: Connection, *args: str, timeout: float | None = None) -> Any:
@@ -53,17 +66,18 @@ def ceph_json(conn: Connection, *args: str, timeout: float | None = None) -> Any
 
 def rados_argv(conn: Connection, *args: str) -> list[str]:
     """argv of ``rados`` on ``conn`` (mount timeout set, so it fails rather than hangs)."""
-    return [
-        which("rados", "ceph-common"),
-        *conn.args(),
-        f"--client_mount_timeout={max(1, int(conn.timeout))}",
-        *args,
-    ]
+    return conn.tools.argv("rados", *rados_args(conn, *args))
+
+
+def rados_args(conn: Connection, *args: str) -> list[str]:
+    """``rados``'s arguments on ``conn`` (for :meth:`CephTools.run`)."""
+    return [*conn.args(), f"--client_mount_timeout={max(1, int(conn.timeout))}", *args]
 
 
 def unreachable(conn: Connection, timeout: float) -> CephbenchError:
     where = conn.conf or f"cluster {conn.cluster}"
+    via = "" if conn.tools.local else f" (ceph run through `{conn.tools.describe()}`)"
     return CephbenchError(
-        f"cannot reach the Ceph cluster of {where} as client.{conn.id} within {timeout:g} s",
+        f"cannot reach the Ceph cluster of {where} as client.{conn.id} within {timeout:g} s{via}",
         hint="is it running, and are --conf/--id/--keyring right? (cephbench lab status for the lab)",
     )

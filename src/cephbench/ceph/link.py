@@ -11,7 +11,11 @@ and error lines, so a caller cannot tell the two apart. Anything else (``ceph da
 files, a cluster the connection cannot reach) is left to the CLI, or fails as the CLI would.
 
 Outside a scope, and where the modules cannot be imported, every command is a ``ceph``
-process as before: the lab's own set-up and tear-down keep to that.
+process as before: the lab's own set-up and tear-down keep to that. So is every command of a
+connection whose tools are not this machine's (``ceph/tools.py``: a release root, a prefix the
+user names): this process's librados is of this machine's release. Each time the CLI is used
+instead, why is a :class:`Fallback`: :func:`fallback_reason` says a connection's, and
+:attr:`Link.fallbacks` counts a connection's commands that went to the CLI, by reason.
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ import os
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
+from enum import StrEnum
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -40,6 +46,28 @@ DIST_PACKAGES = "/usr/lib/python3/dist-packages"
 _FORMAT_FLAGS = ("-f", "--format")
 _TARGETS = ("mon", "osd", "mgr")
 _CLI_ONLY = frozenset({"daemon", "daemonperf", "-i", "--in-file", "-o", "--out-file", "-w"})
+
+
+class Fallback(StrEnum):
+    """Why a ``ceph`` command went to the CLI rather than over this process's connection."""
+
+    NO_SCOPE = "outside a command's scope"
+    CLI_ONLY = f"{CLI_ONLY_ENV}=1"
+    NOT_LOCAL = "the connection's tools are not this machine's"
+    NO_MODULES = "python3-rados or ceph_argparse cannot be imported"
+    NOT_CONNECTED = "librados would not connect with this configuration"
+    CLI_WORDS = "a command only the CLI runs (daemon, input or output files, -w)"
+    UNPARSED = "words the CLI's parser does not take"
+    OTHER_DAEMON = "a command for a daemon other than mon, osd and mgr"
+    NOT_SENT = "the command could not be sent"
+    UNKNOWN = "a command the daemon does not describe"
+
+
+class Reason(NamedTuple):
+    """A connection's fallback and, for one librados would not make, its own words."""
+
+    fallback: Fallback
+    detail: str = ""
 
 
 class Unreachable(Exception):
@@ -101,6 +129,8 @@ class Link:
         )
         self.handle.conf_parse_env()  # CEPH_ARGS, as the CLI reads it
         self._sigs: dict[str, list[_Sig]] = {}
+        self.fallbacks: Counter[Fallback] = Counter()
+        """This connection's commands that went to the CLI, by reason."""
         self._lock = threading.Lock()
         self._waiting = 0  # commands sent and not answered
         self._closed = False
@@ -119,42 +149,51 @@ class Link:
         self.handle.shutdown()
 
     def run(self, args: Sequence[str], timeout: float) -> ProcessResult | None:
-        """``ceph ARGS`` as the CLI runs it; None for what only the CLI does."""
+        """``ceph ARGS`` as the CLI runs it; None for what only the CLI does (its reason
+        counted in :attr:`fallbacks`)."""
+        result = self._run(args, timeout)
+        if isinstance(result, Fallback):
+            with self._lock:
+                self.fallbacks[result] += 1
+            return None
+        return result
+
+    def _run(self, args: Sequence[str], timeout: float) -> ProcessResult | Fallback:
         started = time.monotonic()
         words, fmt = _split_format(args)
         if words is None or not words or any(w in _CLI_ONLY for w in words):
-            return None
+            return Fallback.CLI_WORDS
         ap = self._argparse
         words = list(words)
         try:
             target = ap.find_cmd_target(words)
         except Exception:
-            return None  # the CLI says what is wrong with it
+            return Fallback.UNPARSED  # the CLI says what is wrong with it
         if target[0] not in _TARGETS:
-            return None  # an MDS is told through libcephfs, a PG through pg_command: the CLI
+            return Fallback.OTHER_DAEMON  # an MDS through libcephfs, a PG through pg_command
         if words[0] == "tell":
             words = words[2:]
             if "injectargs" in words:  # the CLI sends what follows it as one list
                 words = [w for w in words[words.index("injectargs") :] if w != "--"]
             if not words:
-                return None
+                return Fallback.UNPARSED
         targets = [target]
         if target[1] == "*":
             try:
                 ids = self._ids(target[0], timeout)
             except _NotSent:
-                return None
+                return Fallback.NOT_SENT
             if ids is None:
-                return None
+                return Fallback.OTHER_DAEMON
             targets = [(target[0], i) for i in ids]
         replies = []
         for one in targets:
             try:
                 reply = self._command(one, words, fmt, timeout)
             except _NotSent:
-                return None
+                return Fallback.NOT_SENT
             if reply is None:
-                return None
+                return Fallback.UNKNOWN
             replies.append((one, *reply))
         out: list[str] = []
         err: list[str] = []
@@ -311,6 +350,8 @@ def _split_format(args: Sequence[str]) -> tuple[list[str] | None, str | None]:
 class _Scope:
     def __init__(self) -> None:
         self.links: dict[Connection, Link | None] = {}
+        self.reasons: dict[Connection, Reason] = {}
+        """Why a connection has no link (its commands all go to the CLI)."""
         self.lock = threading.Lock()
 
 
@@ -343,22 +384,38 @@ def scope() -> Iterator[None]:
 
 def link_for(conn: Connection) -> Link | None:
     """The scope's connection to ``conn``'s cluster (made now if it is the first command),
-    or None outside a scope, without the modules, or with ``CEPHBENCH_CEPH_CLI=1``.
-    Unreachable when it cannot be made."""
+    or None (the CLI, for the reason :func:`fallback_reason` gives). Unreachable when it
+    cannot be made."""
     current = _scope
-    if current is None or os.environ.get(CLI_ONLY_ENV) == "1":
+    if current is None or os.environ.get(CLI_ONLY_ENV) == "1" or not conn.tools.local:
         return None
     with current.lock:
         if conn in current.links:
             return current.links[conn]
         modules = _modules()
         link = None
-        if modules is not None:
+        if modules is None:
+            current.reasons[conn] = Reason(Fallback.NO_MODULES)
+        else:
             try:
                 link = Link(conn, *modules)
             except Unreachable:
                 raise
-            except Exception:  # a configuration librados will not read: the CLI says why
-                link = None
+            except Exception as e:  # a configuration librados will not read: the CLI says why
+                current.reasons[conn] = Reason(Fallback.NOT_CONNECTED, f"{type(e).__name__}: {e}")
         current.links[conn] = link
         return link
+
+
+def fallback_reason(conn: Connection) -> Reason | None:
+    """Why ``conn``'s ``ceph`` commands go to the CLI now; None when they go over this
+    process's connection (or it is not made yet: its first command makes it)."""
+    if not conn.tools.local:
+        return Reason(Fallback.NOT_LOCAL, conn.tools.describe())
+    if os.environ.get(CLI_ONLY_ENV) == "1":
+        return Reason(Fallback.CLI_ONLY)
+    current = _scope
+    if current is None:
+        return Reason(Fallback.NO_SCOPE)
+    with current.lock:
+        return current.reasons.get(conn)

@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
-from cephbench.ceph.commands import rados_argv
+from cephbench.ceph.commands import failed, rados_args
 from cephbench.ceph.connection import Connection
-from cephbench.errors import ToolFailed
+from cephbench.ceph.tools import Outcome, classify
 from cephbench.resources.undo import undoes
 from cephbench.store import Resource
-from cephbench.system.process import run
 
 
 def remove_bench_objects(conn: Connection, pool: str, run_name: str) -> None:
-    """Remove the benchmark objects of ``run_name`` in ``pool`` (only those)."""
-    result = run(
-        rados_argv(conn, "-p", pool, "cleanup", "--run-name", run_name),
+    """Remove the benchmark objects of ``run_name`` in ``pool`` (only those): none left, or
+    the pool gone with them, is done."""
+    result = conn.tools.run(
+        "rados",
+        *rados_args(conn, "-p", pool, "cleanup", "--run-name", run_name),
         env=conn.env,
         timeout=max(600, conn.timeout),
     )
-    if result.returncode != 0 and "No such file" not in result.stderr + result.stdout:
+    if result.returncode != 0 and classify(result) is not Outcome.NOT_FOUND:
         if "error opening pool" in result.stderr:
             return  # the pool is gone, and its objects with it
-        raise ToolFailed(f"rados cleanup of {pool}/{run_name} failed: {result.last_error_line()}")
+        raise failed(conn, result, f"rados cleanup of {pool}/{run_name}")
 
 
 @undoes("rados_objects")

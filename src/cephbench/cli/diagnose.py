@@ -57,9 +57,7 @@ def diagnose(
       cephbench diagnose --format json            # cephbench.diagnosis/1
       cephbench report last -o diag.html          # the evidence drawn
     """
-    from cephbench.lab.connect import resolve
-
-    conn = resolve(ceph.conf, ceph.client_id, ceph.keyring, ceph.cluster, ceph.connect_timeout)
+    conn = ceph.connect()
     run_id = measure(store, conn, quick, not no_osd_bench, label, allow_unhealthy)
     emit(store, run_id, fmt)
     console_err.print(f"Stored as run {run_id} in {store.path}")

@@ -317,6 +317,12 @@ ceph_connection = Bundle(
             show_default=True,
             help="Seconds to reach the cluster before giving up.",
         ),
+        opt(
+            "--ceph-cli",
+            metavar="PREFIX",
+            help="How to reach the cluster's own ceph, rados and rbd, e.g. "
+            '"cephadm shell --" or "kubectl -n rook-ceph exec deploy/rook-ceph-tools --".',
+        ),
     ],
     "ceph",
     _ceph,

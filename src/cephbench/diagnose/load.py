@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from cephbench.ceph.tools import CephTools
 from cephbench.diagnose import counters, evidence, unchecked
 from cephbench.diagnose.cpu_use import OsdCpu
 from cephbench.diagnose.facts import after_load
@@ -24,7 +25,7 @@ from cephbench.diagnose.session import Session, parse_loose
 from cephbench.diagnose.together import together
 from cephbench.errors import ParseError
 from cephbench.model import WorkloadOutcome, now
-from cephbench.system.process import ProcessInterrupted, run, which
+from cephbench.system.process import ProcessInterrupted
 from cephbench.tools.base import Step, Stopped, raw_output
 from cephbench.tools.fio.parse import parse
 from cephbench.tools.osd_bench import driver as osd_bench
@@ -105,8 +106,7 @@ class ClientLoad(Probe):
         target: dict[str, str],
     ) -> tuple[Step, dict[str, dict]]:
         region = getattr(session.ctx.target, "region", None)
-        argv = [
-            which("fio"),
+        args = [
             *(f"--{k}={v}" for k, v in target.items()),
             *([f"--size={region}"] if region else []),
             "--bs=4k",
@@ -114,12 +114,14 @@ class ClientLoad(Probe):
             "--output-format=json",
         ]
         for i, (name, rw, qd, seconds) in enumerate(jobs):
-            argv += [f"--name={name}", *(["--stonewall"] if i else []), f"--rw={rw}"]
-            argv += [f"--iodepth={qd}", f"--runtime={int(seconds * 1000)}ms"]
+            args += [f"--name={name}", *(["--stonewall"] if i else []), f"--rw={rw}"]
+            args += [f"--iodepth={qd}", f"--runtime={int(seconds * 1000)}ms"]
         env = {**session.ctx.fio_target.env, "CEPH_ARGS": "--rbd_cache=false"}
         started, t0 = now(), time.monotonic()
         try:
-            result = run(argv, env=env, timeout=sum(j[3] for j in jobs) + 120)
+            # fio's rbd engine where the connection's tools are (a release root's own librbd)
+            tools = session.ctx.fio_target.tools or CephTools()
+            result = tools.run("fio", *args, env=env, timeout=sum(j[3] for j in jobs) + 120)
         except ProcessInterrupted:
             raise Stopped from None
         window = (t0, time.monotonic())

@@ -16,12 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cephbench.ceph import pools
-from cephbench.model import RawOutput, now
-from cephbench.system.process import run, which
-from cephbench.system.units import format_size
 from cephbench.targets import FioTarget, TargetOptions
 from cephbench.targets.cluster import FRESH
-from cephbench.targets.rbd import PREFILL_TOOL, RbdTarget
+from cephbench.targets.rbd import RbdTarget
 
 if TYPE_CHECKING:
     from cephbench.hosts.ssh import Ssh
@@ -76,7 +73,8 @@ class DiagnoseTarget(RbdTarget):
         super()._rbd(*args)
 
     def check(self, size: int) -> None:
-        which("rbd", "ceph-common")
+        self.conn.tools.check("rbd")
+        self.conn.tools.check("fio")
         self.size = self.image_bytes
 
     def check_cluster(self) -> None:
@@ -88,35 +86,14 @@ class DiagnoseTarget(RbdTarget):
         end is the writes' (a cache would take them at once and flush them for seconds
         on closing)."""
         seconds = self.size / PREFILL_RATE
-        argv = [
-            which("fio"),
-            "--name=prefill",
-            "--ioengine=rbd",
-            f"--clientname={self.conn.id}",
-            f"--pool={pool}",
-            f"--rbdname={image}",
-            "--rw=write",
+        args = self.prefill_args(
+            pool,
+            image,
             f"--bs={OBJECT_SIZE}",
             f"--iodepth={PREFILL_DEPTH}",
-            f"--size={format_size(self.size)}",
             f"--runtime={int(seconds * 1000)}ms",
-            "--output-format=json",
-        ]
-        env = {**self.env, "CEPH_ARGS": "--rbd_cache=false"}
-        started = now()
-        result = run(argv, env=env, check=True, timeout=3600)
-        self.prefill_outputs.append(
-            RawOutput(
-                PREFILL_TOOL,
-                result.argv,
-                None,
-                result.stdout,
-                result.stderr,
-                result.returncode,
-                started,
-                result.seconds,
-            )
         )
+        result = self.run_prefill(args, {**self.env, "CEPH_ARGS": "--rbd_cache=false"})
         self.region = prefilled(result.stdout, self.size)
 
 

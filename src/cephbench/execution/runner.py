@@ -113,7 +113,7 @@ def execute(
     tool.check_target(plan, target)
     if resume is not None and not tool.resumable:
         raise UsageError(f"the {plan.suite} suite cannot be resumed", hint="run it again")
-    versions = tool.versions()
+    versions = tool.versions(target.client_tools)
     target.check(plan.size or 0)
     conn = target.cluster
     if isinstance(target, CephTarget):  # what it asks of the cluster beside the health read

@@ -14,7 +14,7 @@ import posixpath
 import uuid
 from dataclasses import dataclass
 
-from cephbench.ceph.cephfs import fuse_argv
+from cephbench.ceph.cephfs import fuse_args
 from cephbench.ceph.connection import Connection
 from cephbench.errors import CephbenchError, TargetError
 from cephbench.hosts.inventory import Host
@@ -70,7 +70,8 @@ def mount(
         recorded_detail(ssh.inventory, host, mountpoint=mountpoint, pidfile=pidfile),
     )
     made = RemoteMount(host, mountpoint, pidfile, rid)
-    argv = ["ceph-fuse", *fuse_argv(conn, fs, root, mountpoint, pidfile)[1:]]
+    # the host's own ceph-fuse (not the connection's tools: they are this machine's)
+    argv = ["ceph-fuse", *fuse_args(conn, fs, root, mountpoint, pidfile)]
     result = ssh.run(
         host, ["sh", "-c", _MOUNT, "sh", mountpoint, *argv], check=False, timeout=MOUNT_WAIT
     )

@@ -10,13 +10,20 @@ from typing import Any
 from cephbench.ceph.output import parse_json
 from cephbench.errors import ToolFailed
 from cephbench.lab.info import LabInfo
-from cephbench.system.process import ProcessResult, run
+from cephbench.system.process import ProcessResult
 
 
 def ceph(info: LabInfo, *args: str, timeout: float = 30, stdin: str | None = None) -> ProcessResult:
     """``ceph --connect-timeout N ARGS`` with the lab's environment; ToolFailed on failure."""
-    argv = info.tools.argv("ceph", "--connect-timeout", str(max(1, int(timeout))), *args)
-    result = run(argv, env=info.env, timeout=timeout + 10, stdin=stdin)
+    result = info.tools.run(  # a release root that cannot run it: one ToolMissing
+        "ceph",
+        "--connect-timeout",
+        str(max(1, int(timeout))),
+        *args,
+        env=info.env,
+        timeout=timeout + 10,
+        stdin=stdin,
+    )
     if result.returncode != 0:
         raise ToolFailed(f"ceph {' '.join(args)} failed: {result.last_error_line()}")
     return result

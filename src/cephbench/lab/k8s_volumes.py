@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cephbench.ceph.tools import Outcome, classify, failure
 from cephbench.errors import ToolFailed
 from cephbench.lab.daemons import signal_until_gone
 from cephbench.lab.info import LabInfo
@@ -94,14 +95,23 @@ def provision(
     }
     save(kl, vol)
     spec = f"{pool}/{pv}"
-    _check(
-        ["rbd", "create", "--size", str(size_mib), "--image-feature", "layering", spec],
-        f"rbd create {spec}",
-        lab.env,
+    result = lab.tools.run(
+        "rbd",
+        "create",
+        "--size",
+        str(size_mib),
+        "--image-feature",
+        "layering",
+        spec,
+        env=lab.env,
+        timeout=120,
     )
+    if result.returncode != 0:
+        raise failure(result, f"rbd create {spec}", lab.tools)
     fuse = d / "rbd"
     fuse.mkdir(exist_ok=True)
-    argv = ["rbd-fuse", str(fuse), "-p", pool, "-r", pv, "-c", str(lab.conf_path), "-f"]
+    args = (str(fuse), "-p", pool, "-r", pv, "-c", str(lab.conf_path), "-f")
+    argv = lab.tools.argv("rbd-fuse", *args)
     vol["rbd_fuse_pid"] = spawn(argv, str(d / "rbd-fuse.log"), env=lab.env)
     save(kl, vol)
     image_file = fuse / pv
@@ -155,8 +165,8 @@ def release(kl: K8sLayout, vol: dict[str, Any], lab: LabInfo | None) -> list[str
             problems.append(f"rbd-fuse {pid} survived SIGKILL")
     if lab is not None and vol.get("image_created") and not problems:
         spec = f"{vol['pool']}/{vol['image']}"
-        result = run(["rbd", "rm", "--no-progress", spec], timeout=120, env=lab.env)
-        if result.returncode != 0 and "No such file" not in result.stderr:
+        result = lab.tools.run("rbd", "rm", "--no-progress", spec, timeout=120, env=lab.env)
+        if result.returncode != 0 and classify(result) is not Outcome.NOT_FOUND:
             problems.append(f"rbd rm {spec}: {result.last_error_line()}")
     if not problems:
         shutil.rmtree(d, ignore_errors=True)

@@ -20,7 +20,7 @@ a clear message.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from cephbench.ceph.connection import DEFAULT_TIMEOUT
@@ -35,6 +35,7 @@ from cephbench.tools.plan import OWN, Overrides
 from cephbench.tools.rados_bench.options import RadosBenchOptions
 
 if TYPE_CHECKING:
+    from cephbench.ceph.connection import Connection
     from cephbench.planning.resolve import ResolvedRun
 
 SCHEMA_NAME = "cephbench.run-request"
@@ -98,11 +99,22 @@ class CephConnectionOptions:
     keyring: str | None = None
     cluster: str | None = None
     connect_timeout: float = DEFAULT_TIMEOUT
+    ceph_cli: str | None = field(default=None, metadata=IF_SET)
+    """``--ceph-cli PREFIX``: how the cluster's own ceph, rados and rbd are reached."""
 
     @property
     def given(self) -> bool:
         """Whether any connection detail was given (only Ceph targets take them)."""
-        return any((self.conf, self.client_id, self.keyring, self.cluster))
+        return any((self.conf, self.client_id, self.keyring, self.cluster, self.ceph_cli))
+
+    def connect(self) -> Connection:
+        """The connection these options ask for (``lab/connect.py`` resolves them), with the
+        tools ``--ceph-cli`` names."""
+        from cephbench.ceph.tools import CephTools
+        from cephbench.lab.connect import resolve
+
+        conn = resolve(self.conf, self.client_id, self.keyring, self.cluster, self.connect_timeout)
+        return replace(conn, tools=CephTools.from_cli(self.ceph_cli)) if self.ceph_cli else conn
 
 
 @dataclass(frozen=True)

@@ -209,12 +209,10 @@ def _configure(
     target: Target, plan: RunPlan, ceph: CephConnectionOptions, pool: PoolOptions
 ) -> None:
     """A Ceph target's connection and pools; connection options refused for other targets."""
-    from cephbench.lab.connect import resolve as connect
     from cephbench.targets.cluster import CephOptions, CephTarget
 
     if isinstance(target, CephTarget):
-        c = ceph
-        conn = connect(c.conf, c.client_id, c.keyring, c.cluster, c.connect_timeout)
+        conn = ceph.connect()
         target.configure(
             CephOptions(conn, pool.size, pool.pg_num, prefill=pool.prefill and plan.reads)
         )
@@ -222,10 +220,9 @@ def _configure(
         from cephbench.targets.pvc import PvcTarget
 
         assert isinstance(target, PvcTarget)
-        c = ceph
-        target.configure_ceph(connect(c.conf, c.client_id, c.keyring, c.cluster, c.connect_timeout))
+        target.configure_ceph(ceph.connect())
     elif ceph.given:
         raise UsageError(
-            f"--conf, --id, --keyring and --cluster are for Ceph targets (and pvc:, the "
+            f"--conf, --id, --keyring, --cluster and --ceph-cli are for Ceph targets (and pvc:, the "
             f"cluster behind its class), not {target.kind}:"
         )

@@ -18,6 +18,7 @@ from cephbench.registry import Registry
 
 if TYPE_CHECKING:
     from cephbench.ceph.connection import Connection
+    from cephbench.ceph.tools import CephTools
     from cephbench.kube.pods import PodSet
     from cephbench.model import RawOutput
     from cephbench.store import ResourceLog
@@ -47,6 +48,9 @@ class FioTarget:
     where the metadata suite's engines create their files (None: the target has none)."""
     pods: PodSet | None = None
     """Kubernetes pods fio runs in (``pvc:``), through ``kubectl exec``; None: this machine."""
+    tools: CephTools | None = None
+    """The Ceph tools whose fio runs a Ceph engine (``rbd``, ``rados``: a release root's fio
+    has its own librbd); None: this machine's fio (files, devices, a CephFS mount)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,12 @@ class Target(ABC):
     @property
     def cluster(self) -> Connection | None:
         """The Ceph cluster the target is on; None for local files and devices."""
+        return None
+
+    @property
+    def client_tools(self) -> CephTools | None:
+        """Where the run's tool is reached (``rbd``'s fio, ``rados bench``, ``ceph tell``: the
+        connection's Ceph tools); None: this machine's own (files, devices, a CephFS mount)."""
         return None
 
     def setup_outputs(self) -> list[RawOutput]:

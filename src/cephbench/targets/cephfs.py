@@ -26,11 +26,11 @@ from typing import Any
 
 from cephbench.ceph import cephfs
 from cephbench.ceph.connection import Connection
+from cephbench.ceph.tools import CephTools
 from cephbench.errors import CephbenchError, TargetError
 from cephbench.resources.shield import deferred_interrupts
 from cephbench.resources.undo import undoes
 from cephbench.store import Resource, ResourceLog
-from cephbench.system.process import which
 from cephbench.targets import FioTarget, fio_escape
 from cephbench.targets.cluster import FRESH, CephTarget
 
@@ -66,7 +66,7 @@ class CephfsTarget(CephTarget):
                 hint="use the default client, ceph-fuse (--client ceph-fuse)",
             )
         if self.client == "ceph-fuse":
-            which("ceph-fuse", "ceph-fuse")
+            self.conn.tools.check("ceph-fuse")
         if self.location == FRESH:
             super().check(size)
         self.filesystem = cephfs.check_filesystem(self.conn, self.fs_name)
@@ -120,13 +120,19 @@ class CephfsTarget(CephTarget):
         else:
             cephfs.mount_fuse(self.conn, self.fs_name, self.root, mountpoint, pid_file)
 
+    @property
+    def client_tools(self) -> CephTools | None:
+        return None  # fio on the mount is this machine's; the mount's ceph-fuse, the tools'
+
     def describe(self) -> dict[str, Any]:
         info = super().describe()
         info["cephfs"] = {
             **self.filesystem,
             "path": self.root,
             "client": self.client,
-            "client_version": cephfs.client_version() if self.client == "ceph-fuse" else None,
+            "client_version": cephfs.client_version(self.conn.tools)
+            if self.client == "ceph-fuse"
+            else None,
             "kernel": platform.release() if self.client == "kernel" else None,
             "mount_args": self._mount_args(),
         }
@@ -137,9 +143,7 @@ class CephfsTarget(CephTarget):
         where = "MOUNTPOINT"
         if self.client == "kernel":
             return cephfs.kernel_argv(self.conn, self.fs_name, self.root, where)[1:]
-        with contextlib.suppress(CephbenchError):
-            return cephfs.fuse_argv(self.conn, self.fs_name, self.root, where, "PIDFILE")[1:]
-        return []
+        return cephfs.fuse_args(self.conn, self.fs_name, self.root, where, "PIDFILE")
 
 
 def _undo_recorded(fn, resources: ResourceLog, rid: int, name: str, detail: dict) -> None:

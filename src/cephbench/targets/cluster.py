@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from cephbench.ceph import fingerprint, pools
 from cephbench.ceph.connection import Connection
 from cephbench.ceph.quiesce import undo_flag
+from cephbench.ceph.tools import CephTools
 from cephbench.errors import TargetError
 from cephbench.lab.connect import resolve
 from cephbench.store import ResourceLog
@@ -90,6 +91,10 @@ class CephTarget(Target):
     @property
     def env(self) -> dict[str, str]:
         return self.conn.env
+
+    @property
+    def client_tools(self) -> CephTools | None:
+        return self.conn.tools
 
     def check(self, size: int) -> None:
         if self.location == FRESH and self.conn.lab_dir is None:

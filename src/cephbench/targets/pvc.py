@@ -34,7 +34,9 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from cephbench.ceph import fingerprint
+from cephbench.ceph.commands import failed
 from cephbench.ceph.connection import Connection
+from cephbench.ceph.tools import Outcome, classify
 from cephbench.errors import TargetError, UsageError
 from cephbench.kube import objects
 from cephbench.kube import undo as kundo
@@ -50,7 +52,7 @@ from cephbench.kube.podrun import PodRun, wait_seconds
 from cephbench.kube.pods import PodSet, first_line
 from cephbench.model import RawOutput, now
 from cephbench.store import ResourceLog
-from cephbench.system.process import ProcessResult, run
+from cephbench.system.process import ProcessResult
 from cephbench.system.units import format_size
 from cephbench.targets import FioTarget, Target, TargetOptions
 
@@ -340,15 +342,20 @@ class PvcTarget(Target):
         if conn is None:
             return {}
         spec = "/".join(ref[k] for k in ("pool", "namespace", "image") if ref.get(k))
-        result = run(
-            ["rbd", *conn.args(), "info", spec, "--format", "json"],
+        result = conn.tools.run(
+            "rbd",
+            *conn.args(),
+            "info",
+            spec,
+            "--format",
+            "json",
             env=conn.env,
             timeout=conn.timeout + 10,
         )
         if result.returncode != 0:
-            if "No such file" in result.stderr:
+            if classify(result) is Outcome.NOT_FOUND:
                 return {"found": False}
-            return {"error": result.last_error_line()}
+            return {"error": str(failed(conn, result, f"rbd info {spec}"))}
         info = json.loads(result.stdout)
         keys = ("size", "id", "block_name_prefix", "features")
         return {"found": True, **{k: info.get(k) for k in keys}}

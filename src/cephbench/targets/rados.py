@@ -36,5 +36,7 @@ class RadosTarget(CephTarget):
     def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
         with self.pool_session(run_id, resources) as pool:
             yield FioTarget(
-                {"ioengine": "rados", "pool": pool, **self.conn.fio_options()}, self.env
+                {"ioengine": "rados", "pool": pool, **self.conn.fio_options()},
+                self.env,
+                tools=self.conn.tools,
             )

@@ -26,15 +26,16 @@ from typing import Any
 
 from cephbench import lab as labapi
 from cephbench.ceph import pools
-from cephbench.ceph.commands import ceph
+from cephbench.ceph.commands import ceph, failed
 from cephbench.ceph.connection import Connection
+from cephbench.ceph.tools import Outcome, classify
 from cephbench.errors import TargetError, ToolFailed
 from cephbench.kube import undo as kundo
 from cephbench.model import RawOutput, now
 from cephbench.resources.shield import deferred_interrupts
 from cephbench.resources.undo import ResourceLeft, undoes
 from cephbench.store import Resource, ResourceLog
-from cephbench.system.process import ProcessResult, run, which
+from cephbench.system.process import ProcessResult
 from cephbench.system.units import format_size
 from cephbench.targets import FioTarget
 from cephbench.targets.cluster import FRESH, CephTarget
@@ -70,7 +71,9 @@ class RbdTarget(CephTarget):
                 )
 
     def check(self, size: int) -> None:
-        which("rbd", "ceph-common")
+        self.conn.tools.check("rbd")
+        if self.ceph.prefill:
+            self.conn.tools.check("fio")
         super().check(size)
         self.size = size or 1 << 30
 
@@ -121,6 +124,7 @@ class RbdTarget(CephTarget):
             yield FioTarget(
                 {"ioengine": "rbd", **self.conn.fio_options(), "pool": pool, "rbdname": image},
                 self.env,
+                tools=self.conn.tools,
             )
 
     def describe(self) -> dict[str, Any]:
@@ -131,23 +135,25 @@ class RbdTarget(CephTarget):
                 info.update(osds=len(lab.osds), hosts=len(lab.hosts))
         return info
 
-    def _prefill(self, pool: str, image: str) -> None:
-        """Write the whole image once, sequentially, so reads hit real objects."""
-        argv = [
-            which("fio"),
+    def prefill_args(self, pool: str, image: str, *more: str) -> list[str]:
+        """fio's arguments writing ``pool/image`` from its start, as the workloads reach it
+        (the connection's own rbd engine options: its client and cluster names)."""
+        return [
             "--name=prefill",
             "--ioengine=rbd",
-            f"--clientname={self.conn.id}",
+            *(f"--{k}={v}" for k, v in self.conn.fio_options().items()),
             f"--pool={pool}",
             f"--rbdname={image}",
             "--rw=write",
-            "--bs=4M",
-            "--iodepth=16",
+            *more,
             f"--size={format_size(self.size)}",
             "--output-format=json",
         ]
+
+    def run_prefill(self, args: list[str], env: dict[str, str]) -> ProcessResult:
+        """fio's rbd engine of the connection's tools, its output kept with the run's."""
         started = now()
-        result: ProcessResult = run(argv, env=self.env, check=True, timeout=3600)
+        result = self.conn.tools.run("fio", *args, env=env, check=True, timeout=3600)
         self.prefill_outputs.append(
             RawOutput(
                 PREFILL_TOOL,
@@ -160,27 +166,34 @@ class RbdTarget(CephTarget):
                 result.seconds,
             )
         )
+        return result
+
+    def _prefill(self, pool: str, image: str) -> None:
+        """Write the whole image once, sequentially, so reads hit real objects."""
+        self.run_prefill(self.prefill_args(pool, image, "--bs=4M", "--iodepth=16"), self.env)
 
     def setup_outputs(self) -> list[RawOutput]:
         return list(self.prefill_outputs)
 
     def _image_exists(self, pool: str, image: str) -> bool:
-        result = run(
-            ["rbd", *self.conn.args(), "info", f"{pool}/{image}"],
+        result = self.conn.tools.run(
+            "rbd",
+            *self.conn.args(),
+            "info",
+            f"{pool}/{image}",
             env=self.env,
             timeout=self.conn.timeout + 10,
         )
-        if result.returncode != 0 and "No such file" not in result.stderr:
-            raise ToolFailed(f"rbd info {pool}/{image} failed: {result.last_error_line()}")
+        if result.returncode != 0 and classify(result) is not Outcome.NOT_FOUND:
+            raise failed(self.conn, result, f"rbd info {pool}/{image}")
         return result.returncode == 0
 
     def _rbd(self, *args: str) -> None:
-        run(
-            ["rbd", *self.conn.args(), *args],
-            env=self.env,
-            timeout=self.conn.timeout + 30,
-            check=True,
+        result = self.conn.tools.run(
+            "rbd", *self.conn.args(), *args, env=self.env, timeout=self.conn.timeout + 30
         )
+        if result.returncode != 0:
+            raise failed(self.conn, result, f"rbd {' '.join(args)}")
 
 
 def _remove_recorded(conn: Connection, spec: str, resources: ResourceLog, rid: int) -> None:
@@ -230,8 +243,10 @@ def remove_image(conn: Connection, spec: str, resources: ResourceLog | None = No
 
 def _rbd_rm(conn: Connection, spec: str) -> ProcessResult | None:
     """``rbd rm``; None when the image is gone (also when it already was)."""
-    result = run(["rbd", *conn.args(), "rm", "--no-progress", spec], env=conn.env, timeout=600)
-    if result.returncode == 0 or "No such file" in result.stderr:
+    result = conn.tools.run(
+        "rbd", *conn.args(), "rm", "--no-progress", spec, env=conn.env, timeout=600
+    )
+    if result.returncode == 0 or classify(result) is Outcome.NOT_FOUND:
         return None
     return result
 
@@ -259,13 +274,13 @@ def _lockers(conn: Connection, spec: str) -> set[str]:
 
 def _rbd_json(conn: Connection, *args: str):
     """``rbd ARGS --format json`` parsed; None when the image (or its pool) does not exist."""
-    result = run(
-        ["rbd", *conn.args(), *args, "--format", "json"], env=conn.env, timeout=conn.timeout + 30
+    result = conn.tools.run(
+        "rbd", *conn.args(), *args, "--format", "json", env=conn.env, timeout=conn.timeout + 30
     )
     if result.returncode != 0:
-        if "No such file" in result.stderr:
+        if classify(result) is Outcome.NOT_FOUND:
             return None
-        raise ToolFailed(f"rbd {' '.join(args)} failed: {result.last_error_line()}")
+        raise failed(conn, result, f"rbd {' '.join(args)}")
     return json.loads(result.stdout or "null")
 
 

@@ -21,6 +21,7 @@ from cephbench.model import RawOutput, WorkloadOutcome, now
 
 if TYPE_CHECKING:
     from cephbench.ceph.connection import Connection
+    from cephbench.ceph.tools import CephTools
     from cephbench.model import Run, Series
     from cephbench.store import ResourceLog
     from cephbench.system.process import ProcessResult
@@ -180,11 +181,13 @@ class Tool(ABC):
     """The undo functions (``resources.undo.undoes``) of what its steps create: loading the
     tool registers them, so ``cephbench cleanup`` finds them through the tool registry."""
 
-    def versions(self) -> dict[str, str]:
-        """The tool's version as it prints it (kept in the run's environment)."""
-        from cephbench.system.process import run
+    def versions(self, tools: CephTools | None = None) -> dict[str, str]:
+        """The tool's version as it prints it (kept in the run's environment); ``tools``: where
+        the target's Ceph programs are reached (a Ceph program's version is theirs)."""
+        from cephbench.ceph.tools import CephTools as Tools
 
-        result = run(list(self.version_argv), timeout=30)
+        program, *args = self.version_argv
+        result = (tools or Tools()).run(program, *args, timeout=30)
         line = (result.stdout or result.stderr).strip().splitlines()
         return {self.name: line[0] if line else "unknown"}
 

@@ -103,7 +103,9 @@ def run_batch(ctx: RunContext, repeat: int, batch: Batch, work: Path, offset: fl
 
         interrupted = False
         try:
-            result = fio_command.run_jobfile(text, work, env=ctx.fio_target.env, on_tick=tick)
+            result = fio_command.run_jobfile(
+                text, work, env=ctx.fio_target.env, on_tick=tick, tools=ctx.fio_target.tools
+            )
         except ProcessInterrupted as e:
             result, interrupted = e.result, True
     outcomes = batch_outcomes(result, repeat, batch, interrupted)

@@ -11,6 +11,7 @@ from cephbench.hosts.remote import undo_dir, undo_process
 from cephbench.tools.base import Importer, RunContext, RunPlan, Step, Tool
 
 if TYPE_CHECKING:
+    from cephbench.ceph.tools import CephTools
     from cephbench.targets import Target
     from cephbench.tools.fio.plan import Plan
 
@@ -21,10 +22,10 @@ class Fio(Tool):
     resumable = True
     undo = (undo_process, undo_dir, undo_remote_mount)  # --clients: servers, dirs, mounts
 
-    def versions(self) -> dict[str, str]:
+    def versions(self, tools: CephTools | None = None) -> dict[str, str]:
         from cephbench.tools.fio import command as fio_command
 
-        return {"fio": fio_command.version()}
+        return {"fio": fio_command.version(tools)}
 
     def check_target(self, plan: RunPlan, target: Target) -> None:
         metadata = bool(getattr(plan, "metadata", False))  # a fio Plan of metadata engines
