@@ -9,13 +9,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # chromium, which the report tests render HTML reports in; openssh-server for the lab's hosts
 # (`lab up --ssh`); iputils-ping for the network suite's RTT and MTU checks; ceph-mds and
 # ceph-fuse for CephFS (`lab up --cephfs`, the cephfs: target); rbd-fuse, etcd, containerd, runc
-# and the CNI plugins for the lab's Kubernetes (`lab up --k8s`).
+# and the CNI plugins for the lab's Kubernetes (`lab up --k8s`); mmdebstrap builds the roots
+# of the newer Ceph releases (`lab up --release reef|tentacle`).
 DEB_PKGS := fio iperf3 iputils-ping ceph-mon ceph-osd ceph-mgr ceph-common uuid-runtime util-linux \
             iproute2 e2fsprogs fdisk python3-venv chromium openssh-server \
-            ceph-mds ceph-fuse rbd-fuse etcd-server containerd runc containernetworking-plugins
+            ceph-mds ceph-fuse rbd-fuse etcd-server containerd runc containernetworking-plugins \
+            mmdebstrap
 DEMO_DIR := demo-output
 
-.PHONY: install deps venv test test-fast lint typecheck demo clean k8s
+.PHONY: install deps venv test test-fast lint typecheck demo clean k8s releases
 
 install: deps venv
 
@@ -41,8 +43,9 @@ $(BIN)/cephbench: pyproject.toml
 # `pure`, tests/fio `fio`, tests/lab `lab`, tests/k8s `k8s`, marked so by tests/conftest.py):
 # the lab tests (one at a time, sharing the session's labs; the longest tier) in the
 # background from the start, alongside lint and types, then the pure tier (two workers: it is
-# CPU alone), the fio tier and the Kubernetes tier (its binaries built first if missing), each
-# in its own pytest; the lab's report is printed when all have ended, and any failure fails.
+# CPU alone), the fio tier, the Kubernetes tier (its binaries built first if missing) and the
+# release tier (tests/releases: Reef and Tentacle labs, their roots built first if missing),
+# each in its own pytest; the lab's report is printed when all have ended, and any failure fails.
 test: install
 	@$(BIN)/pytest -m lab --durations=40 > .lab-tests.log 2>&1 & lab=$$!; \
 	$(MAKE) --no-print-directory lint typecheck; static=$$?; \
@@ -50,13 +53,21 @@ test: install
 	$(BIN)/pytest -m fio -q --durations=10; fio=$$?; \
 	{ [ "$$(id -u)" != 0 ] || $(BIN)/cephbench lab build-k8s; } && \
 	  $(BIN)/pytest -m k8s -q --durations=10; k8src=$$?; \
+	{ [ "$$(id -u)" != 0 ] || $(BIN)/cephbench lab releases --build reef --build tentacle; } && \
+	  $(BIN)/pytest -m release -q --durations=10; relrc=$$?; \
 	wait $$lab; labrc=$$?; echo "== the lab tier"; cat .lab-tests.log; rm -f .lab-tests.log; \
-	[ $$static = 0 ] && [ $$pure = 0 ] && [ $$fio = 0 ] && [ $$k8src = 0 ] && [ $$labrc = 0 ]
+	[ $$static = 0 ] && [ $$pure = 0 ] && [ $$fio = 0 ] && [ $$k8src = 0 ] && [ $$relrc = 0 ] && \
+	  [ $$labrc = 0 ]
 
 # The lab's Kubernetes binaries (lab up --k8s), built from the Go module proxy if not cached
 # ($$XDG_CACHE_HOME/cephbench/k8s): 13 minutes the first time, nothing after. `demo` never waits for it.
 k8s: venv
 	$(BIN)/cephbench lab build-k8s
+
+# The roots of the newer Ceph releases (lab up --release reef|tentacle), built from Debian with
+# mmdebstrap if not cached ($$XDG_CACHE_HOME/cephbench/releases): a minute each the first time.
+releases: install
+	$(BIN)/cephbench lab releases --build reef --build tentacle
 
 # The pure tier alone (tests/unit: no fio, no lab, no root): a minute at most.
 test-fast: venv

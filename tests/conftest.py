@@ -1,6 +1,7 @@
 """Every test's tier is its folder: tests/unit (``pure``: Python alone), tests/fio (``fio``:
 real fio, iperf3, Chromium, loop devices: anything the machine runs for it) and tests/lab
-(``lab``: a real Ceph lab), tests/k8s (``k8s``: a lab with its Kubernetes, ``lab up --k8s``).
+(``lab``: a real Ceph lab), tests/k8s (``k8s``: a lab with its Kubernetes, ``lab up --k8s``),
+tests/releases (``release``: labs of the newer Ceph releases, ``lab up --release``).
 Moving a test to another tier is moving its file.
 
 Shared fixtures: a private result store, the CLI on it, fio data directories (the Ceph labs
@@ -30,7 +31,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 TESTS = Path(__file__).parent
 #: The tier of each folder under tests/, as its pytest marker (declared in pyproject.toml).
-TIERS = {"unit": "pure", "fio": "fio", "lab": "lab", "k8s": "k8s"}
+TIERS = {"unit": "pure", "fio": "fio", "lab": "lab", "k8s": "k8s", "releases": "release"}
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -105,15 +106,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             misfiled.append(f"{item.nodeid}: {why}")
             continue
         item.add_marker(getattr(pytest.mark, tier))
-        if tier == "lab" and reason:
+        if tier in ("lab", "release") and reason:
             item.add_marker(pytest.mark.skip(reason=reason))
         if tier == "k8s" and (why := reason or k8s_skip_reason()):
             item.add_marker(pytest.mark.skip(reason=why))
     if misfiled:
         raise pytest.UsageError(
             "a test's tier is its folder: tests/unit (pure: Python alone), tests/fio (starts "
-            "programs, may need root), tests/lab (a real Ceph lab) or tests/k8s (a lab with "
-            "Kubernetes); move these files:\n  " + "\n  ".join(misfiled)
+            "programs, may need root), tests/lab (a real Ceph lab), tests/k8s (a lab with "
+            "Kubernetes) or tests/releases (labs of Reef and Tentacle); move these files:\n  "
+            + "\n  ".join(misfiled)
         )
 
 
@@ -125,7 +127,7 @@ def _tier(item: pytest.Item) -> str | None:
 
 def _misfiled(item: pytest.Item, tier: str | None) -> str | None:
     if tier is None:
-        return "outside tests/unit, tests/fio, tests/lab and tests/k8s"
+        return "outside tests/unit, tests/fio, tests/lab, tests/k8s and tests/releases"
     wrong = {m.name for m in item.iter_markers()} & (set(TIERS.values()) - {tier})
     if tier == "pure" and item.get_closest_marker("root"):
         wrong.add("root")

@@ -110,7 +110,20 @@ def apply(fault: Fault) -> None:
 
 def active(fault: Fault) -> bool:
     conn = _conn(fault)
-    return all(own_entry(conn, e["who"] or "", e["key"] or "") == e["value"] for e in fault.config)
+    return all(
+        same(own_entry(conn, e["who"] or "", e["key"] or ""), e["value"]) for e in fault.config
+    )
+
+
+def same(stored: str | None, wanted: str | None) -> bool:
+    """The database holds ``wanted``: as written, or as the same number (Reef and later store
+    a float option as ``0.200000``)."""
+    if stored == wanted or stored is None or wanted is None:
+        return stored == wanted
+    try:
+        return float(stored) == float(wanted)
+    except ValueError:
+        return False
 
 
 def undo(fault: Fault) -> None:
@@ -128,7 +141,7 @@ def undo(fault: Fault) -> None:
             back = own_entry(conn, who, key)
         except CephbenchError as err:
             raise LabError(f"cannot restore {who} {key}: {err}") from None
-        if back != e["original"]:
+        if not same(back, e["original"]):
             raise LabError(f"{who} {key} was not restored to {e['original']!r}")
 
 

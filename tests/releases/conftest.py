@@ -1,0 +1,33 @@
+"""The release tier: labs of the newer Ceph releases (Reef 18, Tentacle 20), each run from its
+root (``lab/releases.py``; ``make test`` builds a missing root before this tier), with every
+client program from the same root. One 3-host lab per release, shared by the tier's tests of
+that release and always taken down."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from cephbench.lab import LabInfo, LabSpec, down, up
+
+RELEASES = ("reef", "tentacle")
+
+
+@pytest.fixture(scope="module", params=RELEASES)
+def rlab(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LabInfo]:
+    """A 3-host, 3-OSD lab of the release (network namespaces on a bridge)."""
+    lab_dir = tmp_path_factory.mktemp(request.param) / "lab"
+    try:
+        result = up(LabSpec(dir=lab_dir, release=request.param, hosts=3, osds=3), timeout=240)
+        yield result.info
+    finally:
+        down(lab_dir, purge=True)
+
+
+@pytest.fixture
+def in_rlab(rlab: LabInfo, monkeypatch: pytest.MonkeyPatch) -> LabInfo:
+    monkeypatch.setenv("CEPHBENCH_LAB_DIR", str(rlab.dir))
+    return rlab

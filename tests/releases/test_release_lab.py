@@ -1,0 +1,104 @@
+"""A lab of Reef and of Tentacle, each from its own root: the daemons and every client program
+are the release's, each suite kind runs on it, its schedulers are recorded, the mClock fault is
+named by diagnose with its OSD, and ``lab down`` leaves no mount, process or directory."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from cephbench.lab import ceph_json, down, faults, release_view, releases, up
+from cephbench.lab.paths import Layout
+from cephbench.lab.spec import LabSpec
+from cephbench.lab.state import load
+from tests.helpers import wait_for
+
+MAJOR = {"reef": "18.", "tentacle": "20."}
+
+
+def _release(lab) -> str:
+    return load(Layout(lab.dir)).spec.release
+
+
+def test_every_daemon_is_the_release_run_from_the_labs_view_of_its_root(rlab):
+    release = _release(rlab)
+    state = load(Layout(rlab.dir))
+    assert state.view and rlab.tools.prefix == ("chroot", state.view)
+    versions = ceph_json(rlab, "versions")["overall"]
+    assert [v.split()[2][:3] for v in versions] == [MAJOR[release]] and release in next(
+        iter(versions)
+    )
+    for d in state.daemons.values():  # each daemon's root directory is the view
+        assert os.readlink(f"/proc/{d.pid}/root") == state.view
+    built = releases.built(releases.get(release))
+    assert built is not None and built.version.startswith(MAJOR[release])
+    # the manager's modules load (Reef's needs its stand-in for bcrypt): pg_autoscaler answers
+    wait_for(
+        lambda: _answers(rlab, "osd", "pool", "autoscale-status"),
+        "the manager's pg_autoscaler module",
+    )
+
+
+def _answers(lab, *args: str) -> bool:
+    from cephbench.errors import ToolFailed
+
+    try:
+        ceph_json(lab, *args)
+    except ToolFailed:
+        return False
+    return True
+
+
+def test_quick_suite_on_rbd_with_the_releases_client_and_fio(invoke, invoke_json, in_rlab):
+    release = _release(in_rlab)
+    invoke("run", "quick", "--runtime", "1", "--size", "64m")
+    run = invoke_json("show", "last")
+    assert run["status"] == "complete" and run["target"] == "rbd:lab"
+    assert {r["workload"] for r in run["results"]} == {"seq_wr", "seq_rd", "rand_rd", "rand_wr"}
+    assert all(r["iops"] > 0 for r in run["results"])
+    cluster = run["cluster"]
+    assert release in cluster["ceph_version"]
+    built = releases.built(releases.get(release))
+    assert cluster["client"].startswith(f"{built.version} ({release}), chroot ")
+    assert run["environment"]["tools"]["fio"] == f"fio-{built.fio}"
+    assert cluster["scheduler"].startswith("mclock_scheduler, balanced, ")
+    shown = invoke("show", "last", "--cluster").output
+    assert "OSD scheduler" in shown and "mclock_scheduler" in shown
+
+
+def test_rados_and_osd_suites(invoke, invoke_json, in_rlab):
+    invoke("run", "rados", "--runtime", "1", "--concurrent-ios", "4", "--object-size", "1M")
+    run = invoke_json("show", "last")
+    assert run["status"] == "complete" and run["target"] == "rados:lab"
+    assert [r["workload"] for r in run["results"]] == ["write", "seq", "rand"]
+    assert all(r["bw_bytes_per_s"] > 0 for r in run["results"])
+    assert run["cluster"]["pool"]["name"] not in ceph_json(in_rlab, "osd", "pool", "ls")
+    invoke("run", "osd", "--size", "16M", "--bs", "4M")
+    run = invoke_json("show", "last")
+    assert run["status"] == "complete"
+    assert sorted(r["workload"] for r in run["results"]) == ["osd.0", "osd.1", "osd.2"]
+
+
+def test_the_mclock_fault_is_named_with_its_osd(invoke, invoke_json, in_rlab):
+    with faults.injected(in_rlab, "mclock", "osd.1"):
+        diagnosis = invoke_json("diagnose", "--quick")
+    named = [
+        f
+        for f in diagnosis["findings"]
+        if f["component"] == "osd.1" and "mClock" in f["summary"] and "100 IOPS" in f["summary"]
+    ]
+    assert named, json.dumps(diagnosis["findings"], indent=1)
+    assert not [f for f in diagnosis["findings"] if "mClock" in f["summary"] and f is not named[0]]
+    own = ceph_json(in_rlab, "config", "dump")
+    assert not [e for e in own if e["name"].startswith("osd_mclock")]  # cleared exactly
+
+
+def test_lab_down_leaves_no_view_mount_or_directory(rlab, tmp_path: Path):
+    release = _release(rlab)
+    lab_dir = tmp_path / "small"
+    info = up(LabSpec(dir=lab_dir, release=release, osds=1), timeout=120).info
+    view = Path(info.tools.prefix[1])
+    assert release_view.mounts_under(view)
+    down(lab_dir, purge=True)
+    assert release_view.leftovers(view) == [] and not lab_dir.exists()
