@@ -86,3 +86,57 @@ def test_a_prefix_whose_program_does_not_exist_is_one_line(invoke, nowhere):
         "installed or not on PATH"
     )
     assert "check --ceph-cli" in result.output
+
+
+# A key as Tentacle 20.2.4's `ceph-authtool --gen-print-key` printed it (a throwaway, never a
+# cluster's): type 2, AES256KRB5, which this machine's Pacific client cannot parse.
+TENTACLE_KEY = "AgD4BQtrH8pAEyAAHsFkQJ8OziXkLCr8lYWbDyYpEsElXose6ht4o6G+gAk="
+
+
+@pytest.fixture
+def tentacle_keyring(tmp_path):
+    keyring = tmp_path / "ceph.client.admin.keyring"
+    keyring.write_text(f"[client.admin]\n\tkey = {TENTACLE_KEY}\n")
+    return keyring
+
+
+def test_a_client_older_than_the_clusters_keys_is_told_before_anything_runs(
+    invoke, nowhere, tentacle_keyring
+):
+    """Pacific's ceph would say "cannot reach the cluster" after its timeout; the keyring
+    says at once which release the cluster is and the way out."""
+    result = invoke(
+        "run",
+        "rados",
+        "--target",
+        "rados:p",
+        "--conf",
+        nowhere,
+        "--keyring",
+        tentacle_keyring,
+        expect=1,
+    )
+    line = _one_line_error(result.output)
+    assert "16.2" in line and "(Pacific)" in line and "Tentacle 20 or newer" in line, line
+    assert '--ceph-cli "cephadm shell --"' in result.output
+
+
+def test_through_a_prefix_the_cli_passes_but_fio_here_is_refused(invoke, nowhere, tentacle_keyring):
+    """The cluster's own ceph through --ceph-cli may read the key; fio's rbd engine still runs
+    on this machine, with Pacific's librbd: the run says so before it starts."""
+    result = invoke(
+        "run",
+        "quick",
+        "--target",
+        "rbd:p/img",
+        "--conf",
+        nowhere,
+        "--keyring",
+        tentacle_keyring,
+        "--ceph-cli",
+        "env",
+        expect=1,
+    )
+    line = _one_line_error(result.output)
+    assert "Ceph libraries (fio's rbd and rados engines) are 16.2" in line, line
+    assert "--pods" in result.output

@@ -5,8 +5,10 @@ connections, not the lab) and below the targets and commands that resolve them."
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
+from cephbench.ceph import compat
 from cephbench.ceph.connection import (
     DEFAULT_CONF,
     DEFAULT_ID,
@@ -14,6 +16,7 @@ from cephbench.ceph.connection import (
     Connection,
     client_id,
 )
+from cephbench.ceph.tools import CephTools
 from cephbench.errors import UsageError
 
 
@@ -23,8 +26,21 @@ def resolve(
     keyring: str | None = None,
     cluster: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
+    tools: CephTools | None = None,
 ) -> Connection:
-    """The connection the options ask for; the lab fills what they leave out, when one runs."""
+    """The connection the options ask for; the lab fills what they leave out, when one runs.
+    ``tools`` (``--ceph-cli``) replace the lab's or this machine's. A client that cannot read
+    the key it would use is told so here, before anything runs (``ceph/compat.py``)."""
+    conn = _resolve(conf, user, keyring, cluster, timeout)
+    if tools is not None:
+        conn = replace(conn, tools=tools)
+    compat.check(conn)
+    return conn
+
+
+def _resolve(
+    conf: str | None, user: str | None, keyring: str | None, cluster: str | None, timeout: float
+) -> Connection:
     from cephbench.lab.info import find_running  # the lab API (pydantic): not for --help
 
     client = client_id(user) if user else None

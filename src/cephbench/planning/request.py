@@ -20,7 +20,7 @@ a clear message.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from cephbench.ceph.connection import DEFAULT_TIMEOUT
@@ -113,8 +113,10 @@ class CephConnectionOptions:
         from cephbench.ceph.tools import CephTools
         from cephbench.lab.connect import resolve
 
-        conn = resolve(self.conf, self.client_id, self.keyring, self.cluster, self.connect_timeout)
-        return replace(conn, tools=CephTools.from_cli(self.ceph_cli)) if self.ceph_cli else conn
+        tools = CephTools.from_cli(self.ceph_cli) if self.ceph_cli else None
+        return resolve(
+            self.conf, self.client_id, self.keyring, self.cluster, self.connect_timeout, tools
+        )
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from cephbench.ceph import cephfs
+from cephbench.ceph import cephfs, compat
 from cephbench.ceph.connection import Connection
 from cephbench.ceph.tools import CephTools
 from cephbench.errors import CephbenchError, TargetError
@@ -67,6 +67,7 @@ class CephfsTarget(CephTarget):
             )
         if self.client == "ceph-fuse":
             self.conn.tools.check("ceph-fuse")
+            compat.check(self.conn, "ceph-fuse")
         if self.location == FRESH:
             super().check(size)
         self.filesystem = cephfs.check_filesystem(self.conn, self.fs_name)

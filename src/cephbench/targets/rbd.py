@@ -25,7 +25,7 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from cephbench import lab as labapi
-from cephbench.ceph import pools
+from cephbench.ceph import compat, pools
 from cephbench.ceph.commands import ceph, failed
 from cephbench.ceph.connection import Connection
 from cephbench.ceph.tools import Outcome, classify
@@ -74,6 +74,8 @@ class RbdTarget(CephTarget):
         self.conn.tools.check("rbd")
         if self.ceph.prefill:
             self.conn.tools.check("fio")
+        if self.pods is None:  # fio's rbd engine here: can its librbd read the key?
+            compat.check(self.conn, "fio")
         super().check(size)
         self.size = size or 1 << 30
 
