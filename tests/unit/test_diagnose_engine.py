@@ -282,7 +282,8 @@ def test_each_rule_s_findings_carry_its_codes_and_their_layer_is_the_code_s():
     assert len(declared) == len(set(declared))  # no two rules share a code
     mds = set(rules()["mds"].codes)  # on the MDS's recorded counters: test_diagnose_mds.py
     misconfig = set(rules()["misconfig"].codes)  # on recorded dumps: test_diagnose_misconfig.py
-    assert seen == set(declared) - mds - misconfig  # every rule's every code, found on evidence
+    mclock = set(rules()["mclock"].codes)  # on recorded schedulers: test_diagnose_mclock.py
+    assert seen == set(declared) - mds - misconfig - mclock  # every rule's every code, found
 
 
 def test_codes_are_dotted_layer_what_and_distinct():
@@ -367,7 +368,7 @@ def test_a_rule_is_one_module_and_one_registry_line(monkeypatch):
     assert REGISTRY.group == "cephbench.diagnose_rules"
     order = ["osd-cpu-limit", "osd-peers", "osd-capability", "network", "sync-writes"]
     order += ["placement", "health"]
-    order += ["client", "mds", "misconfig"]
+    order += ["client", "mds", "misconfig", "mclock"]
     assert list(rules()) == order
     assert all(isinstance(r, Rule) for r in rules().values())
     extra = Registry({**REGISTRY.builtins, "extra": f"{__name__}:extra_rule"})

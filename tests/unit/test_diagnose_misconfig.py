@@ -65,3 +65,14 @@ def test_a_pool_with_fewer_pgs_than_osds_is_named_but_not_the_diagnosis_own():
 
 def test_levels():
     assert level("20/20") == 20 and level("1/5") == 5 and level("0") == 0 and level("") == 0
+
+
+def test_the_managers_own_pool_is_not_too_few_pgs():
+    """Reef and later keep the manager's data in ``.mgr``, one PG by design (a healthy
+    Tentacle lab's pool, as ``ceph osd pool ls detail`` recorded it, application mgr)."""
+    from cephbench.diagnose.evidence import pools as pool_evidence
+
+    detail = json.loads((DATA / "ceph" / "20.2.4" / "pool-ls-detail.json").read_text())
+    found = pool_evidence(detail, [], {}, None)
+    assert [(p["name"], p["pg_num"], p["applications"]) for p in found] == [(".mgr", 1, ["mgr"])]
+    assert codes(evidence(config_db=[], pools=found))[1] == []

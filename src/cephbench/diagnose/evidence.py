@@ -43,6 +43,7 @@ def pools(
                 "pg_num": p.get("pg_num"),
                 "failure_domain": _failure_domain(rule),
                 "ours": p.get("pool_name") == ours,
+                "applications": sorted(p.get("application_metadata") or {}),
             }
         )
     return out

@@ -112,6 +112,8 @@ def misconfig_findings(e: dict[str, Any], d: Diagnosis) -> None:
         pg = p.get("pg_num")
         if p.get("ours") or not isinstance(pg, int) or osds < 2 or pg >= osds:
             continue
+        if p.get("applications") == ["mgr"]:
+            continue  # the manager's own pool (Reef's .mgr): one PG by design, no client I/O
         d.findings.append(
             Finding(
                 PLACEMENT_TOO_FEW_PGS,
