@@ -280,7 +280,7 @@ LAB_1M_UNDER_SLOW_DISK = Workload(
 
 
 def test_above_the_clusters_ceiling_by_what_librbds_cache_completes_early_is_no_defect():
-    cache = client_cache.from_config([])  # Pacific's defaults: writearound, 24 MiB
+    cache = client_cache.from_config([])  # Ceph's defaults: writearound, 24 MiB
     caps = Capabilities(SLOW_OSD1, PoolLayout("replicated", 3), client_cache=cache)
     x = explain(caps, LAB_1M_UNDER_SLOW_DISK)
     assert x.limit is not None and x.limit.part == "osd.1's device"

@@ -9,7 +9,8 @@ writes at QD16 through a disk held to 150 IOPS: 7.7 and 8.1 MiB/s with ``rbd_cac
 11.1 and 10.0 MiB/s with the defaults (fio 3.33's rbd engine, 6 s each, runtime ~8 s).
 
 The settings are read from the cluster's configuration database as the run's fingerprint
-recorded it, over Pacific's defaults; a client's own ceph.conf or ``CEPH_ARGS`` can differ,
+recorded it, over Ceph's defaults (the same in Pacific 16.2.15 and Tentacle 20.2.4, as
+``ceph config help`` says); a client's own ceph.conf or ``CEPH_ARGS`` can differ,
 and that is said. Pure: recorded dicts in."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-DEFAULTS = {  # Pacific's, where nothing sets them
+DEFAULTS = {  # Ceph's, where nothing sets them (Pacific's and Tentacle's alike)
     "rbd_cache": "true",
     "rbd_cache_policy": "writearound",
     "rbd_cache_writethrough_until_flush": "true",
@@ -36,7 +37,7 @@ class ClientCache:
     enabled: bool
     policy: str
     max_dirty: int
-    source: str = "the cluster's configuration database and Pacific's defaults"
+    source: str = "the cluster's configuration database and Ceph's defaults"
 
     @property
     def early_bytes(self) -> int:
@@ -68,7 +69,7 @@ class ClientCache:
 def from_config(entries: Any, client: str = "client.admin") -> ClientCache:
     """The cache a librbd client named ``client`` runs with, from ``ceph config dump -f json``
     (a list of ``{"section", "name", "value"}``): its own section over ``client`` over
-    ``global`` over Pacific's defaults."""
+    ``global`` over Ceph's defaults."""
     rank = {"global": 1, "client": 2, client: 3}
     chosen: dict[str, tuple[int, str]] = {}
     for e in entries if isinstance(entries, list) else []:
