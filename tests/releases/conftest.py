@@ -18,10 +18,11 @@ RELEASES = ("reef", "tentacle")
 def rlab(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LabInfo]:
-    """A 3-host, 3-OSD lab of the release (network namespaces on a bridge)."""
+    """A 3-host, 3-OSD lab of the release (network namespaces on a bridge) with CephFS."""
     lab_dir = tmp_path_factory.mktemp(request.param) / "lab"
     try:
-        result = up(LabSpec(dir=lab_dir, release=request.param, hosts=3, osds=3), timeout=240)
+        spec = LabSpec(dir=lab_dir, release=request.param, hosts=3, osds=3, cephfs=True)
+        result = up(spec, timeout=240)
         yield result.info
     finally:
         down(lab_dir, purge=True)

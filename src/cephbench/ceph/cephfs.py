@@ -269,7 +269,7 @@ def mount_fuse(conn: Connection, fs_name: str, root: str, mountpoint: str, pid_f
         env=conn.env,
         timeout=conn.timeout + MOUNT_TIMEOUT,
     )
-    if result.returncode != 0 or not is_mounted(mountpoint):
+    if result.returncode != 0 or not is_mounted(conn.tools.host_path(mountpoint)):
         raise TargetError(
             mount_error(result, fs_name, root, f"client.{conn.id}"),
             hint="see ceph-fuse's log (log_file in the cluster's ceph.conf)",
@@ -319,20 +319,23 @@ def kernel_available() -> bool:
     return any(line.split()[-1] == "ceph" for line in text.splitlines() if line.strip())
 
 
-def unmount(mountpoint: str, pid: int | None) -> None:
-    """Unmount ``mountpoint`` (lazily if busy), then make sure its ceph-fuse daemon is gone."""
+def unmount(mountpoint: str, pid: int | None, given: str | None = None) -> None:
+    """Unmount ``mountpoint`` (lazily if busy), then make sure its ceph-fuse daemon is gone
+    (``given``: the mountpoint its command line names, when a release root's ceph-fuse made
+    it inside its view: see :meth:`CephTools.host_path`)."""
     if is_mounted(mountpoint):
         result = run(["umount", mountpoint], timeout=60)
         if result.returncode != 0 and is_mounted(mountpoint):
             run(["umount", "-l", mountpoint], timeout=60)
-    if pid and _is_fuse_of(pid, mountpoint):
+    named = given or mountpoint
+    if pid and _is_fuse_of(pid, named):
         for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, sig)
             deadline = time.monotonic() + wait
-            while _is_fuse_of(pid, mountpoint) and time.monotonic() < deadline:
+            while _is_fuse_of(pid, named) and time.monotonic() < deadline:
                 time.sleep(0.05)
-            if not _is_fuse_of(pid, mountpoint):
+            if not _is_fuse_of(pid, named):
                 break
     if is_mounted(mountpoint):
         raise TargetError(f"{mountpoint} is still mounted", hint=f"umount -l {mountpoint}")

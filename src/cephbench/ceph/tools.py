@@ -117,6 +117,14 @@ class CephTools:
             "the cluster's release",
         )
 
+    def host_path(self, path: str) -> str:
+        """Where a mount one of these programs makes at ``path`` is seen from this machine:
+        the same path, except in a release root (``chroot ROOT``), whose mounts are made
+        inside its view (a private mount tree: they never reach the machine's own paths)."""
+        if self.prefix[:1] == ("chroot",) and len(self.prefix) == 2:
+            return os.path.join(self.prefix[1], path.lstrip("/"))
+        return path
+
     def describe(self) -> str:
         """Where the tools are, for messages and records."""
         return "this machine" if self.local else shlex.join(self.prefix)

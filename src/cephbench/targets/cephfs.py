@@ -98,7 +98,7 @@ class CephfsTarget(CephTarget):
                 undo.callback(_undo_recorded, _unmount, resources, rid, str(mountpoint), detail)
                 mountpoint.mkdir()
                 self._mount(str(mountpoint), pid_file)
-            workdir = mountpoint / f"{DIR_PREFIX}{tag}"
+            workdir = _seen_at(str(mountpoint), detail) / f"{DIR_PREFIX}{tag}"
             wdetail = {**detail, "mountpoint": str(mountpoint)}
             with deferred_interrupts():
                 wid = resources.add("cephfs_dir", str(workdir), wdetail)
@@ -154,6 +154,13 @@ def _undo_recorded(fn, resources: ResourceLog, rid: int, name: str, detail: dict
         resources.removed(rid)
 
 
+def _seen_at(mountpoint: str, detail: dict) -> Path:
+    """Where this machine sees the mount: ceph-fuse of a release root mounts in its view."""
+    if detail.get("client") == "kernel":
+        return Path(mountpoint)
+    return Path(Connection.from_json(detail["conn"]).tools.host_path(mountpoint))
+
+
 def _unmount(mountpoint: str, detail: dict) -> None:
     if not Path(mountpoint).name.startswith(MOUNT_PREFIX):
         raise CephbenchError(f"{mountpoint} is not a mountpoint cephbench made; not touching it")
@@ -161,7 +168,7 @@ def _unmount(mountpoint: str, detail: dict) -> None:
     pid = None
     with contextlib.suppress(OSError, ValueError):
         pid = int(pid_file.read_text().strip())
-    cephfs.unmount(mountpoint, pid)
+    cephfs.unmount(str(_seen_at(mountpoint, detail)), pid, given=mountpoint)
     pid_file.unlink(missing_ok=True)
     with contextlib.suppress(FileNotFoundError):
         Path(mountpoint).rmdir()
@@ -171,10 +178,10 @@ def _remove_dir(workdir: str, detail: dict) -> None:
     """Remove the run's directory (only one named as cephbench names them), mounting the
     filesystem again at the recorded mountpoint when a kill left it unmounted."""
     path = Path(workdir)
-    if not path.name.startswith(DIR_PREFIX) or str(path.parent) != detail["mountpoint"]:
-        raise CephbenchError(f"{workdir} is not a directory cephbench made; not removing it")
     mountpoint = detail["mountpoint"]
-    if not cephfs.is_mounted(mountpoint):
+    if not path.name.startswith(DIR_PREFIX) or path.parent != _seen_at(mountpoint, detail):
+        raise CephbenchError(f"{workdir} is not a directory cephbench made; not removing it")
+    if not cephfs.is_mounted(str(_seen_at(mountpoint, detail))):
         Path(mountpoint).mkdir(exist_ok=True)
         conn = Connection.from_json(detail["conn"])
         if detail.get("client") == "kernel":

@@ -1,0 +1,96 @@
+"""CephFS on a lab of Reef and of Tentacle: the release's ceph-fuse mounts inside the lab's
+view of its root (where this machine's fio reaches it), the metadata suite counts exactly,
+and Ctrl-C before and during a workload, and a kill followed by ``cephbench cleanup``, leave
+no mount, ceph-fuse, directory or record behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from cephbench.ceph import cephfs
+from cephbench.store import Store
+from tests.helpers import wait_for
+from tests.interrupt_lab import start
+
+
+def _mounts() -> list[str]:
+    return [m.mountpoint for m in cephfs.mounts() if "cephbench-cephfs-" in m.mountpoint]
+
+
+def _fuse_daemons() -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                argv = Path(f"/proc/{entry}/cmdline").read_bytes()
+                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if b"ceph-fuse" in argv and b"cephbench-cephfs-" in argv and state != "Z":
+                found.append(int(entry))
+    return found
+
+
+def _nothing_left(db: Path) -> None:
+    assert _mounts() == []
+    wait_for(lambda: not _fuse_daemons(), "ceph-fuse daemons to exit", timeout=30)
+    assert list(Path(tempfile.gettempdir()).glob("cephbench-cephfs-*")) == []
+    with Store(db) as s:
+        assert s.open_resources() == []
+
+
+def test_metadata_suite_on_cephfs_counts_exactly(in_rlab, invoke, invoke_json, tmp_path, db):
+    suite = tmp_path / "meta.yaml"
+    suite.write_text(
+        "name: meta-small\ndescription: small\nextends: metadata\n"
+        "workloads:\n"
+        "  - {name: create, rw: read, numjobs: 2, options: "
+        "{ioengine: filecreate, nrfiles: 200, create_on_open: 1}}\n"
+        "  - {name: stat, rw: read, numjobs: 2, options: {ioengine: filestat, nrfiles: 200}}\n"
+        "  - {name: delete, rw: read, numjobs: 2, options: {ioengine: filedelete, nrfiles: 200}}\n"
+    )
+    invoke("run", str(suite), "--target", "cephfs:lab")
+    run = invoke_json("show", "last")
+    assert {r["workload"]: r["total_ios"] for r in run["results"]} == {
+        "create": 400,
+        "stat": 400,
+        "delete": 400,
+    }
+    release = run["cluster"]["ceph_version"].split("(")[1].rstrip(")")
+    version = run["environment"]["target"]["cephfs"]["client_version"]  # the root's ceph-fuse
+    assert version.startswith("ceph version " + {"reef": "18.", "tentacle": "20."}[release])
+    _nothing_left(db)
+
+
+@pytest.mark.parametrize("how", ["ctrl-c mounted", "ctrl-c", "kill"])
+def test_interrupted_or_killed_on_cephfs_leaves_nothing(in_rlab, db, how):
+    run = start(db, in_rlab, "quick", "--target", "cephfs:lab", "--runtime", "3", "--size", "16m")
+    try:
+        if how == "ctrl-c mounted":  # mounted, its directory made, fio not started yet
+            run.wait_for(lambda: run.resource("cephfs_dir"))
+        else:
+            run.wait_for(lambda: run.child("fio", "job.fio"))
+        assert _mounts()
+        run.proc.send_signal(signal.SIGKILL if how == "kill" else signal.SIGINT)
+        _out, err = run.proc.communicate(timeout=120)
+    finally:
+        if run.proc.poll() is None:
+            run.proc.kill()
+    if how != "kill":
+        assert run.proc.returncode == 130 and "Traceback" not in err
+    else:
+        wait_for(lambda: not run.child("fio"), "fio to stop")
+        assert _mounts()  # a kill leaves the mount, in the lab's view of its root...
+        env = {**os.environ, "CEPHBENCH_DB": str(db)}
+        cephbench = run.proc.args[0]
+        cleaned = subprocess.run(
+            [cephbench, "cleanup"], env=env, capture_output=True, text=True, check=True
+        )
+        assert "removed cephfs_dir" in cleaned.stdout and "removed cephfs_mount" in cleaned.stdout
+    _nothing_left(db)
