@@ -10,7 +10,12 @@ finding above info in >= 9 of 10 healthy trials, no result above its ceiling by 
 
     python bench/diagnose_faults.py --trials 10 [--lab-dir DIR] [--full] [--no-osd-bench]
                                     [--no-explain] [--cases healthy,slow-disk,...]
-                                    [--existing LAB_DIR]
+                                    [--existing LAB_DIR] [--release reef|tentacle]
+
+``--release`` brings the lab up on that Ceph release (its root built first if missing) and
+adds the ``mclock`` case (osd.1's mClock misconfigured: ``lab fault mclock``), e.g. 5 trials
+of healthy, a slow disk and mClock: ``--release tentacle --trials 5 --cases
+healthy,slow-disk,mclock``.
 
 Brings a lab up in DIR (default a temporary directory) and takes it down afterwards; or uses
 the 3-host lab already running in LAB_DIR (`lab up --hosts 3 --ssh --rate 500mbit`).
@@ -55,6 +60,8 @@ CASES = [
         ["device|osd osd.1", "device|osd osd.2"],
         ["osd.1", "osd.2"],
     ),
+    # Reef and later (--release): clients held to 100 IOPS on osd.1 by its mClock
+    ("mclock", [("mclock", "osd.1", {})], ["osd osd.1"], ["osd.1"]),
 ]
 
 JOBS = """\
@@ -114,6 +121,7 @@ def main() -> int:
     ap.add_argument("--no-explain", action="store_true", help="no runs under the faults")
     ap.add_argument("--cases", help="comma-separated case names (default: all)")
     ap.add_argument("--existing", help="a running 3-host lab's directory (left running)")
+    ap.add_argument("--release", choices=["pacific", "reef", "tentacle"], default="pacific")
     ap.add_argument(
         "--no-client-cache",
         action="store_true",
@@ -122,6 +130,8 @@ def main() -> int:
     )
     args = ap.parse_args()
     cases = [c for c in CASES if not args.cases or c[0] in args.cases.split(",")]
+    if args.release == "pacific":  # Pacific's OSDs run wpq: no mClock to misconfigure
+        cases = [c for c in cases if c[0] != "mclock"]
     if args.existing:
         lab_dir = Path(args.existing)
         work = Path(tempfile.mkdtemp(prefix="cb-diag-bench-"))
@@ -147,7 +157,7 @@ def main() -> int:
     above: list[str] = []
     info: LabInfo | Path = lab_dir
     if not args.existing:
-        spec = LabSpec(dir=lab_dir, hosts=3, osds=3, rate="500mbit", ssh=True)
+        spec = LabSpec(dir=lab_dir, hosts=3, osds=3, rate="500mbit", ssh=True, release=args.release)
         info = up(spec, timeout=240).info
     jobs.write_text(JOBS)
     print(f"store: {db}", flush=True)
