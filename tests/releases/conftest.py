@@ -18,10 +18,11 @@ RELEASES = ("reef", "tentacle")
 def rlab(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LabInfo]:
-    """A 3-host, 3-OSD lab of the release (network namespaces on a bridge) with CephFS."""
+    """A 3-host, 3-OSD lab of the release (network namespaces on a bridge, an sshd from the
+    release's root on each: ``--clients lab``) with CephFS."""
     lab_dir = tmp_path_factory.mktemp(request.param) / "lab"
     try:
-        spec = LabSpec(dir=lab_dir, release=request.param, hosts=3, osds=3, cephfs=True)
+        spec = LabSpec(dir=lab_dir, release=request.param, hosts=3, osds=3, cephfs=True, ssh=True)
         result = up(spec, timeout=240)
         yield result.info
     finally:

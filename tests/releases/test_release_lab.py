@@ -80,6 +80,19 @@ def test_rados_and_osd_suites(invoke, invoke_json, in_rlab):
     assert sorted(r["workload"] for r in run["results"]) == ["osd.0", "osd.1", "osd.2"]
 
 
+def test_clients_over_ssh_run_the_releases_fio(invoke, invoke_json, in_rlab):
+    """Each lab host answers ssh from inside the release's root: its fio servers, and the fio
+    client that drives them here, are the release's (Pacific's could not talk to Tentacle)."""
+    built = releases.built(releases.get(_release(in_rlab)))
+    invoke("run", "quick", "--clients", "lab", "--size", "16m", "--runtime", "1", "--pg-num", "8")
+    run = invoke_json("show", "last")
+    assert run["status"] == "complete" and run["params"]["clients"] == ["host0", "host1", "host2"]
+    for r in run["results"]:
+        assert [c["host"] for c in r["clients"]] == ["host0", "host1", "host2"]
+        assert all(c["iops"] > 0 for c in r["clients"])
+    assert run["environment"]["tools"]["fio"] == f"fio-{built.fio}"
+
+
 def test_the_mclock_fault_is_named_with_its_osd(invoke, invoke_json, in_rlab):
     with faults.injected(in_rlab, "mclock", "osd.1"):
         diagnosis = invoke_json("diagnose", "--quick")

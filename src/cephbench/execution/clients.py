@@ -26,6 +26,7 @@ from cephbench.tools.fio import command as fio_command
 from cephbench.tools.fio.many import Clients, FioServer, read_start
 
 if TYPE_CHECKING:
+    from cephbench.ceph.tools import CephTools
     from cephbench.hosts.inventory import Host, Inventory
     from cephbench.hosts.ssh import Ssh
 
@@ -61,13 +62,21 @@ def load_clients(spec: str, target: Target) -> Inventory:
     return inventory
 
 
-def preflight_clients(inventory: Inventory) -> None:
-    """Before the run starts: every client reachable, with this machine's fio version."""
+def preflight_clients(inventory: Inventory, target: Target | None = None) -> None:
+    """Before the run starts: every client reachable, with the version of the fio that
+    drives them (this machine's, or the Ceph tools' when they reach one: a release lab's)."""
     from cephbench.hosts.ssh import Ssh
 
     with Ssh(inventory) as ssh:
         found = ssh.each(client_hosts(inventory), lambda h: _fio_version(ssh, h))
-    check_versions(found, fio_command.version())
+    check_versions(found, fio_command.version(_tools(target)))
+
+
+def _tools(target: Target | None) -> CephTools | None:
+    """The Ceph tools of a Ceph target (its fio drives the clients when they reach one)."""
+    from cephbench.targets.cluster import CephTarget
+
+    return target.conn.tools if isinstance(target, CephTarget) else None
 
 
 def client_hosts(inventory: Inventory) -> list[Host]:
@@ -311,4 +320,4 @@ def open_clients(
     servers, read_starts = stack.enter_context(
         fio_servers(inventory, resources, dict(fio_target.env))
     )
-    return Clients(servers, options, read_starts)
+    return Clients(servers, options, read_starts, tools=_tools(target))

@@ -127,7 +127,7 @@ def execute(
         from cephbench.execution.clients import load_clients, preflight_clients
 
         inventory = load_clients(options.clients, target)
-        preflight_clients(inventory)
+        preflight_clients(inventory, target)
     env = environment.collect(versions)
     env["target"] = target.describe()
     env.update(tool.environment(plan, target))

@@ -25,7 +25,8 @@ from pathlib import Path
 from cephbench.lab.errors import LabError
 from cephbench.system.process import run
 
-#: What a release root holds: the daemons, the client programs, fio, and ``ip``.
+#: What a release root holds: the daemons, the client programs, fio, ``ip``, and sshd (a
+#: release lab's hosts answer ssh from inside its root: their programs are the release's).
 PACKAGES = (
     "ceph-mon",
     "ceph-osd",
@@ -36,6 +37,7 @@ PACKAGES = (
     "rbd-fuse",
     "fio",
     "iproute2",
+    "openssh-server",
 )
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 BUILD_TIMEOUT = 1800.0
@@ -121,15 +123,18 @@ class Built:
     bytes: int
     built_at: float
     seconds: float
+    packages: tuple[str, ...] = ()
 
 
 def built(release: Release) -> Built | None:
-    """What the cached root of ``release`` holds; None if it is not built (or half built)."""
+    """What the cached root of ``release`` holds; None if it is not built (or half built),
+    or was built without a package this cephbench needs in it (it is built again)."""
     try:
         data = json.loads((root(release) / _STAMP).read_text())
-        return Built(**data)
+        stamp = Built(**{**data, "packages": tuple(data.get("packages", ()))})
     except (OSError, ValueError, TypeError):
         return None
+    return stamp if set(PACKAGES) <= set(stamp.packages) else None
 
 
 def local_version() -> str | None:
@@ -174,7 +179,12 @@ def _build(release: Release, progress: Callable[[str], None]) -> None:
             hint="apt-get install mmdebstrap (make install does)",
         )
     dest, tmp = root(release), root(release).with_name(f"{release.name}.build")
-    for old in (tmp, dest):  # a half-built root from an interrupted build
+    if dest.exists() and in_use():
+        raise LabError(
+            f"the cached {release.name} root must be built again, and a lab runs from it",
+            hint="take the release labs down (cephbench lab down), then bring one up again",
+        )
+    for old in (tmp, dest):  # a half-built root from an interrupted build, or an older one
         _remove(old)
     progress(
         f"building the Ceph {release.name} root from Debian {release.suite} "
@@ -211,10 +221,17 @@ def _build(release: Release, progress: Callable[[str], None]) -> None:
     version = _root_version(tmp, "ceph", _VERSION)
     fio = _root_version(tmp, "fio", re.compile(r"fio-(\S+)"))
     size = _size(tmp)
-    stamp = Built(version, fio, size, time.time(), round(time.monotonic() - start, 1))
+    stamp = Built(version, fio, size, time.time(), round(time.monotonic() - start, 1), PACKAGES)
     (tmp / _STAMP).write_text(json.dumps(stamp.__dict__, indent=2) + "\n")
     os.replace(tmp, dest)
     progress(f"built Ceph {version} and fio {fio} in {stamp.seconds:g} s ({size / 1e6:.0f} MB)")
+
+
+def in_use() -> bool:
+    """A lab's view of a release root is mounted (its root must not change under it)."""
+    from cephbench.lab.release_view import VIEWS
+
+    return VIEWS.is_dir() and any(VIEWS.iterdir())
 
 
 def _remove(tree: Path) -> None:

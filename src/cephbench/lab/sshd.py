@@ -154,13 +154,18 @@ def host_roles(state: LabState) -> dict[str, list[str]]:
 
 def start(layout: Layout, state: LabState, host: str) -> int:
     """Start the sshd of ``host`` in its namespace; its pid once it listens."""
-    PRIVSEP_DIR.mkdir(mode=0o755, exist_ok=True)  # sshd refuses to start without it
     ns = state.namespaces[int(host.removeprefix("host"))]
     pidf = pid_file(layout, host)
     pidf.unlink(missing_ok=True)
     conf = sshd_conf(layout, host)
     log = layout.log_file(f"sshd.{host}")
-    result = run(["ip", "netns", "exec", ns, SSHD, "-f", str(conf), "-E", str(log)], timeout=30)
+    argv = [SSHD, "-f", str(conf), "-E", str(log)]
+    privsep = PRIVSEP_DIR
+    if state.view:  # a release lab's host runs the release's programs: sshd in its root's view
+        argv = ["chroot", state.view, *argv]
+        privsep = Path(state.view) / PRIVSEP_DIR.relative_to("/")
+    privsep.mkdir(mode=0o755, exist_ok=True)  # sshd refuses to start without it
+    result = run(["ip", "netns", "exec", ns, *argv], timeout=30)
     if result.returncode != 0:
         raise LabError(
             f"sshd of {host} did not start: {result.last_error_line()}", hint=f"its log: {log}"

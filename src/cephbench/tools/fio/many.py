@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from cephbench.ceph.tools import CephTools
 from cephbench.errors import CephbenchError
 from cephbench.model import RawOutput, WorkloadOutcome, now
 from cephbench.system.process import ProcessInterrupted, ProcessResult, run
@@ -88,6 +89,9 @@ class Clients:
     """Each client's start time of the workload that just ran (host name -> seconds since
     the epoch), read from its server's directory and removed there."""
     gate: StartGate = field(default_factory=StartGate)
+    tools: CephTools | None = None
+    """Where the ``fio --client`` that drives the servers runs: the Ceph tools' fio when they
+    reach one (a release lab's: the servers run that release's fio), else this machine's."""
 
     @property
     def hosts(self) -> dict[str, str]:
@@ -125,8 +129,17 @@ def read_start(text: str) -> float | None:
         return None
 
 
-def client_argv(servers: Sequence[FioServer], jobfiles: Sequence[str]) -> list[str]:
-    argv = [fio_command.fio_path(), f"--output-format={fio_command.OUTPUT_FORMAT}"]
+def client_argv(
+    servers: Sequence[FioServer],
+    jobfiles: Sequence[str],
+    tools: CephTools | None = None,
+    cwd: str | None = None,
+) -> list[str]:
+    fmt = f"--output-format={fio_command.OUTPUT_FORMAT}"
+    if tools is not None and tools.reaches("fio"):
+        argv = tools.argv("fio", fmt, cwd=cwd)
+    else:
+        argv = [fio_command.fio_path(), fmt]
     for server, name in zip(servers, jobfiles, strict=True):
         argv += [server.client_option, name]
     return argv
@@ -160,7 +173,7 @@ def run_clients_batch(
     interrupted = False
     try:
         result = run(
-            client_argv(clients.servers, names),
+            client_argv(clients.servers, names, clients.tools, str(work)),
             cwd=str(work),
             on_tick=lambda elapsed: ctx.progress.update(
                 repeat, batches[0].jobfile.jobs[0].name, elapsed
