@@ -115,3 +115,16 @@ def test_lab_down_leaves_no_view_mount_or_directory(rlab, tmp_path: Path):
     assert release_view.mounts_under(view)
     down(lab_dir, purge=True)
     assert release_view.leftovers(view) == [] and not lab_dir.exists()
+
+
+def test_lab_env_gives_a_shell_the_releases_programs(rlab):
+    """``eval "$(cephbench lab env)"; ceph -s`` reaches the lab with the release's ceph."""
+    import subprocess
+    import sys
+
+    cephbench = str(Path(sys.executable).with_name("cephbench"))
+    script = f'eval "$({cephbench} lab env --dir {rlab.dir})"; ceph --version; ceph health'
+    out = subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.splitlines()
+    assert out[0].startswith(f"ceph version {MAJOR[_release(rlab)]}") and out[1] == "HEALTH_OK"

@@ -282,13 +282,16 @@ def status(lab_dir: Path | None, fmt: str) -> None:
 def env(lab_dir: Path | None) -> None:
     """Print the exports that point the ceph CLI (and rados, rbd, fio) at the lab.
 
-    With `lab up --k8s` also KUBECONFIG, and the lab's kubectl first on PATH.
+    With `lab up --k8s` also KUBECONFIG, and the lab's kubectl first on PATH. With
+    `lab up --release`, the release's own ceph, rados, rbd, fio and ceph-fuse first on PATH.
     """
     import shlex
 
     info = _running(lab_dir)
     for key, value in info.env.items():
         click.echo(f"export {key}={shlex.quote(value)}")
+    if not info.tools.local:
+        click.echo(f'export PATH={shlex.quote(str(info.dir / "bin"))}:"$PATH"')
     if info.k8s is not None:
         click.echo(f"export KUBECONFIG={shlex.quote(str(info.k8s.kubeconfig))}")
         click.echo(f'export PATH={shlex.quote(str(info.k8s.bin_dir))}:"$PATH"')

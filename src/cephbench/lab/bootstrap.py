@@ -144,6 +144,7 @@ def _bootstrap(rec: _Recorder, root: Path | None, progress: Progress, deadline: 
         view = release_view.path_for(rec.state.lab_id, layout.dir)
         rec.set(view=str(view))
         release_view.create(view, root, layout.dir)
+        release_view.write_shims(view, layout.bin)
     ep = _plan_daemons(rec, _network(rec, progress))
     if spec.ssh:
         _start_sshd(rec, progress)

@@ -65,6 +65,11 @@ class Layout:
     def disk(self) -> Path:
         return self.dir / "disk"
 
+    @property
+    def bin(self) -> Path:
+        """A release lab's client programs for a shell (``lab env`` puts it first on PATH)."""
+        return self.dir / "bin"
+
     def data(self, name: str) -> Path:
         """Data directory of daemon ``name`` ("mon.a", "osd.3"...)."""
         return self.dir / name

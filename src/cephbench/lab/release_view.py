@@ -50,6 +50,23 @@ def create(view: Path, root: Path, lab_dir: Path) -> None:
         _mount("--make-private", str(inside))
 
 
+#: The client programs ``lab env`` gives a shell, each run from the view.
+SHELL_PROGRAMS = ("ceph", "rados", "rbd", "fio", "ceph-fuse", "rbd-fuse", "ceph-authtool")
+
+
+def write_shims(view: Path, bin_dir: Path) -> None:
+    """A script per client program in ``bin_dir`` running it in ``view``, in the caller's
+    directory: with ``bin_dir`` first on PATH a shell's ``ceph -s`` is the release's."""
+    bin_dir.mkdir(exist_ok=True)
+    for program in SHELL_PROGRAMS:
+        script = bin_dir / program
+        script.write_text(
+            "#!/bin/sh\n# cephbench lab: this lab's release runs from its root's view\n"
+            f'exec chroot {view} env -C "$PWD" {program} "$@"\n'
+        )
+        script.chmod(0o755)
+
+
 def mounts_under(view: Path) -> list[Path]:
     """Mount points at or below ``view`` (this process's mount namespace)."""
     with open("/proc/self/mountinfo") as f:
