@@ -1,7 +1,8 @@
 """The release tier: labs of the newer Ceph releases (Reef 18, Tentacle 20), each run from its
 root (``lab/releases.py``; ``make test`` builds a missing root before this tier), with every
 client program from the same root. One 3-host lab per release, shared by the tier's tests of
-that release and always taken down."""
+that release and always taken down. ``make test`` runs the releases side by side, one
+worker each."""
 
 from __future__ import annotations
 
@@ -12,9 +13,12 @@ import pytest
 from cephbench.lab import LabInfo, LabSpec, down, up
 
 RELEASES = ("reef", "tentacle")
+#: One xdist group per release: ``make test`` runs the tier with two workers, each keeping
+#: to one release's labs (``--dist loadgroup``).
+PARAMS = [pytest.param(r, marks=pytest.mark.xdist_group(r)) for r in RELEASES]
 
 
-@pytest.fixture(scope="module", params=RELEASES)
+@pytest.fixture(scope="module", params=PARAMS)
 def rlab(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LabInfo]:

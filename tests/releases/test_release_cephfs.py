@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,14 +15,25 @@ import pytest
 from cephbench.ceph import cephfs
 from cephbench.store import Store
 from tests.helpers import wait_for
-from tests.interrupt_lab import start
+from tests.interrupt_lab import query, start
 
 
-def _mounts() -> list[str]:
-    return [m.mountpoint for m in cephfs.mounts() if "cephbench-cephfs-" in m.mountpoint]
+def _mounts(lab) -> list[str]:
+    """cephbench's CephFS mounts in this lab's view (the other release's worker has its own)."""
+    view = lab.tools.prefix[1]
+    return [
+        m.mountpoint
+        for m in cephfs.mounts()
+        if m.mountpoint.startswith(f"{view}/") and "cephbench-cephfs-" in m.mountpoint
+    ]
 
 
-def _fuse_daemons() -> list[int]:
+def _recorded_mountpoints(db: Path) -> list[str]:
+    """The mountpoints this test's runs recorded (this test's own objects, nobody else's)."""
+    return [row[0] for row in query(db, "SELECT name FROM resources WHERE kind = 'cephfs_mount'")]
+
+
+def _fuse_daemons(mountpoints: list[str]) -> list[int]:
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -32,15 +42,21 @@ def _fuse_daemons() -> list[int]:
                 state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
             except OSError:
                 continue
-            if b"ceph-fuse" in argv and b"cephbench-cephfs-" in argv and state != "Z":
+            if (
+                b"ceph-fuse" in argv
+                and state != "Z"
+                and any(m.encode() in argv for m in mountpoints)
+            ):
                 found.append(int(entry))
     return found
 
 
-def _nothing_left(db: Path) -> None:
-    assert _mounts() == []
-    wait_for(lambda: not _fuse_daemons(), "ceph-fuse daemons to exit", timeout=30)
-    assert list(Path(tempfile.gettempdir()).glob("cephbench-cephfs-*")) == []
+def _nothing_left(lab, db: Path) -> None:
+    assert _mounts(lab) == []
+    made = _recorded_mountpoints(db)
+    assert made  # the run did mount
+    wait_for(lambda: not _fuse_daemons(made), "ceph-fuse daemons to exit", timeout=30)
+    assert [m for m in made if Path(m).exists() or Path(f"{m}.pid").exists()] == []
     with Store(db) as s:
         assert s.open_resources() == []
 
@@ -65,7 +81,7 @@ def test_metadata_suite_on_cephfs_counts_exactly(in_rlab, invoke, invoke_json, t
     release = run["cluster"]["ceph_version"].split("(")[1].rstrip(")")
     version = run["environment"]["target"]["cephfs"]["client_version"]  # the root's ceph-fuse
     assert version.startswith("ceph version " + {"reef": "18.", "tentacle": "20."}[release])
-    _nothing_left(db)
+    _nothing_left(in_rlab, db)
 
 
 @pytest.mark.parametrize("how", ["ctrl-c mounted", "ctrl-c", "kill"])
@@ -76,7 +92,7 @@ def test_interrupted_or_killed_on_cephfs_leaves_nothing(in_rlab, db, how):
             run.wait_for(lambda: run.resource("cephfs_dir"))
         else:
             run.wait_for(lambda: run.child("fio", "job.fio"))
-        assert _mounts()
+        assert _mounts(in_rlab)
         run.proc.send_signal(signal.SIGKILL if how == "kill" else signal.SIGINT)
         _out, err = run.proc.communicate(timeout=120)
     finally:
@@ -86,11 +102,11 @@ def test_interrupted_or_killed_on_cephfs_leaves_nothing(in_rlab, db, how):
         assert run.proc.returncode == 130 and "Traceback" not in err
     else:
         wait_for(lambda: not run.child("fio"), "fio to stop")
-        assert _mounts()  # a kill leaves the mount, in the lab's view of its root...
+        assert _mounts(in_rlab)  # a kill leaves the mount, in the lab's view of its root...
         env = {**os.environ, "CEPHBENCH_DB": str(db)}
         cephbench = run.proc.args[0]
         cleaned = subprocess.run(
             [cephbench, "cleanup"], env=env, capture_output=True, text=True, check=True
         )
         assert "removed cephfs_dir" in cleaned.stdout and "removed cephfs_mount" in cleaned.stdout
-    _nothing_left(db)
+    _nothing_left(in_rlab, db)

@@ -80,11 +80,16 @@ def test_rados_and_osd_suites(invoke, invoke_json, in_rlab):
     assert sorted(r["workload"] for r in run["results"]) == ["osd.0", "osd.1", "osd.2"]
 
 
-def test_clients_over_ssh_run_the_releases_fio(invoke, invoke_json, in_rlab):
+def test_clients_over_ssh_run_the_releases_fio(invoke, invoke_json, in_rlab, tmp_path):
     """Each lab host answers ssh from inside the release's root: its fio servers, and the fio
     client that drives them here, are the release's (Pacific's could not talk to Tentacle)."""
     built = releases.built(releases.get(_release(in_rlab)))
-    invoke("run", "quick", "--clients", "lab", "--size", "16m", "--runtime", "1", "--pg-num", "8")
+    suite = tmp_path / "one.yaml"
+    suite.write_text(
+        "name: one\ndescription: one workload\nextends: quick\n"
+        "workloads:\n  - {name: rand_rd, rw: randread, bs: 4k, iodepth: 8}\n"
+    )
+    invoke("run", suite, "--clients", "lab", "--size", "16m", "--runtime", "1", "--pg-num", "8")
     run = invoke_json("show", "last")
     assert run["status"] == "complete" and run["params"]["clients"] == ["host0", "host1", "host2"]
     for r in run["results"]:

@@ -12,7 +12,7 @@ import pytest
 from cephbench.ceph import link
 from cephbench.ceph.cephfs import fuse_args, fuse_argv
 from cephbench.ceph.connection import Connection
-from cephbench.ceph.tools import CephTools, Outcome, chroot, classify, failure
+from cephbench.ceph.tools import ROOT_PATH, CephTools, Outcome, chroot, classify, failure
 from cephbench.errors import AccessDenied, CephbenchError, ToolFailed, ToolMissing
 from cephbench.planning.request import CephConnectionOptions, _plain
 from cephbench.system.process import ProcessResult
@@ -88,16 +88,26 @@ def test_cephadm_shell_and_an_empty_prefix():
 
 def test_a_release_root_runs_every_client_program_fio_included_in_the_directory_asked():
     tools = chroot("/var/lib/roots/tentacle", release="tentacle")
+    # the root's own PATH: a caller's (after `lab env`) holds the lab's scripts, which the
+    # view sees too and which would run themselves
     assert tools.argv("fio", "job.fio", cwd="/tmp/w") == [
         "chroot",
         "/var/lib/roots/tentacle",
         "env",
         "-C",
         "/tmp/w",
+        f"PATH={ROOT_PATH}",
         "fio",
         "job.fio",
     ]
-    assert tools.argv("ceph-fuse", "-f") == ["chroot", "/var/lib/roots/tentacle", "ceph-fuse", "-f"]
+    assert tools.argv("ceph-fuse", "-f") == [
+        "chroot",
+        "/var/lib/roots/tentacle",
+        "env",
+        f"PATH={ROOT_PATH}",
+        "ceph-fuse",
+        "-f",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -135,7 +145,13 @@ def test_ceph_fuse_takes_the_connections_flags_and_runs_where_its_tools_are():
     args = fuse_args(conn, "fs", "/d", "/mnt/x", "/p.pid")
     assert args[: len(conn.args())] == conn.args()
     root = Connection(conf="/c.conf", tools=chroot("/root-r"))
-    assert fuse_argv(root, "fs", "", "/m", "/p")[:3] == ["chroot", "/root-r", "ceph-fuse"]
+    assert fuse_argv(root, "fs", "", "/m", "/p")[:5] == [
+        "chroot",
+        "/root-r",
+        "env",
+        f"PATH={ROOT_PATH}",
+        "ceph-fuse",
+    ]
 
 
 # -- the one error mapper, on what Ceph's programs printed -------------------------------------

@@ -40,6 +40,8 @@ PACKAGES = {
     "fio": "fio",
 }
 CLI_PROGRAMS = frozenset({"ceph", "rados", "rbd"})
+ROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+"""PATH inside a release root (Debian's default)."""
 """What a user's prefix reaches: the cluster's own command-line tools."""
 
 
@@ -70,6 +72,10 @@ class CephTools:
         its root's ``/``): ``env -C`` changes to it there; here the caller's own cwd does."""
         if not self.reaches(program):
             return [which(program, PACKAGES.get(program)), *args]
+        if self.prefix[:1] == ("chroot",):  # the root's own PATH, never the caller's (whose
+            # entries the view may hold too: `lab env`'s scripts would run themselves)
+            chdir = ["-C", cwd] if cwd else []
+            return [*self.prefix, "env", *chdir, f"PATH={ROOT_PATH}", program, *args]
         chdir = ["env", "-C", cwd] if cwd else []
         return [*self.prefix, *chdir, program, *args]
 

@@ -191,14 +191,15 @@ def _network(rec: _Recorder, progress: Progress) -> list[str]:
     spec, lab_id = rec.state.spec, rec.state.lab_id
     if spec.hosts == 1:
         return net.host_addrs(None, 1)
-    subnet = net.choose_subnet(net.used_networks())
-    progress(f"creating {spec.hosts} hosts (network namespaces) on {subnet}.0/24")
-    addrs = net.host_addrs(subnet, spec.hosts)
     bridge = net.bridge_name(lab_id)
     namespaces = [net.netns_name(lab_id, h) for h in range(spec.hosts)]
     veths = [net.veth_name(lab_id, h) for h in range(spec.hosts)]
-    rec.set(bridge=bridge, namespaces=namespaces, links=veths)
-    net.create_bridge(bridge, subnet)
+    with net.subnet_lock():  # another lab coming up now must see this one's subnet taken
+        subnet = net.choose_subnet(net.used_networks())
+        progress(f"creating {spec.hosts} hosts (network namespaces) on {subnet}.0/24")
+        addrs = net.host_addrs(subnet, spec.hosts)
+        rec.set(bridge=bridge, namespaces=namespaces, links=veths)
+        net.create_bridge(bridge, subnet)
     for ns, veth, addr in zip(namespaces, veths, addrs, strict=True):
         net.create_netns(ns)
         net.create_host_link(veth, ns, bridge, addr, spec.rate)

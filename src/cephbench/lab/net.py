@@ -6,10 +6,13 @@ and removal go through ``ip``/``tc``; choosing addresses and ports is pure or re
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import ipaddress
 import json
 import random
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 from cephbench.lab.errors import LabError
@@ -38,6 +41,19 @@ def host_addrs(subnet: str | None, hosts: int) -> list[str]:
     if subnet is None:
         return [LOOPBACK]
     return [f"{subnet}.{11 + h}" for h in range(hosts)]
+
+
+LOCK = Path("/run/cephbench/net.lock")
+
+
+@contextlib.contextmanager
+def subnet_lock() -> Iterator[None]:
+    """Held from choosing a free subnet until its bridge has its address: two labs coming up
+    at once (two test workers) must not both take the first free one."""
+    LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with open(LOCK, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
 
 
 def choose_subnet(used: list[str]) -> str:

@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 from pathlib import Path
 
+from cephbench.ceph.tools import ROOT_PATH
 from cephbench.lab.errors import LabError
 from cephbench.system.process import run
 
@@ -61,8 +62,10 @@ def write_shims(view: Path, bin_dir: Path) -> None:
     for program in SHELL_PROGRAMS:
         script = bin_dir / program
         script.write_text(
-            "#!/bin/sh\n# cephbench lab: this lab's release runs from its root's view\n"
-            f'exec chroot {view} env -C "$PWD" {program} "$@"\n'
+            "#!/bin/sh\n# cephbench lab: this lab's release runs from its root's view, in the\n"
+            "# caller's directory when the view has it (/tmp, the lab's), else in its /\n"
+            f'dir="$PWD"; [ -d "{view}$dir" ] || dir=/\n'
+            f'exec chroot {view} env -C "$dir" PATH={ROOT_PATH} {program} "$@"\n'
         )
         script.chmod(0o755)
 

@@ -25,8 +25,9 @@ from pathlib import Path
 from cephbench.lab.errors import LabError
 from cephbench.system.process import run
 
-#: What a release root holds: the daemons, the client programs, fio, ``ip``, and sshd (a
-#: release lab's hosts answer ssh from inside its root: their programs are the release's).
+#: What a release root holds: the daemons, the client programs, fio, and sshd with what
+#: cephbench runs on a host over ssh (iperf3, ping, pgrep, ss...): a release lab's hosts answer
+#: ssh from inside its root, so their programs are the release's.
 PACKAGES = (
     "ceph-mon",
     "ceph-osd",
@@ -38,6 +39,10 @@ PACKAGES = (
     "fio",
     "iproute2",
     "openssh-server",
+    "iperf3",
+    "iputils-ping",
+    "procps",
+    "hostname",
 )
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 BUILD_TIMEOUT = 1800.0
