@@ -267,3 +267,32 @@ def without_bookkeeping(doc: dict) -> dict:
     """A run document apart from what moving it changes: its id, environment.imported_from."""
     env = {k: v for k, v in doc["environment"].items() if k != "imported_from"}
     return {**doc, "id": None, "environment": env}
+
+
+def fuse_daemons(*serving: str) -> list[int]:
+    """Live (not zombie) ceph-fuse processes whose command line names any of ``serving`` (a
+    mountpoint, or the prefix cephbench's mountpoints share), on this machine or in a lab
+    host's namespace."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                argv = Path(f"/proc/{entry}/cmdline").read_bytes()
+                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if b"ceph-fuse" in argv and state != "Z" and any(s.encode() in argv for s in serving):
+                found.append(int(entry))
+    return found
+
+
+#: A small metadata suite (creates, stats, deletes of 200 files by each of 2 jobs): the CephFS
+#: tests count its operations exactly.
+META_SMALL = (
+    "name: meta-small\ndescription: small\nextends: metadata\n"
+    "workloads:\n"
+    "  - {name: create, rw: read, numjobs: 2, options: "
+    "{ioengine: filecreate, nrfiles: 200, create_on_open: 1}}\n"
+    "  - {name: stat, rw: read, numjobs: 2, options: {ioengine: filestat, nrfiles: 200}}\n"
+    "  - {name: delete, rw: read, numjobs: 2, options: {ioengine: filedelete, nrfiles: 200}}\n"
+)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cephbench.store import Store
-from tests.helpers import wait_for
+from tests.helpers import fuse_daemons, wait_for
 from tests.interrupt_lab import start
 from tests.lab.test_cephfs_lab import _fs_root
 
@@ -24,23 +24,8 @@ def in_lab(lab_cephfs_hosts, monkeypatch):
     return lab_cephfs_hosts
 
 
-def _fuse_daemons() -> list[int]:
-    """Live ceph-fuse processes of cephbench's, on this machine or in a lab host's namespace."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                argv = Path(f"/proc/{entry}/cmdline").read_bytes()
-                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if b"ceph-fuse" in argv and b"cephbench-cephfs-" in argv and state != "Z":
-                found.append(int(entry))
-    return found
-
-
 def _assert_nothing_left(lab, tmp_path: Path, db: Path) -> None:
-    wait_for(lambda: not _fuse_daemons(), "every ceph-fuse to exit", timeout=30)
+    wait_for(lambda: not fuse_daemons("cephbench-cephfs-"), "every ceph-fuse to exit", timeout=30)
     assert list(Path("/tmp").glob("cephbench-cephfs-*")) == []  # the hosts share /tmp
     assert [n for n in _fs_root(lab, tmp_path) if n.startswith("cephbench-")] == []
     with Store(db) as s:
@@ -85,7 +70,7 @@ def test_kill_then_cleanup_unmounts_every_host(in_lab, db, tmp_path):
     )
     try:
         run.wait_for(lambda: run.child("fio", "--client="))  # with every host mounted
-        assert len(_fuse_daemons()) == 3  # this machine's and each client host's
+        assert len(fuse_daemons("cephbench-cephfs-")) == 3  # this machine's and each client host's
         run.proc.send_signal(signal.SIGKILL)
         run.proc.communicate(timeout=60)
     finally:

@@ -18,7 +18,7 @@ import pytest
 from cephbench.ceph import cephfs
 from cephbench.lab import ceph_json
 from cephbench.store import Store
-from tests.helpers import wait_for
+from tests.helpers import META_SMALL, fuse_daemons, wait_for
 from tests.interrupt_lab import start
 from tests.lab.helpers import status_json
 
@@ -31,21 +31,6 @@ def in_lab(lab_cephfs, monkeypatch):
 
 def _cephbench_mounts() -> list[str]:
     return [m.mountpoint for m in cephfs.mounts() if "cephbench-cephfs-" in m.mountpoint]
-
-
-def _fuse_daemons() -> list[int]:
-    """Live (not zombie) ceph-fuse processes serving a cephbench mountpoint."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                argv = Path(f"/proc/{entry}/cmdline").read_bytes()
-                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if b"ceph-fuse" in argv and b"cephbench-cephfs-" in argv and state != "Z":
-                found.append(int(entry))
-    return found
 
 
 def _unmount(mnt: Path) -> None:
@@ -81,7 +66,7 @@ def _fs_root(lab, tmp_path: Path) -> list[str]:
 
 def _assert_nothing_left(lab, tmp_path: Path) -> None:
     assert _cephbench_mounts() == []
-    wait_for(lambda: not _fuse_daemons(), "ceph-fuse daemons to exit", timeout=30)
+    wait_for(lambda: not fuse_daemons("cephbench-cephfs-"), "ceph-fuse daemons to exit", timeout=30)
     assert list(Path(tempfile.gettempdir()).glob("cephbench-cephfs-*")) == []
     assert [n for n in _fs_root(lab, tmp_path) if n.startswith("cephbench-")] == []
 
@@ -132,13 +117,7 @@ def test_a_path_in_the_filesystem_is_used_and_kept(in_lab, invoke, tmp_path):
 
 def test_metadata_on_cephfs_counts_exactly(in_lab, invoke, invoke_json, tmp_path):
     suite = tmp_path / "meta.yaml"
-    suite.write_text(
-        "name: meta-small\ndescription: small\nextends: metadata\n"
-        "workloads:\n"
-        "  - {name: create, rw: read, numjobs: 2, options: {ioengine: filecreate, nrfiles: 200, create_on_open: 1}}\n"
-        "  - {name: stat, rw: read, numjobs: 2, options: {ioengine: filestat, nrfiles: 200}}\n"
-        "  - {name: delete, rw: read, numjobs: 2, options: {ioengine: filedelete, nrfiles: 200}}\n"
-    )
+    suite.write_text(META_SMALL)
     invoke("run", str(suite), "--target", "cephfs:lab")
     run = invoke_json("show", "last")
     assert {r["workload"]: r["total_ios"] for r in run["results"]} == {

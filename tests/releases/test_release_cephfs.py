@@ -14,7 +14,7 @@ import pytest
 
 from cephbench.ceph import cephfs
 from cephbench.store import Store
-from tests.helpers import wait_for
+from tests.helpers import META_SMALL, fuse_daemons, wait_for
 from tests.interrupt_lab import query, start
 
 
@@ -33,29 +33,11 @@ def _recorded_mountpoints(db: Path) -> list[str]:
     return [row[0] for row in query(db, "SELECT name FROM resources WHERE kind = 'cephfs_mount'")]
 
 
-def _fuse_daemons(mountpoints: list[str]) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                argv = Path(f"/proc/{entry}/cmdline").read_bytes()
-                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if (
-                b"ceph-fuse" in argv
-                and state != "Z"
-                and any(m.encode() in argv for m in mountpoints)
-            ):
-                found.append(int(entry))
-    return found
-
-
 def _nothing_left(lab, db: Path) -> None:
     assert _mounts(lab) == []
     made = _recorded_mountpoints(db)
     assert made  # the run did mount
-    wait_for(lambda: not _fuse_daemons(made), "ceph-fuse daemons to exit", timeout=30)
+    wait_for(lambda: not fuse_daemons(*made), "ceph-fuse daemons to exit", timeout=30)
     assert [m for m in made if Path(m).exists() or Path(f"{m}.pid").exists()] == []
     with Store(db) as s:
         assert s.open_resources() == []
@@ -63,14 +45,7 @@ def _nothing_left(lab, db: Path) -> None:
 
 def test_metadata_suite_on_cephfs_counts_exactly(in_rlab, invoke, invoke_json, tmp_path, db):
     suite = tmp_path / "meta.yaml"
-    suite.write_text(
-        "name: meta-small\ndescription: small\nextends: metadata\n"
-        "workloads:\n"
-        "  - {name: create, rw: read, numjobs: 2, options: "
-        "{ioengine: filecreate, nrfiles: 200, create_on_open: 1}}\n"
-        "  - {name: stat, rw: read, numjobs: 2, options: {ioengine: filestat, nrfiles: 200}}\n"
-        "  - {name: delete, rw: read, numjobs: 2, options: {ioengine: filedelete, nrfiles: 200}}\n"
-    )
+    suite.write_text(META_SMALL)
     invoke("run", str(suite), "--target", "cephfs:lab")
     run = invoke_json("show", "last")
     assert {r["workload"]: r["total_ios"] for r in run["results"]} == {
