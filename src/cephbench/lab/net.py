@@ -10,6 +10,7 @@ import contextlib
 import fcntl
 import ipaddress
 import json
+import os
 import random
 import socket
 from collections.abc import Iterator
@@ -43,17 +44,21 @@ def host_addrs(subnet: str | None, hosts: int) -> list[str]:
     return [f"{subnet}.{11 + h}" for h in range(hosts)]
 
 
-LOCK = Path("/run/cephbench/net.lock")
+LOCK = Path("/run/cephbench")
 
 
 @contextlib.contextmanager
 def subnet_lock() -> Iterator[None]:
     """Held from choosing a free subnet until its bridge has its address: two labs coming up
-    at once (two test workers) must not both take the first free one."""
-    LOCK.parent.mkdir(parents=True, exist_ok=True)
-    with open(LOCK, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+    at once (two test workers) must not both take the first free one. The lock is on the
+    directory cephbench keeps in /run (no file of its own to leave behind)."""
+    LOCK.mkdir(parents=True, exist_ok=True)
+    fd = os.open(LOCK, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         yield
+    finally:
+        os.close(fd)
 
 
 def choose_subnet(used: list[str]) -> str:
