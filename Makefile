@@ -44,7 +44,8 @@ $(BIN)/cephbench: pyproject.toml
 # the lab tests (one at a time, sharing the session's labs; the longest tier) in the
 # background from the start, alongside lint and types, then the pure tier (two workers: it is
 # CPU alone), the fio tier, the Kubernetes tier (its binaries built first if missing) and the
-# release tier (tests/releases: Reef and Tentacle labs, their roots built first if missing),
+# release tier (tests/releases: Reef and Tentacle labs side by side, two workers, their roots
+# built first if missing),
 # each in its own pytest; the lab's report is printed when all have ended, and any failure fails.
 test: install
 	@$(BIN)/pytest -m lab --durations=40 > .lab-tests.log 2>&1 & lab=$$!; \
@@ -54,7 +55,7 @@ test: install
 	{ [ "$$(id -u)" != 0 ] || $(BIN)/cephbench lab build-k8s; } && \
 	  $(BIN)/pytest -m k8s -q --durations=10; k8src=$$?; \
 	{ [ "$$(id -u)" != 0 ] || $(BIN)/cephbench lab releases --build reef --build tentacle; } && \
-	  $(BIN)/pytest -m release -q --durations=10; relrc=$$?; \
+	  $(BIN)/pytest -m release -n 2 --dist loadgroup -q --durations=10; relrc=$$?; \
 	wait $$lab; labrc=$$?; echo "== the lab tier"; cat .lab-tests.log; rm -f .lab-tests.log; \
 	[ $$static = 0 ] && [ $$pure = 0 ] && [ $$fio = 0 ] && [ $$k8src = 0 ] && [ $$relrc = 0 ] && \
 	  [ $$labrc = 0 ]
