@@ -142,7 +142,8 @@ def _bootstrap(rec: _Recorder, root: Path | None, progress: Progress, deadline: 
         d.mkdir(exist_ok=True)  # the log directory may be Kubernetes' already
     if root is not None:
         view = release_view.path_for(rec.state.lab_id, layout.dir)
-        rec.set(view=str(view))
+        made = [str(p) for p in release_view.made_in_root(root, layout.dir)]
+        rec.set(view=str(view), root_dirs=made)
         release_view.create(view, root, layout.dir)
         release_view.write_shims(view, layout.bin)
     ep = _plan_daemons(rec, _network(rec, progress))

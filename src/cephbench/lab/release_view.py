@@ -36,8 +36,18 @@ def _mount(*args: str) -> None:
         raise LabError(f"mount {' '.join(args)} failed: {result.last_error_line()}")
 
 
+def made_in_root(root: Path, lab_dir: Path) -> list[Path]:
+    """The directories :func:`create` will make in ``root`` for ``lab_dir``'s mount point
+    (those of its path the root lacks, outermost first; none under a shared tree)."""
+    if any(lab_dir == Path(f"/{n}") or Path(f"/{n}") in lab_dir.parents for n in SHARED):
+        return []
+    inside = root / lab_dir.relative_to("/")
+    return [p for p in [*reversed(inside.parents), inside] if root in p.parents and not p.exists()]
+
+
 def create(view: Path, root: Path, lab_dir: Path) -> None:
-    """Make ``view``: ``root`` with the machine's shared trees and ``lab_dir`` inside."""
+    """Make ``view``: ``root`` with the machine's shared trees and ``lab_dir`` inside (the
+    directories it needs in the root are :func:`made_in_root`'s, recorded first)."""
     view.mkdir(parents=True, exist_ok=False)
     _mount("--bind", str(root), str(view))
     _mount("--make-private", str(view))
@@ -75,6 +85,14 @@ def mounts_under(view: Path) -> list[Path]:
     with open("/proc/self/mountinfo") as f:
         points = [Path(line.split()[4].replace("\\040", " ")) for line in f]
     return [p for p in points if p == view or view in p.parents]
+
+
+def remove_made(made: list[str]) -> None:
+    """The directories made in a root for a lab's mount point, innermost first, each only if
+    empty (``rmdir``), once the view is unmounted."""
+    for d in reversed(made):
+        with contextlib.suppress(FileNotFoundError, OSError):
+            Path(d).rmdir()
 
 
 def destroy(view: Path | str | None) -> None:

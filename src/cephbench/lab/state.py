@@ -134,6 +134,8 @@ class LabState(BaseModel):
     k8s: K8sState | None = None  # lab up --k8s
     view: str | None = None
     """The mount point of the lab's view of its release root (lab/release_view.py)."""
+    root_dirs: list[str] = Field(default_factory=list)
+    """Directories made in the cached root for the lab directory's mount point."""
 
     def osds(self) -> list[Daemon]:
         return [d for d in self.daemons.values() if d.kind == "osd"]

@@ -48,6 +48,7 @@ def down(dir: Path | str | None = None, purge: bool = False) -> DownResult | Non
     _remove_network(state)
     with contextlib.suppress(LabError):  # reported below as a leftover
         release_view.destroy(state.view)
+        release_view.remove_made(state.root_dirs)
     archive = None if purge else _archive(layout, state.lab_id)
     left_k8s = k8s_down.leftovers(layout, state)
     if not left_k8s:  # never remove a directory a mount is still on
