@@ -26,3 +26,17 @@ def test_the_key_of_one_entity_in_a_keyring():
     assert compat.keyring_key(text, "client.bench") == TENTACLE_KEY
     assert compat.keyring_key(text, "client.admin") == "AQAAAA=="
     assert compat.keyring_key(text, "client.other") is None
+
+
+def test_one_reading_of_ceph_version_for_every_release():
+    from cephbench.ceph.tools import ClientVersion, parse_version
+
+    # as Debian 12's 16.2.15 and Tentacle 20.2.4's root printed it
+    assert parse_version(
+        "ceph version 16.2.15 (618f440892089921c3e944a991122ddc44e60516) pacific (stable)\n"
+    ) == ClientVersion("16.2.15", 16, "pacific")
+    assert parse_version(
+        "ceph version 20.2.4 (7f793731f1b39eb4f465e960113d2363c311b964) tentacle "
+        "(stable - RelWithDebInfo)"
+    ) == ClientVersion("20.2.4", 20, "tentacle")
+    assert parse_version("command not found") is None

@@ -19,13 +19,12 @@ import struct
 from pathlib import Path
 
 from cephbench.ceph.connection import Connection
+from cephbench.ceph.tools import CephTools, ClientVersion
 from cephbench.errors import CephbenchError
-from cephbench.system.process import run
 
 #: The first release whose clients read each key type (1: AES, every release).
 KEY_TYPE_RELEASE = {2: (20, "tentacle")}
 _KEY_LINE = re.compile(r"^\s*key\s*=\s*(\S+)\s*$")
-_VERSION = re.compile(r"ceph version (\d+)\.(\d+)\.(\d+) \(\w+\) (\w+)")
 
 
 class ClientTooOld(CephbenchError):
@@ -80,16 +79,12 @@ def keyring_path(conn: Connection) -> Path | None:
     return None
 
 
-def local_client() -> tuple[int, str, str] | None:
-    """This machine's ``ceph`` client: (major, version, release name); None if not found."""
+def local_client() -> ClientVersion | None:
+    """This machine's ``ceph`` client; None if it is not installed or says no version."""
     try:
-        result = run(["ceph", "--version"], timeout=30)
+        return CephTools().version()
     except CephbenchError:
         return None
-    m = _VERSION.search(result.stdout)
-    if m is None:
-        return None
-    return int(m.group(1)), ".".join(m.group(1, 2, 3)), m.group(4)
 
 
 _WHAT = {
@@ -115,9 +110,9 @@ def check(conn: Connection, program: str = "ceph") -> None:
     if needs is None:
         return
     client = local_client()
-    if client is None or client[0] >= needs[0]:
+    if client is None or client.major >= needs[0]:
         return
-    _, version, name = client
+    version, name = client.version, client.release
     raise ClientTooOld(
         f"this machine's {_WHAT.get(program, program)} {'are' if program == 'fio' else 'is'} "
         f"{version} ({name.capitalize()}), and client.{conn.id}'s "

@@ -3,7 +3,6 @@ table users post (version, nodes, OSDs by class, capacity, replication, MONs, MG
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
@@ -12,9 +11,6 @@ from cephbench.ceph import scheduler
 from cephbench.ceph.commands import ceph_json
 from cephbench.ceph.connection import Connection
 from cephbench.errors import CephbenchError, Interrupted
-from cephbench.system.process import run
-
-_CLIENT_VERSION = re.compile(r"ceph version (\S+) \(\w+\) (\w+)")
 
 COMMANDS: dict[str, tuple[str, ...]] = {
     "versions": ("versions",),
@@ -66,12 +62,11 @@ def client(conn: Connection) -> dict[str, Any]:
     """The client programs a run used: where they are reached, and their Ceph version."""
     out: dict[str, Any] = {"tools": conn.tools.describe(), "version": None, "release": None}
     try:
-        result = run(conn.tools.argv("ceph", "--version"), timeout=30)
+        found = conn.tools.version()
     except CephbenchError as e:
         return out | {"error": str(e)}
-    m = _CLIENT_VERSION.search(result.stdout)
-    if m:
-        out |= {"version": m.group(1), "release": m.group(2)}
+    if found:
+        out |= {"version": found.version, "release": found.release}
     return out
 
 

@@ -39,6 +39,7 @@ PACKAGES = {
     "rbd-fuse": "rbd-fuse",
     "fio": "fio",
 }
+_CEPH_VERSION = re.compile(r"ceph version ((\d+)\.\d+\.\d+\S*) \(\w+\) (\w+)")
 CLI_PROGRAMS = frozenset({"ceph", "rados", "rbd"})
 ROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 """PATH inside a release root (Debian's default)."""
@@ -123,6 +124,11 @@ class CephTools:
             "the cluster's release",
         )
 
+    def version(self) -> ClientVersion | None:
+        """The Ceph release of these tools' ``ceph`` (None if it printed none); the error
+        of :meth:`run` when it cannot be run."""
+        return parse_version(self.run("ceph", "--version", timeout=60).stdout)
+
     def host_path(self, path: str) -> str:
         """Where a mount one of these programs makes at ``path`` is seen from this machine:
         the same path, except in a release root (``chroot ROOT``), whose mounts are made
@@ -159,6 +165,21 @@ class CephTools:
         if not text or not text.strip():
             return cls()
         return cls(prefix=tuple(shlex.split(text)), programs=CLI_PROGRAMS)
+
+
+@dataclass(frozen=True)
+class ClientVersion:
+    """What ``ceph --version`` says of a client: ``20.2.4``, major 20, ``tentacle``."""
+
+    version: str
+    major: int
+    release: str
+
+
+def parse_version(text: str) -> ClientVersion | None:
+    """The version ``ceph --version`` printed in ``text`` (pure); None if it printed none."""
+    m = _CEPH_VERSION.search(text)
+    return ClientVersion(m.group(1), int(m.group(2)), m.group(3)) if m else None
 
 
 def chroot(root: str, release: str | None = None) -> CephTools:

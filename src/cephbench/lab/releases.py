@@ -22,7 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from cephbench.ceph import compat
+from cephbench.ceph.tools import chroot
 from cephbench.lab.errors import LabError
+from cephbench.lab.release_view import VIEWS, mounts_under
 from cephbench.system.process import run
 
 #: What a release root holds: the daemons, the client programs, fio, and sshd with what
@@ -47,7 +50,7 @@ PACKAGES = (
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 BUILD_TIMEOUT = 1800.0
 _STAMP = ".cephbench-release.json"
-_VERSION = re.compile(r"ceph version (\d+\.\d+\.\d+)")
+_FIO_VERSION = re.compile(r"fio-(\S+)")
 
 
 @dataclass(frozen=True)
@@ -144,10 +147,8 @@ def built(release: Release) -> Built | None:
 
 def local_version() -> str | None:
     """This machine's own Ceph version (``ceph --version``), None if it is not installed."""
-    if shutil.which("ceph") is None:
-        return None
-    m = _VERSION.search(run(["ceph", "--version"], timeout=30).stdout)
-    return m.group(1) if m else None
+    found = compat.local_client()
+    return found.version if found else None
 
 
 def mirror() -> str:
@@ -223,8 +224,11 @@ def _build(release: Release, progress: Callable[[str], None]) -> None:
             hint=f"is {mirror()} reachable? (mmdebstrap {release.suite})",
             log_lines=tuple(lines[-10:]),
         )
-    version = _root_version(tmp, "ceph", _VERSION)
-    fio = _root_version(tmp, "fio", re.compile(r"fio-(\S+)"))
+    found = chroot(str(tmp)).version()
+    if found is None:
+        raise LabError(f"the new {release.name} root's ceph did not say its version")
+    version = found.version
+    fio = _fio_version(tmp)
     size = _size(tmp)
     stamp = Built(version, fio, size, time.time(), round(time.monotonic() - start, 1), PACKAGES)
     (tmp / _STAMP).write_text(json.dumps(stamp.__dict__, indent=2) + "\n")
@@ -234,8 +238,6 @@ def _build(release: Release, progress: Callable[[str], None]) -> None:
 
 def in_use() -> bool:
     """A lab's view of a release root is mounted (its root must not change under it)."""
-    from cephbench.lab.release_view import VIEWS
-
     return VIEWS.is_dir() and any(VIEWS.iterdir())
 
 
@@ -243,7 +245,7 @@ def _remove(tree: Path) -> None:
     """Remove a (half-)built root, never through a mount point left inside it."""
     if not tree.exists():
         return
-    inside = [m for m in _mount_points() if m == tree or tree in m.parents]
+    inside = mounts_under(tree)
     if inside:
         raise LabError(
             f"{tree} has mounts inside it ({inside[0]}): not removing it",
@@ -252,16 +254,11 @@ def _remove(tree: Path) -> None:
     shutil.rmtree(tree)
 
 
-def _mount_points() -> list[Path]:
-    with open("/proc/self/mountinfo") as f:
-        return [Path(line.split()[4].replace("\\040", " ")) for line in f]
-
-
-def _root_version(tree: Path, program: str, pattern: re.Pattern[str]) -> str:
-    result = run(["chroot", str(tree), program, "--version"], timeout=60)
-    m = pattern.search(result.stdout + result.stderr)
+def _fio_version(tree: Path) -> str:
+    result = chroot(str(tree)).run("fio", "--version", timeout=60)
+    m = _FIO_VERSION.search(result.stdout + result.stderr)
     if m is None:
-        raise LabError(f"the new root's {program} did not say its version: {result.stdout!r}")
+        raise LabError(f"the new root's fio did not say its version: {result.stdout!r}")
     return m.group(1)
 
 
