@@ -28,7 +28,18 @@ def test_healthy_lab_no_finding_above_info_and_nothing_left(on_lab3, invoke, inv
     # lab3 answers ssh: iperf3 ran on the hosts themselves, over ssh
     assert any("iperf3" in c["check"] and "ssh" in c["check"] for c in d["checked"]), d["checked"]
     with Store(db) as s:
-        assert s.open_resources() == []  # pool, image, history size: all undone
+        assert s.open_resources() == []  # pool, image, history size, iperf3 servers: undone
+        outputs = s.outputs(d["run"])
+    # the network was measured while the pool was made: before the prefill first wrote to it
+    prefill = next(o for o in outputs if o["tool"] == "fio-prefill")
+    doc = json.loads(prefill["stdout"][prefill["stdout"].index("{") :])
+    prefill_began = (doc["timestamp_ms"] - doc["jobs"][0]["job_runtime"]) / 1000
+    sent = [json.loads(o["stdout"]) for o in outputs if o["tool"] == "iperf3"]
+    assert len(sent) == 3, [o["tool"] for o in outputs]  # the ring of --quick
+    for iperf in sent:
+        assert iperf["start"]["timestamp"]["timesecs"] + iperf["end"]["sum_received"]["seconds"] < (
+            prefill_began + 1  # iperf3 gives its start to the second
+        )
     shown = invoke("show", str(d["run"]), "--format", "md").stdout
     assert "Checked" in shown and "Latency budget" in shown
     assert invoke_json("show", str(d["run"]))["findings"] == d["findings"]

@@ -73,13 +73,14 @@ def measure(
 ) -> int:
     """Diagnose the cluster ``conn`` reaches; the stored diagnosis' run id."""
     from cephbench.ceph.session import HealthOptions
+    from cephbench.diagnose.session import DiagnoseOptions
     from cephbench.diagnose.target import IMAGE, QUICK_IMAGE, DiagnoseTarget
     from cephbench.execution.runner import execute
     from cephbench.targets.cluster import CephOptions
     from cephbench.tools.options import RunOptions
     from cephbench.tools.plan import ToolPlan
 
-    target = DiagnoseTarget(QUICK_IMAGE if quick else IMAGE)
+    target = DiagnoseTarget(QUICK_IMAGE if quick else IMAGE, DiagnoseOptions(quick, osd_bench))
     target.configure(CephOptions(conn, None, 32 if quick else 128, prefill=True))
     plan = ToolPlan(
         "diagnose",

@@ -6,11 +6,13 @@ not possible are listed."""
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import re
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cephbench.diagnose import unchecked
 from cephbench.diagnose.probes import Probe
@@ -22,6 +24,10 @@ from cephbench.tools.base import Step, Stopped, raw_output
 from cephbench.tools.iperf3 import steps as iperf3_steps
 from cephbench.tools.iperf3.hostexec import HostExec, NetHost
 
+if TYPE_CHECKING:
+    from cephbench.hosts.ssh import Ssh
+    from cephbench.store import ResourceLog
+
 _RTT = re.compile(r"= [\d.]+/([\d.]+)/[\d.]+/[\d.]+ ms")
 
 
@@ -30,14 +36,15 @@ class LabNetwork(Probe):
 
     def begin(self, session: Session) -> None:
         """The ssh connections to the lab's hosts, made while the cluster is read (each host's
-        first connection takes most of a second); the load waits for them to be made."""
+        first connection takes most of a second); the load waits for them to be made. With
+        the diagnosis' own pool (:class:`~cephbench.diagnose.target.DiagnoseTarget`) they were
+        made, and the network measured, while the pool was: nothing to begin."""
         inventory = Path(session.conn.lab_dir or "") / "inventory.yaml"
         if session.conn.lab_dir is None or not inventory.is_file():
             return
-        made = getattr(session.ctx.target, "lab_ssh", None)
-        if made is not None:  # begun with the diagnosis' pool (closed with it)
-            session.shared["ssh"], ready = made
-            session.background(ready.exception)  # the load waits for them to be made
+        early = getattr(session.ctx.target, "early_network", None)
+        if early is not None:  # its servers stopped before the load, as the load waits
+            session.background(early.ended.exception)
             return
         from cephbench.hosts.load import load_lab
         from cephbench.hosts.ssh import Ssh
@@ -57,20 +64,11 @@ class LabNetwork(Probe):
     def run(self, session: Session) -> Iterator[Step]:
         net = session.evidence.setdefault("network", {})
         conn = session.conn
-        hosts = None
-        if conn.lab_dir is not None:
-            from cephbench.lab.paths import Layout
-            from cephbench.lab.spec import rate_bits
-            from cephbench.lab.state import load
-
-            state = load(Layout(Path(conn.lab_dir)))
-            if state is not None and len(state.namespaces) >= 2:
-                hosts = [f"host{i}" for i in range(len(state.namespaces))]
-                port = _port(state)
-                net["nominal_bits_per_second"] = (
-                    rate_bits(state.spec.rate) if state.spec.rate else None
-                )
-        if hosts is None:
+        early = getattr(session.ctx.target, "early_network", None)
+        lab = lab_hosts(Path(conn.lab_dir)) if conn.lab_dir is not None else None
+        if lab is not None:
+            hosts, port, net["nominal_bits_per_second"] = lab
+        if lab is None:
             session.evidence.setdefault("not_checked", []).extend(
                 u.text
                 for u in (
@@ -85,7 +83,22 @@ class LabNetwork(Probe):
         inventory = Path(conn.lab_dir or "") / "inventory.yaml"
         if inventory.is_file():  # the lab's hosts answer ssh: measure from the hosts
             net["reached_by"] = "ssh"
-            yield from self._over_ssh(session, pairs, port, net)
+            if early is not None:  # measured while the diagnosis' pool was made
+                measured = early.measured.result()
+            else:
+                ctx = session.ctx
+                measured = over_ssh(
+                    session.shared["ssh"],
+                    Path(conn.lab_dir or ""),
+                    pairs,
+                    port,
+                    session.options.iperf_seconds,
+                    ctx.run_id,
+                    ctx.resources,
+                )
+            for step in measured.steps:
+                yield session.measured(step) if step.outcomes else step
+            net["pairs"] = measured.pairs
             return
         net["reached_by"] = "ip netns exec"
         ex = iperf3_steps.executor(session.ctx)  # the network suite's: namespaces here
@@ -110,39 +123,70 @@ class LabNetwork(Probe):
             ex.close()
         net["pairs"] = found
 
-    def _over_ssh(
-        self, session: Session, pairs: list[tuple[str, str]], port: int, net: dict
-    ) -> Iterator[Step]:
-        from cephbench.diagnose import sshnet
-        from cephbench.hosts.load import load_lab
-        from cephbench.hosts.ssh import Ssh
 
-        inv = load_lab(Path(session.conn.lab_dir or ""))
-        by_name = {h.name: h for h in inv.hosts}
-        found: dict[str, dict] = {}
-        with contextlib.ExitStack() as stack:
-            ssh = session.shared.get("ssh") or stack.enter_context(Ssh(inv))
-            steps = sshnet.pings(ssh, [(by_name[a], by_name[b]) for a, b in pairs])
+@dataclass(frozen=True)
+class Measured:
+    """The network between the lab's hosts as measured over ssh: each pair's round trip and
+    received rate, and the steps that recorded them (the iperf3 ones with their workloads)."""
+
+    pairs: dict[str, dict]
+    steps: list[Step]
+
+
+def lab_hosts(lab_dir: Path) -> tuple[list[str], int, float | None] | None:
+    """The lab's hosts (two or more), the port their iperf3 servers take and the links'
+    nominal rate (bits/s; None when not limited); None for a lab of one host or none."""
+    from cephbench.lab.paths import Layout
+    from cephbench.lab.spec import rate_bits
+    from cephbench.lab.state import load
+
+    state = load(Layout(lab_dir))
+    if state is None or len(state.namespaces) < 2:
+        return None
+    hosts = [f"host{i}" for i in range(len(state.namespaces))]
+    return hosts, _port(state), rate_bits(state.spec.rate) if state.spec.rate else None
+
+
+def over_ssh(
+    ssh: Ssh,
+    lab_dir: Path,
+    pairs: list[tuple[str, str]],
+    port: int,
+    seconds: int,
+    run_id: int,
+    resources: ResourceLog,
+    measured: Callable[[Measured], None] | None = None,
+) -> Measured:
+    """Pings, then iperf3, for ``pairs`` of the lab's hosts, run on the hosts over ``ssh``.
+    The iperf3 servers start while the pings run (a listening server sends nothing), and
+    ``measured`` is told the figures before they stop (the caller's wait ends sooner)."""
+    from cephbench.diagnose import sshnet
+    from cephbench.hosts.load import load_lab
+
+    by_name = {h.name: h for h in load_lab(lab_dir).hosts}
+    found: dict[str, dict] = {}
+    hosts = sorted({h for p in pairs for h in p})
+    with ThreadPoolExecutor(1, thread_name_prefix="diagnose-ping") as pinging:
+        pinged = pinging.submit(sshnet.pings, ssh, [(by_name[a], by_name[b]) for a, b in pairs])
+        with sshnet.servers(ssh, [by_name[h] for h in hosts], port, run_id, resources):
+            steps = pinged.result()
             for (a, b), step in zip(pairs, steps, strict=True):
-                yield step
                 m = _RTT.search(step.raw.stdout if step.raw else "")
                 found.setdefault(f"{a}->{b}", {})["rtt_ms"] = float(m.group(1)) if m else None
-            hosts = sorted({h for p in pairs for h in p})
-            ctx = session.ctx
-            seconds = session.options.iperf_seconds
-            with sshnet.servers(ssh, [by_name[h] for h in hosts], port, ctx.run_id, ctx.resources):
-                calls: list[Callable[[], Step]] = [
-                    functools.partial(sshnet.pair, ssh, by_name[a], by_name[b], port, seconds)
-                    for a, b in pairs
-                ]
-                # a ring's pairs at once: each host sends to one and receives from one, and
-                # its link carries each direction at full rate (one server per host, one
-                # client each); every ordered pair shares links, so one after another
-                steps = together(calls) if _is_ring(pairs) else [c() for c in calls]
-                for (a, b), step in zip(pairs, steps, strict=True):
-                    yield session.measured(step)
-                    found[f"{a}->{b}"]["bits_per_second"] = _bits(step)
-        net["pairs"] = found
+            calls: list[Callable[[], Step]] = [
+                functools.partial(sshnet.pair, ssh, by_name[a], by_name[b], port, seconds)
+                for a, b in pairs
+            ]
+            # a ring's pairs at once: each host sends to one and receives from one, and its
+            # link carries each direction at full rate (one server per host, one client
+            # each); every ordered pair shares links, so one after another
+            sent = together(calls) if _is_ring(pairs) else [c() for c in calls]
+            for (a, b), step in zip(pairs, sent, strict=True):
+                found[f"{a}->{b}"]["bits_per_second"] = _bits(step)
+            result = Measured(found, [*steps, *sent])
+            if measured is not None:
+                measured(result)
+    return result
 
 
 def _port(state) -> int:

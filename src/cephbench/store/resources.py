@@ -3,6 +3,8 @@ removed once undone, so a killed run can be cleaned up (`cephbench cleanup`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,3 +34,15 @@ class ResourceLog:
 
     def removed(self, resource_id: int) -> None:
         self.store.resource_removed(resource_id)
+
+    @contextmanager
+    def elsewhere(self) -> Iterator[ResourceLog]:
+        """The same log for another thread: the store opened again, a connection of that
+        thread's own (SQLite's are each one thread's), closed at the end of the block."""
+        from cephbench.store import Store
+
+        store = Store(self.store.path)
+        try:
+            yield ResourceLog(store, self.run_id)
+        finally:
+            store.close()
