@@ -4,6 +4,7 @@ apart the pods started. Goals: cephbench's overhead no more than the by-hand way
 starting within 100 ms of each other.
 
     KUBECONFIG=... .venv/bin/python bench/k8s.py [--storage-class C] [--image I] [--runtime S]
+                                                [--trials N]
 
 The by-hand way is the Rook write-up's: ``kubectl apply`` a claim and an idle pod each,
 ``kubectl wait`` for the pods, ``kubectl exec`` fio in each (all at once), ``kubectl delete``
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -134,6 +136,7 @@ def main() -> None:
     ap.add_argument("--storage-class", default="cephbench-lab")
     ap.add_argument("--image", default=None)
     ap.add_argument("--runtime", default="5")
+    ap.add_argument("--trials", type=int, default=1, help="each way this many times, in turn")
     args = ap.parse_args()
     image = args.image or default_image()
     print(f"{'pods':>4} {'way':<9} {'first I/O s':>11} {'wall s':>7} {'overhead s':>10} "
@@ -142,15 +145,32 @@ def main() -> None:
         job = Path(tmp) / "bench.fio"
         job.write_text(JOB.format(runtime=args.runtime))
         for pods in (1, 3):
-            rows = {
-                "cephbench": cephbench_way(Path(tmp) / "r.db", job, args.storage_class, image,
-                                           pods),
-                "by hand": by_hand(args.storage_class, image, pods, job.read_text()),
-            }  # fmt: skip
-            for way, r in rows.items():
-                skew = "-" if r["gate_skew_ms"] is None else f"{r['gate_skew_ms']:.1f}"
-                print(f"{pods:>4} {way:<9} {r['first_io_s']:>11.2f} {r['wall_s']:>7.2f} "
-                      f"{r['overhead_s']:>10.2f} {r['spread_ms']:>9.1f} {skew:>12}")  # fmt: skip
+            rows: dict[str, list[dict]] = {"cephbench": [], "by hand": []}
+            for _ in range(args.trials):  # the two ways in turn: a drift reaches both alike
+                rows["cephbench"].append(
+                    cephbench_way(Path(tmp) / "r.db", job, args.storage_class, image, pods)
+                )
+                rows["by hand"].append(by_hand(args.storage_class, image, pods, job.read_text()))
+            for way, got in rows.items():
+                for r in got:
+                    print(row(pods, way, r))
+                if args.trials > 1:
+                    print(row(pods, f"{way[:2]} median", median_of(got)))
+
+
+def median_of(rows: list[dict]) -> dict:
+    """Each figure's median over the trials (None where a trial had none)."""
+    out = {}
+    for key in rows[0]:
+        values = [r[key] for r in rows if r[key] is not None]
+        out[key] = statistics.median(values) if values else None
+    return out
+
+
+def row(pods: int, way: str, r: dict) -> str:
+    skew = "-" if r["gate_skew_ms"] is None else f"{r['gate_skew_ms']:.1f}"
+    return (f"{pods:>4} {way:<9} {r['first_io_s']:>11.2f} {r['wall_s']:>7.2f} "
+            f"{r['overhead_s']:>10.2f} {r['spread_ms']:>9.1f} {skew:>12}")  # fmt: skip
 
 
 if __name__ == "__main__":

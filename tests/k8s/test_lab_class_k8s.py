@@ -86,8 +86,8 @@ exit $rc
 
 def test_the_runs_reads_do_not_wait_for_each_other_or_the_pods(k8s, db, tmp_path, monkeypatch):
     """What a run reads before fio's first I/O is read at once, not one call after another:
-    the version, the nodes and the class together; the claims made in one call and the pods
-    in one; the volumes read while the pods start, fio's version once the first runs.
+    the version, the nodes and the class together; the namespace, the claims and the pods made
+    in one call; the volumes read while the pods start, fio's version once the first runs.
     (Observed through a kubectl that logs each call; bench/k8s.py measures the time.)"""
     import os
 
@@ -110,8 +110,9 @@ def test_the_runs_reads_do_not_wait_for_each_other_or_the_pods(k8s, db, tmp_path
     [version], [nodes], [sc] = when("version"), when("get", "nodes"), when("get", "storageclass")
     assert max(version[0], nodes[0], sc[0]) < min(version[1], nodes[1], sc[1])  # at once
     creates = [(argv, kind) for _, _, argv, kind in calls if "create" in argv]
-    assert len(creates) == 3, creates  # the namespace, the 3 claims, the 3 pods
-    assert all("List" in kind for _, kind in creates[1:])
+    # the namespace, the 3 claims and the 3 pods in one call; a second only for pods the API
+    # server refused before the namespace's default ServiceAccount was there
+    assert 1 <= len(creates) <= 2 and all("List" in kind for _, kind in creates), creates
     # the volumes are read while the pods start, not after: the claims are looked at
     # before the pods are seen running (pods just made are not running at the first look)
     pods_polls, claim_reads = when("get", "pods"), when("get", "pvc")

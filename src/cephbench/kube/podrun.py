@@ -54,36 +54,42 @@ class PodRun:
         self.namespace = kube.namespace or ""
 
     def open(self) -> str:
-        """The run's namespace: made unless the user named one. Its claims may be made at
-        once; its pods wait for its default ServiceAccount if they must (:meth:`create_pods`)."""
-        if self.kube.namespace is not None:
-            return self.namespace
-        ns = objects.fresh_namespace(self.run_id)
-        self.create(objects.namespace(ns, self.run_id))
-        self.namespace = ns
-        return ns
+        """The run's namespace, named but not made yet: the user's, or a fresh
+        ``cephbench-<run>-<hex>`` that :meth:`make` makes."""
+        if self.kube.namespace is None and not self.namespace:
+            self.namespace = objects.fresh_namespace(self.run_id)
+        return self.namespace
 
-    def create_all(self, manifests: list[dict[str, Any]]) -> None:
-        """:meth:`create` each of ``manifests``; in the run's own namespace (where nothing but
-        the namespace is recorded) all in one kubectl call."""
-        if not manifests:
-            return
+    def make(self, manifests: list[dict[str, Any]], pods: list[dict[str, Any]]) -> None:
+        """The run's fresh namespace (recorded first), ``manifests`` (claims, a Secret) and
+        ``pods``, in one kubectl call: the claims are provisioned while the rest is made.
+        In the user's namespace, each object recorded and made on its own. A fresh namespace's
+        default ServiceAccount comes a moment after it (the controller manager makes it; an
+        API server may refuse pods until then): on that refusal, the pods not made yet are
+        made once it is there."""
         if self.kube.namespace is not None:
-            for manifest in manifests:
+            for manifest in [*manifests, *pods]:
                 self.create(manifest)
             return
-        self.kubectl.create_all(manifests)
-
-    def create_pods(self, manifests: list[dict[str, Any]]) -> None:
-        """Make the pods ``manifests``. A fresh namespace's default ServiceAccount comes a
-        moment after the namespace (the controller manager makes it; the API server refuses
-        pods until then): on that refusal, the pods not made yet are made once it is there."""
+        namespace = objects.namespace(self.namespace, self.run_id)
+        k = self.kubectl
+        kind, name, detail = kundo.record(self.resources, k, namespace, self.run_id)
         try:
-            self.create_all(manifests)
+            with deferred_interrupts():  # recorded and made; or not begun
+                rid = self.resources.add(kind, name, detail)
+                self.undo.callback(
+                    _delete_recorded, k, "Namespace", name, None, self.run_id, self.resources, rid
+                )
+                k.create_all([namespace, *manifests, *pods])
             return
         except Forbidden as e:
-            if NO_SERVICE_ACCOUNT not in str(e):
+            if NO_SERVICE_ACCOUNT not in str(e) or not pods:
                 raise
+        self._pods_once_served(pods)
+
+    def _pods_once_served(self, pods: list[dict[str, Any]]) -> None:
+        """The pods of ``pods`` not made yet, made once the namespace's default
+        ServiceAccount is there."""
         k, ns = self.kubectl, self.namespace
         wait_for(
             f"the default ServiceAccount of namespace {ns}",
@@ -94,7 +100,9 @@ class PodRun:
             p["metadata"]["name"]
             for p in k.items("pods", "-l", objects.selector(self.run_id), namespace=ns)
         }
-        self.create_all([m for m in manifests if m["metadata"]["name"] not in made])
+        missing = [m for m in pods if m["metadata"]["name"] not in made]
+        if missing:
+            k.create_all(missing)
 
     def create(self, manifest: dict[str, Any]) -> None:
         """Record and create ``manifest``; its deletion registered. Objects inside the run's

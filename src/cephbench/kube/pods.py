@@ -86,6 +86,9 @@ class PodSet:
     kubectl: Kubectl
     namespace: str
     pods: tuple[Pod, ...]
+    reach_seconds: float | None = None
+    """How long one ``kubectl exec`` into the first pod took (its ``fio --version``): what the
+    first start gate's lead is set from (tools/fio/pods.py)."""
 
     def exec(self, pod: Pod, argv: Sequence[str], **kwargs) -> ProcessResult:
         return self.kubectl.exec(self.namespace, pod.name, argv, **kwargs)

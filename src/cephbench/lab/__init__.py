@@ -13,17 +13,53 @@ The API the rest of cephbench uses::
 ``cephbench lab`` commands.
 """
 
-from cephbench.lab.bootstrap import UpResult, up
-from cephbench.lab.ceph import ceph_json
-from cephbench.lab.errors import LabError
-from cephbench.lab.info import LabInfo, find_running
-from cephbench.lab.k8s_conf import K8sInfo
-from cephbench.lab.lab_pools import ensure_pool, remove_pool
-from cephbench.lab.osd import restart_osd, stop_osd
-from cephbench.lab.paths import default_dir
-from cephbench.lab.spec import LabSpec
-from cephbench.lab.status import status
-from cephbench.lab.teardown import DownResult, down
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cephbench.lab.bootstrap import UpResult, up
+    from cephbench.lab.ceph import ceph_json
+    from cephbench.lab.errors import LabError
+    from cephbench.lab.info import LabInfo, find_running
+    from cephbench.lab.k8s_conf import K8sInfo
+    from cephbench.lab.lab_pools import ensure_pool, remove_pool
+    from cephbench.lab.osd import restart_osd, stop_osd
+    from cephbench.lab.paths import default_dir
+    from cephbench.lab.spec import LabSpec
+    from cephbench.lab.status import status
+    from cephbench.lab.teardown import DownResult, down
+
+_WHERE = {
+    "UpResult": "cephbench.lab.bootstrap",
+    "up": "cephbench.lab.bootstrap",
+    "ceph_json": "cephbench.lab.ceph",
+    "LabError": "cephbench.lab.errors",
+    "LabInfo": "cephbench.lab.info",
+    "find_running": "cephbench.lab.info",
+    "K8sInfo": "cephbench.lab.k8s_conf",
+    "ensure_pool": "cephbench.lab.lab_pools",
+    "remove_pool": "cephbench.lab.lab_pools",
+    "restart_osd": "cephbench.lab.osd",
+    "stop_osd": "cephbench.lab.osd",
+    "default_dir": "cephbench.lab.paths",
+    "LabSpec": "cephbench.lab.spec",
+    "status": "cephbench.lab.status",
+    "DownResult": "cephbench.lab.teardown",
+    "down": "cephbench.lab.teardown",
+}
+"""Where each name of the API lives: imported on first use (PEP 562), so that a command which
+needs one part (a run's connection to the lab: ``lab.connect``, ``lab.info``) does not load the
+others (``lab up``'s bootstrap, Kubernetes, pydantic's models)."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DownResult",

@@ -25,6 +25,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import replace
 from typing import Any
 
 from cephbench.ceph.connection import Connection
@@ -101,11 +102,12 @@ class CephPods:
             run = PodRun(self.kube, run_id, resources, undo)
             ns = run.open()
             secret = f"{tag}-ceph"
-            run.create(objects.secret(secret, ns, run_id, self.files.files))
             names = [f"{tag}-fio-{i}" for i in range(len(options))]
-            run.create_pods(
-                [run.pod(n, None, secret=secret, host_network=self.host_network) for n in names]
+            run.make(
+                [objects.secret(secret, ns, run_id, self.files.files)],
+                [run.pod(n, None, secret=secret, host_network=self.host_network) for n in names],
             )
             podset = run.pods(names, [None] * len(names), options)
-            self.fio_version = first_line(podset.exec(podset.pods[0], ["fio", "--version"]))
-            yield podset
+            read = podset.exec(podset.pods[0], ["fio", "--version"])
+            self.fio_version = first_line(read)
+            yield replace(podset, reach_seconds=read.seconds)

@@ -31,6 +31,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
+from dataclasses import replace
 from typing import Any
 
 from cephbench.ceph import fingerprint
@@ -174,7 +175,9 @@ class PvcTarget(Target):
             run = PodRun(self.kube, run_id, resources, undo)
             ns = run.open()
             new = [f"{tag}-{i}" for i in range(self.kube.count if not self.claim else 0)]
-            run.create_all(
+            claims = [self.claim] if self.claim else new
+            names = [f"{tag}-fio-{i}" for i in range(len(claims))]
+            run.make(
                 [
                     objects.pvc(
                         name,
@@ -185,15 +188,11 @@ class PvcTarget(Target):
                         self.kube.volume_mode,
                     )
                     for name in new
-                ]
-            )
-            claims = [self.claim] if self.claim else new
-            names = [f"{tag}-fio-{i}" for i in range(len(claims))]
-            run.create_pods(
+                ],
                 [
                     run.pod(n, c, volume_mode=self.kube.volume_mode)
                     for n, c in zip(names, claims, strict=True)
-                ]
+                ],
             )
             stop = threading.Event()
             with ThreadPoolExecutor(2, thread_name_prefix="pvc-setup") as pool:
@@ -205,8 +204,10 @@ class PvcTarget(Target):
                         fio.append(pool.submit(k.exec, ns, pod, ["fio", "--version"]))
 
                 try:
-                    self.podset = run.pods(names, list(claims), [{} for _ in names], read_fio)
-                    version = first_line(fio[0].result())
+                    podset = run.pods(names, list(claims), [{} for _ in names], read_fio)
+                    read = fio[0].result()
+                    version = first_line(read)
+                    self.podset = replace(podset, reach_seconds=read.seconds)
                 except BaseException:
                     stop.set()  # the volumes' reads stop waiting: the pods failed
                     raise

@@ -17,7 +17,7 @@ from typing import NamedTuple
 from cephbench.errors import ParseError
 from cephbench.model import Series
 from cephbench.tools.fio.jobfile import JobFile
-from cephbench.tools.fio.logs import collect, job_options
+from cephbench.tools.fio.logs.names import job_options
 from cephbench.tools.fio.plan import time_based_runtime
 
 LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log", "write_hist_log")
@@ -61,6 +61,8 @@ def workload_series(workdir: Path, logged: Logged, workload: str, repeat: int) -
     """The series of one workload's logs (none when fio wrote none), the log files removed.
     Averaged logs are read over the window fio was asked for: guessed from the lines, it
     would be two windows when most of them held no I/O."""
+    from cephbench.tools.fio.logs.files import collect  # numpy: once there are logs to read
+
     try:
         found = collect(
             workdir,

@@ -40,6 +40,7 @@ START_LEAD = 3.0
 fio to reach the servers and each server to set its job up (connect to Ceph, open the image;
 ~2.5 s in the lab). Later workloads use what the earlier ones took (:class:`StartGate`)."""
 MAX_LEAD = 20.0
+MIN_LEAD = 1.0
 
 
 @dataclass
@@ -49,11 +50,21 @@ class StartGate:
 
     lead: float = START_LEAD
 
+    @classmethod
+    def after_reach(cls, seconds: float | None) -> StartGate:
+        """The first lead for clients reached by a call that took ``seconds`` (a ``kubectl
+        exec`` into a pod): launching a workload is one such call, and fio's set-up in the pod
+        a fraction of another (0.4-0.7 s in the lab, where such a call took 0.3 s), so twice
+        the call and half a second; :data:`START_LEAD` when no call was timed."""
+        if seconds is None:
+            return cls()
+        return cls(min(MAX_LEAD, max(MIN_LEAD, 2 * seconds + 0.5)))
+
     def observe(self, launched: float, starts: Iterable[float]) -> None:
         """Learn from a workload's start times (seconds since the epoch)."""
         took = [t - launched for t in starts]
         if took:
-            self.lead = min(MAX_LEAD, max(1.0, max(took) * 1.2 + 0.3))
+            self.lead = min(MAX_LEAD, max(MIN_LEAD, max(took) * 1.2 + 0.3))
 
 
 SKEW_METRIC = "start_skew_ms"

@@ -34,10 +34,11 @@ from cephbench.tools.fio import command as fio_command
 from cephbench.tools.fio import parse as fio_parse
 from cephbench.tools.fio.capture import LOG_PREFIX, Logged, with_logs, workload_series
 from cephbench.tools.fio.jobfile import JobFile
-from cephbench.tools.fio.logs import kind_and_clone
+from cephbench.tools.fio.logs.names import kind_and_clone
 from cephbench.tools.fio.many import (
     Clients,
     FioServer,
+    StartGate,
     client_outcomes,
     read_start,
     start_skew_ms,
@@ -85,7 +86,7 @@ def gate_times(text: str) -> tuple[list[float], list[float]]:
 def as_clients(podset: PodSet) -> Clients:
     """The pods as fio clients: each pod's entries are named ``pod@node`` (port 0)."""
     servers = tuple(FioServer(p.host, p.host, 0) for p in podset.pods)
-    return Clients(servers, (), lambda: {})
+    return Clients(servers, (), lambda: {}, StartGate.after_reach(podset.reach_seconds))
 
 
 def combined(

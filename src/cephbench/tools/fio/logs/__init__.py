@@ -43,13 +43,50 @@ workload's logs), ``timeseries`` with ``per_io`` and ``averaged`` (per-interval 
 
 from __future__ import annotations
 
-from cephbench.model import Series
-from cephbench.tools.fio.logs.files import collect, find_logs, job_options, kind_and_clone
-from cephbench.tools.fio.logs.log import EPOCH_MS, KINDS, OPS, Log
-from cephbench.tools.fio.logs.per_io import MAX_INTERVALS
-from cephbench.tools.fio.logs.reader import _read_columns, parse_log, read_log
-from cephbench.tools.fio.logs.summary import PERCENTILES, LatencySummary, latency_summary, rank
-from cephbench.tools.fio.logs.timeseries import series
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cephbench.model import Series
+    from cephbench.tools.fio.logs.files import collect, find_logs, job_options, kind_and_clone
+    from cephbench.tools.fio.logs.log import EPOCH_MS, KINDS, OPS, Log
+    from cephbench.tools.fio.logs.per_io import MAX_INTERVALS
+    from cephbench.tools.fio.logs.reader import _read_columns, parse_log, read_log
+    from cephbench.tools.fio.logs.summary import PERCENTILES, LatencySummary, latency_summary, rank
+    from cephbench.tools.fio.logs.timeseries import series
+
+_WHERE = {
+    "Series": "cephbench.model",
+    "collect": "cephbench.tools.fio.logs.files",
+    "find_logs": "cephbench.tools.fio.logs.files",
+    "job_options": "cephbench.tools.fio.logs.files",
+    "kind_and_clone": "cephbench.tools.fio.logs.files",
+    "EPOCH_MS": "cephbench.tools.fio.logs.log",
+    "KINDS": "cephbench.tools.fio.logs.log",
+    "OPS": "cephbench.tools.fio.logs.log",
+    "Log": "cephbench.tools.fio.logs.log",
+    "MAX_INTERVALS": "cephbench.tools.fio.logs.per_io",
+    "_read_columns": "cephbench.tools.fio.logs.reader",
+    "parse_log": "cephbench.tools.fio.logs.reader",
+    "read_log": "cephbench.tools.fio.logs.reader",
+    "PERCENTILES": "cephbench.tools.fio.logs.summary",
+    "LatencySummary": "cephbench.tools.fio.logs.summary",
+    "latency_summary": "cephbench.tools.fio.logs.summary",
+    "rank": "cephbench.tools.fio.logs.summary",
+    "series": "cephbench.tools.fio.logs.timeseries",
+}
+"""Where each name lives: imported on first use (PEP 562), so that asking for logs
+(:mod:`.names`) does not load numpy and the readers before a workload has run."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 # CHUNK_BYTES is not re-exported: it is read in .reader, so set it there (a copy here would
 # change nothing).

@@ -3,19 +3,13 @@ summaries share: which directions a log has, one direction's lines, runs of risi
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import pairwise
 
 import numpy as np
 
-KINDS = ("lat", "clat", "slat", "iops", "bw")
-OPS = ("read", "write", "trim")
-EPOCH_MS = 10**11
-"""Log times from here on are unix-epoch ms (``log_unix_epoch=1``): 1973-03-03, or 3 years
-after a job's start."""
-_NAME = re.compile(r"_(lat|clat|slat|iops|bw)(?:\.(\d+))?\.log$")
+from cephbench.tools.fio.logs.names import _NAME, EPOCH_MS, KINDS, OPS  # noqa: F401
 
 
 @dataclass(frozen=True, eq=False)
