@@ -10,7 +10,7 @@ from cephbench.lab.daemons import log_tail
 from cephbench.lab.paths import Layout
 from cephbench.lab.spec import LabSpec
 from cephbench.lab.state import Daemon, LabState
-from cephbench.lab.status import assemble
+from cephbench.lab.status_view import assemble
 
 DATA = Path(__file__).parent / "data"
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from cephbench.lab.osd import restart_osd, stop_osd
     from cephbench.lab.paths import default_dir
     from cephbench.lab.spec import LabSpec
-    from cephbench.lab.status import status
+    from cephbench.lab.status_view import status
     from cephbench.lab.teardown import DownResult, down
 
 _WHERE = {
@@ -43,7 +43,7 @@ _WHERE = {
     "stop_osd": "cephbench.lab.osd",
     "default_dir": "cephbench.lab.paths",
     "LabSpec": "cephbench.lab.spec",
-    "status": "cephbench.lab.status",
+    "status": "cephbench.lab.status_view",
     "DownResult": "cephbench.lab.teardown",
     "down": "cephbench.lab.teardown",
 }
@@ -52,6 +52,8 @@ needs one part (a run's connection to the lab: ``lab.connect``, ``lab.info``) do
 others (``lab up``'s bootstrap, Kubernetes, pydantic's models)."""
 
 
+# no name of the API may be a module's too: once that module is imported, the package's
+# attribute is the module, and this is never asked (lab/status_view.py, not status.py)
 def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
     if module is None:
