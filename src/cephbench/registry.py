@@ -61,3 +61,21 @@ class Registry:
     def load_all(self) -> dict[str, Any]:
         """Every registered attribute, in registry order (imports every module)."""
         return {name: self.load(name) for name in self.names()}
+
+
+def lazy_api(package: str, where: Mapping[str, str]) -> Callable[[str], Any]:
+    """A package's module-level ``__getattr__`` (PEP 562) for an API whose names (name ->
+    the module that defines it) are imported on first use, then kept in the package. No name
+    may be a submodule's too: once that submodule is imported, the package's attribute is the
+    module, and ``__getattr__`` is never asked."""
+    namespace = importlib.import_module(package).__dict__
+
+    def __getattr__(name: str) -> Any:
+        module = where.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        namespace[name] = value
+        return value
+
+    return __getattr__

@@ -13,8 +13,9 @@ The API the rest of cephbench uses::
 ``cephbench lab`` commands.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cephbench.registry import lazy_api
 
 if TYPE_CHECKING:
     from cephbench.lab.bootstrap import UpResult, up
@@ -52,15 +53,7 @@ needs one part (a run's connection to the lab: ``lab.connect``, ``lab.info``) do
 others (``lab up``'s bootstrap, Kubernetes, pydantic's models)."""
 
 
-# no name of the API may be a module's too: once that module is imported, the package's
-# attribute is the module, and this is never asked (lab/status_view.py, not status.py)
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_api(__name__, _WHERE)
 
 
 __all__ = [

@@ -43,8 +43,9 @@ workload's logs), ``timeseries`` with ``per_io`` and ``averaged`` (per-interval 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cephbench.registry import lazy_api
 
 if TYPE_CHECKING:
     from cephbench.model import Series
@@ -79,13 +80,7 @@ _WHERE = {
 (:mod:`.names`) does not load numpy and the readers before a workload has run."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_api(__name__, _WHERE)
 
 
 # CHUNK_BYTES is not re-exported: it is read in .reader, so set it there (a copy here would
