@@ -79,7 +79,7 @@ class LabNetwork(Probe):
             )
             return
         session.evidence.setdefault("not_checked", []).append(unchecked.SYNC_WRITE_HOLDS_DATA.text)
-        pairs = _pairs(hosts, ring=session.options.quick)
+        pairs = host_pairs(hosts, ring=session.options.quick)
         inventory = Path(conn.lab_dir or "") / "inventory.yaml"
         if inventory.is_file():  # the lab's hosts answer ssh: measure from the hosts
             net["reached_by"] = "ssh"
@@ -212,7 +212,7 @@ def _is_ring(pairs: list[tuple[str, str]]) -> bool:
     return len(pairs) > 2 and len(set(senders)) == len(pairs) == len(set(receivers))
 
 
-def _pairs(names: list[str], ring: bool) -> list[tuple[str, str]]:
+def host_pairs(names: list[str], ring: bool) -> list[tuple[str, str]]:
     """Every ordered pair; or (quick) a ring, which still puts every host in two pairs (one
     sending, one receiving), so a slow host is the one all slow pairs share."""
     if not ring or len(names) <= 2:

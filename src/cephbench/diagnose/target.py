@@ -144,7 +144,7 @@ def _measure_network(
     connections first: each host's takes most of a second); its iperf3 servers recorded in the
     store through a connection of the thread's own. ``stack`` waits for the thread (Ctrl-C
     too), then closes the connections. None for a lab of one host."""
-    from cephbench.diagnose.netprobe import _pairs, lab_hosts, over_ssh
+    from cephbench.diagnose.netprobe import host_pairs, lab_hosts, over_ssh
     from cephbench.hosts.load import load_lab
     from cephbench.hosts.ssh import Ssh
 
@@ -154,7 +154,7 @@ def _measure_network(
     hosts, port, _ = lab
     inv = load_lab(lab_dir)
     ssh = Ssh(inv)
-    pairs = _pairs(hosts, ring=options.quick)
+    pairs = host_pairs(hosts, ring=options.quick)
 
     measured: Future[Measured] = Future()
 

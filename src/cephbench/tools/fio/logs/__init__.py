@@ -49,8 +49,16 @@ from cephbench.registry import lazy_api
 
 if TYPE_CHECKING:
     from cephbench.model import Series
-    from cephbench.tools.fio.logs.files import collect, find_logs, job_options, kind_and_clone
-    from cephbench.tools.fio.logs.log import EPOCH_MS, KINDS, OPS, Log
+    from cephbench.tools.fio.logs.files import collect
+    from cephbench.tools.fio.logs.log import Log
+    from cephbench.tools.fio.logs.names import (
+        EPOCH_MS,
+        KINDS,
+        OPS,
+        find_logs,
+        job_options,
+        kind_and_clone,
+    )
     from cephbench.tools.fio.logs.per_io import MAX_INTERVALS
     from cephbench.tools.fio.logs.reader import _read_columns, parse_log, read_log
     from cephbench.tools.fio.logs.summary import PERCENTILES, LatencySummary, latency_summary, rank
@@ -59,12 +67,12 @@ if TYPE_CHECKING:
 _WHERE = {
     "Series": "cephbench.model",
     "collect": "cephbench.tools.fio.logs.files",
-    "find_logs": "cephbench.tools.fio.logs.files",
-    "job_options": "cephbench.tools.fio.logs.files",
-    "kind_and_clone": "cephbench.tools.fio.logs.files",
-    "EPOCH_MS": "cephbench.tools.fio.logs.log",
-    "KINDS": "cephbench.tools.fio.logs.log",
-    "OPS": "cephbench.tools.fio.logs.log",
+    "find_logs": "cephbench.tools.fio.logs.names",
+    "job_options": "cephbench.tools.fio.logs.names",
+    "kind_and_clone": "cephbench.tools.fio.logs.names",
+    "EPOCH_MS": "cephbench.tools.fio.logs.names",
+    "KINDS": "cephbench.tools.fio.logs.names",
+    "OPS": "cephbench.tools.fio.logs.names",
     "Log": "cephbench.tools.fio.logs.log",
     "MAX_INTERVALS": "cephbench.tools.fio.logs.per_io",
     "_read_columns": "cephbench.tools.fio.logs.reader",

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from cephbench.model import Series
-from cephbench.tools.fio.logs.log import OPS, Log, _direction, _has, _runs
+from cephbench.tools.fio.logs.log import Log, _direction, _has, _runs
+from cephbench.tools.fio.logs.names import OPS
 from cephbench.tools.fio.logs.per_io import check_span
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cephbench.model import Series
 from cephbench.tools.fio.logs.log import Log
-from cephbench.tools.fio.logs.names import _NAME, KINDS, find_logs, job_options, kind_and_clone  # noqa: F401
+from cephbench.tools.fio.logs.names import _NAME, KINDS, find_logs
 from cephbench.tools.fio.logs.reader import parse_log, read_log
 from cephbench.tools.fio.logs.timeseries import series
 

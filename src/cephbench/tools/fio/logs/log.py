@@ -9,7 +9,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from cephbench.tools.fio.logs.names import _NAME, EPOCH_MS, KINDS, OPS  # noqa: F401
+from cephbench.tools.fio.logs.names import EPOCH_MS
 
 
 @dataclass(frozen=True, eq=False)

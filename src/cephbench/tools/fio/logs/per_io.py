@@ -10,7 +10,8 @@ import numpy as np
 
 from cephbench.errors import ParseError
 from cephbench.model import Series
-from cephbench.tools.fio.logs.log import OPS, Log, _direction, _has, _runs
+from cephbench.tools.fio.logs.log import Log, _direction, _has, _runs
+from cephbench.tools.fio.logs.names import OPS
 from cephbench.tools.fio.logs.summary import rank
 
 MAX_INTERVALS = 10**7

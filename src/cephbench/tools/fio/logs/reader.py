@@ -15,7 +15,8 @@ import numpy as np
 
 from cephbench.errors import ParseError
 from cephbench.tools.fio.logs.fields import _EXPECTED, _PAD, _BadLine, _parse_chunk
-from cephbench.tools.fio.logs.log import _NAME, Log
+from cephbench.tools.fio.logs.log import Log
+from cephbench.tools.fio.logs.names import _NAME
 
 CHUNK_BYTES = 4 << 20
 _MIN_LINE = len("0, 0, 0, 0, 0\n")

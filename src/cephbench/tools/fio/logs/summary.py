@@ -10,7 +10,8 @@ from fractions import Fraction
 import numpy as np
 
 from cephbench.errors import ParseError
-from cephbench.tools.fio.logs.log import OPS, Log, _has, _mixed
+from cephbench.tools.fio.logs.log import Log, _has, _mixed
+from cephbench.tools.fio.logs.names import OPS
 
 PERCENTILES = (50.0, 90.0, 99.0, 99.9, 99.99)
 

@@ -10,7 +10,8 @@ import numpy as np
 from cephbench.errors import ParseError
 from cephbench.model import Series
 from cephbench.tools.fio.logs.averaged import _latency_series, _rate_series
-from cephbench.tools.fio.logs.log import KINDS, OPS, Log, _direction, _has, _runs
+from cephbench.tools.fio.logs.log import Log, _direction, _has, _runs
+from cephbench.tools.fio.logs.names import KINDS, OPS
 from cephbench.tools.fio.logs.per_io import _per_io_series
 
 
