@@ -81,6 +81,13 @@ def open_resources(db: Path) -> int:
         return conn.execute("SELECT COUNT(*) FROM resources WHERE removed_at IS NULL").fetchone()[0]
 
 
+def open_records(db: Path) -> list[tuple]:
+    """The records still open (kind, name, detail): what a failure says it left."""
+    with sqlite3.connect(db) as conn:
+        query = "SELECT kind, name, detail FROM resources WHERE removed_at IS NULL"
+        return conn.execute(query).fetchall()
+
+
 def experiment_status(db: Path) -> str:
     with sqlite3.connect(db) as conn:
         return conn.execute("SELECT status FROM ab_experiments").fetchone()[0]
@@ -199,7 +206,10 @@ def test_ctrl_c_during_the_rounds_restores_the_settings(lab3, db, tiny, hosts):
     _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert client_cache(lab3) is None and somaxconn(lab3) == hosts
-    assert experiment_status(db) == "aborted" and open_resources(db) == 0
+    assert experiment_status(db) == "aborted" and open_resources(db) == 0, (
+        open_records(db),
+        err,
+    )
 
 
 def test_cleanup_restores_the_settings_of_a_killed_experiment(lab3, db, tiny, hosts):
