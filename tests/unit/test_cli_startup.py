@@ -69,6 +69,8 @@ RUN_HELP_MODULES = {
     "cephbench.cli.run_options",
     "cephbench.errors",
     "cephbench.registry",
+    "cephbench.system",  # an empty package
+    "cephbench.system.interrupts",  # main's signal handlers: signal and threading alone
 }
 # Standard modules the building pulls in (processes, sockets, the store...), each milliseconds.
 RUN_HELP_NEVER = (

@@ -84,15 +84,18 @@ def marked_out(conn: Connection, resources: ResourceLog) -> Iterator[int]:
     """Mark one OSD out; yield its id; mark it in again and wait for HEALTH_OK on exit."""
     osd = pick(ceph_json(conn, "osd", "dump"))
     owner = {"pid": os.getpid(), "host": socket.gethostname()}
-    rid = resources.add(KIND, f"osd.{osd}", {"conn": conn.to_json(), "osd": osd, **owner})
+    rid = None
     try:
+        with deferred_interrupts():  # the record, then the try that undoes it
+            rid = resources.add(KIND, f"osd.{osd}", {"conn": conn.to_json(), "osd": osd, **owner})
         ceph(conn, "osd", "out", str(osd))
         yield osd
     finally:
-        with deferred_interrupts():
-            ceph(conn, "osd", "in", str(osd))
-            resources.removed(rid)
-        wait_healthy(conn)
+        if rid is not None:
+            with deferred_interrupts():
+                ceph(conn, "osd", "in", str(osd))
+                resources.removed(rid)
+            wait_healthy(conn)
 
 
 def healthy(status: dict[str, Any]) -> bool:

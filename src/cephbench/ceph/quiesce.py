@@ -10,6 +10,7 @@ from contextlib import ExitStack, contextmanager
 
 from cephbench.ceph.commands import ceph, ceph_json
 from cephbench.ceph.connection import Connection
+from cephbench.resources.shield import deferred_interrupts
 from cephbench.resources.undo import undoes
 from cephbench.store import Resource, ResourceLog
 
@@ -30,9 +31,10 @@ def quiesced(conn: Connection, resources: ResourceLog) -> Iterator[list[str]]:
         for flag in FLAGS:
             if flag in already:
                 continue
-            rid = resources.add("osd_flag", flag, {"conn": conn.to_json()})
-            undo.callback(resources.removed, rid)
-            undo.callback(ceph, conn, "osd", "unset", flag)
+            with deferred_interrupts():  # recorded with its undo; or not begun
+                rid = resources.add("osd_flag", flag, {"conn": conn.to_json()})
+                undo.callback(resources.removed, rid)
+                undo.callback(ceph, conn, "osd", "unset", flag)
             ceph(conn, "osd", "set", flag)
             ours.append(flag)
         yield ours

@@ -13,7 +13,6 @@ Start-up time matters here: keep this module's imports to click and the standard
 from __future__ import annotations
 
 import os
-import signal
 import sys
 from importlib.machinery import PathFinder
 from typing import NamedTuple
@@ -24,6 +23,7 @@ from cephbench import __version__
 from cephbench.cli.common import console_err, set_debug
 from cephbench.errors import CephbenchError, ExitStatus, Interrupted
 from cephbench.registry import Registry
+from cephbench.system import interrupts
 
 
 class Entry(NamedTuple):
@@ -191,10 +191,6 @@ class CephbenchGroup(click.Group):
             ctx.exit(int(ExitStatus.INTERRUPTED))
 
 
-def _raise_keyboard_interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
 @click.group(cls=CephbenchGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="cephbench")
 @click.option(
@@ -214,9 +210,6 @@ def cli() -> None:
 
 
 def main() -> None:
-    # Ctrl-C and SIGTERM take the same clean-up path: nothing left behind either way. SIGINT
-    # is set explicitly: a shell starts background jobs with it ignored, and `kill -INT`
-    # must still stop a run cleanly.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    # Ctrl-C and SIGTERM take the same clean-up path: nothing left behind either way.
+    interrupts.install()
     sys.exit(cli(prog_name="cephbench"))

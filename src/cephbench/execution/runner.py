@@ -37,7 +37,7 @@ from cephbench.execution.stopped import (
 )
 from cephbench.hosts.session import RunHosts, host_fingerprints
 from cephbench.model import Result, RunStatus, Series
-from cephbench.resources.shield import shielded_exit
+from cephbench.resources.shield import recorded, shielded_exit
 from cephbench.resources.undo import ResourceLeft
 from cephbench.store import ResourceLog, Store
 from cephbench.system import environment
@@ -368,10 +368,9 @@ def _dropper(store: Store, run_id: int, remote: RunHosts | None = None) -> Calla
 def workdir(run_id: int, resources: ResourceLog) -> Iterator[Path]:
     """The run's private directory (job files, chain gates), recorded before it is made."""
     path = Path(tempfile.gettempdir()) / f"{WORKDIR_PREFIX}{run_id}-{secrets.token_hex(4)}"
-    rid = resources.add("dir", str(path))
-    try:
-        path.mkdir(mode=0o700)
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
-        resources.removed(rid)
+    with recorded(resources, "dir", str(path)):
+        try:
+            path.mkdir(mode=0o700)
+            yield path
+        finally:
+            shutil.rmtree(path, ignore_errors=True)

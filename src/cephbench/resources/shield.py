@@ -1,4 +1,5 @@
-"""Steps a Ctrl-C must not cut in two: create-then-tag, undo-then-mark, the whole clean-up.
+"""Steps a Ctrl-C must not cut in two: record-then-begin, create-then-tag, undo-then-mark, the
+whole clean-up.
 
 Inside :func:`deferred_interrupts`, SIGINT and SIGTERM are noted instead of raising; when the
 outermost such block ends, a noted signal becomes :class:`Interrupted` (unless an exception is
@@ -13,11 +14,14 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from cephbench.errors import Interrupted
+from cephbench.system.interrupts import SIGNALS
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
+if TYPE_CHECKING:
+    from cephbench.store import ResourceLog
+
 _held: list[int] | None = None
 """Signals noted while a shielded block runs; None when none runs."""
 
@@ -56,3 +60,23 @@ class shielded_exit(AbstractContextManager):
     def __exit__(self, *exc: Any) -> bool | None:
         with deferred_interrupts():
             return self.cm.__exit__(*exc)
+
+
+@contextmanager
+def recorded(
+    resources: ResourceLog, kind: str, name: str, detail: dict[str, Any] | None = None
+) -> Iterator[int]:
+    """``kind``/``name`` recorded in ``resources`` for the block (its id yielded), marked
+    removed after it: the block's own ``finally`` undoes the thing first.
+
+    The record and the block's start are one step. A Ctrl-C that came while the record was
+    written (an fsync, so milliseconds) is raised once the block's ``finally`` is armed, not
+    between the two, where it left the record open with nothing to undo it."""
+    rid = None
+    try:
+        with deferred_interrupts():
+            rid = resources.add(kind, name, detail)
+        yield rid
+    finally:
+        if rid is not None:
+            resources.removed(rid)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from cephbench.errors import Interrupted, ToolFailed, ToolMissing
+from cephbench.system import interrupts
 
 POLL_SECONDS = 0.2
 GROUP_POLL_SECONDS = 0.05
@@ -113,6 +114,7 @@ def run(
     start = time.monotonic()
     # Output goes to temporary files, not pipes: no deadlock however much the child prints.
     with tempfile.TemporaryFile("w+b") as out, tempfile.TemporaryFile("w+b") as err:
+        before = interrupts.count()
         try:
             proc = subprocess.Popen(
                 argv,
@@ -141,6 +143,7 @@ def run(
             )
 
         try:
+            interrupts.raise_if_lost(before)  # a Ctrl-C during the fork, dropped by Python
             if stdin is not None:
                 assert proc.stdin is not None
                 proc.stdin.write(stdin.encode())

@@ -14,6 +14,7 @@ from typing import Any
 
 from cephbench.ceph import cephfs
 from cephbench.errors import CephbenchError, TargetError
+from cephbench.resources.shield import recorded
 from cephbench.resources.undo import remove_file, undoes
 from cephbench.store import Resource, ResourceLog
 from cephbench.system.environment import storage_of
@@ -79,12 +80,11 @@ class FileTarget(Target):
             with self._tree(run_id, resources) as tree:
                 yield FioTarget({"filename": fio_escape(str(path))}, tree=str(tree))
             return
-        resource = resources.add("file", str(path))
-        try:
-            yield FioTarget({"filename": fio_escape(str(path))})
-        finally:
-            path.unlink(missing_ok=True)
-            resources.removed(resource)
+        with recorded(resources, "file", str(path)):
+            try:
+                yield FioTarget({"filename": fio_escape(str(path))})
+            finally:
+                path.unlink(missing_ok=True)
 
     @contextmanager
     def _tree(self, run_id: int, resources: ResourceLog) -> Iterator[Path]:
@@ -93,13 +93,12 @@ class FileTarget(Target):
         tree = self.directory / f"cephbench-{run_id}{TREE_SUFFIX}"
         if tree.exists():
             raise TargetError(f"{tree} already exists and cephbench did not create it")
-        resource = resources.add("file_tree", str(tree))
-        try:
-            tree.mkdir()
-            yield tree
-        finally:
-            shutil.rmtree(tree, ignore_errors=True)
-            resources.removed(resource)
+        with recorded(resources, "file_tree", str(tree)):
+            try:
+                tree.mkdir()
+                yield tree
+            finally:
+                shutil.rmtree(tree, ignore_errors=True)
 
     def describe(self) -> dict[str, Any]:
         info = {"spec": self.spec, "path": str(self.path), **storage_of(str(self.directory))}

@@ -11,6 +11,7 @@ from cephbench.ceph.commands import rados_argv
 from cephbench.ceph.objects import remove_bench_objects
 from cephbench.errors import ParseError
 from cephbench.model import WorkloadOutcome
+from cephbench.resources.shield import recorded
 from cephbench.targets.cluster import CephTarget
 from cephbench.tools.base import RunContext, Step, raw_output, timed
 from cephbench.tools.rados_bench import driver as rados_bench
@@ -32,12 +33,13 @@ def _pool(ctx: RunContext) -> str:
 def bench_objects(ctx: RunContext, run_name: str) -> Iterator[None]:
     """The objects ``rados bench write --no-cleanup`` leaves: recorded first, always removed."""
     pool = _pool(ctx)
-    rid = ctx.resources.add("rados_objects", f"{pool}/{run_name}", {"conn": ctx.conn.to_json()})
-    try:
-        yield
-    finally:
-        remove_bench_objects(ctx.conn, pool, run_name)
-        ctx.resources.removed(rid)
+    with recorded(
+        ctx.resources, "rados_objects", f"{pool}/{run_name}", {"conn": ctx.conn.to_json()}
+    ):
+        try:
+            yield
+        finally:
+            remove_bench_objects(ctx.conn, pool, run_name)
 
 
 def rados_steps(ctx: RunContext, repeat: int) -> Iterator[Step]:
