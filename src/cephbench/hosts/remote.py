@@ -104,18 +104,21 @@ def start_daemon(
     proc = RemoteProcess(host, pidfile, program, rid, None, root)
     chdir = ["-C", cwd] if cwd else []
     setenv = ["env", *chdir, *(f"{k}={v}" for k, v in (env or {}).items())] if env or cwd else []
-    out = ssh.run(
-        host,
-        ["sh", "-c", _START, "sh", pidfile, str(WAIT_SECONDS * 10), *setenv, *argv],
-        root=root,
-        check=False,
-    )
-    if out.returncode != 0 or not out.stdout.strip().isdigit():
-        stop_daemon(ssh, proc, resources)  # it may still be starting: stop what is there
-        raise ToolFailed(
-            f"{program} on host {host.name} did not start: {out.last_error_line()}",
-            hint=f"run it by hand there to see why: {' '.join(argv)}",
+    try:
+        out = ssh.run(
+            host,
+            ["sh", "-c", _START, "sh", pidfile, str(WAIT_SECONDS * 10), *setenv, *argv],
+            root=root,
+            check=False,
         )
+        if out.returncode != 0 or not out.stdout.strip().isdigit():
+            raise ToolFailed(
+                f"{program} on host {host.name} did not start: {out.last_error_line()}",
+                hint=f"run it by hand there to see why: {' '.join(argv)}",
+            )
+    except BaseException:  # a failure or a Ctrl-C: it may still be starting, stop what is there
+        stop_daemon(ssh, proc, resources)
+        raise
     return RemoteProcess(host, pidfile, program, rid, int(out.stdout.strip()), root)
 
 
