@@ -23,7 +23,7 @@ def most(offered: float) -> float:
 
 @needs_fio
 def test_capacity_search_brackets_its_result_with_steps_that_meet_the_rule(
-    invoke, invoke_json, bench_dir: Path
+    invoke, invoke_json, bench_dir: Path, tmp_path: Path
 ):
     args = ["capacity", "--target", f"file:{bench_dir}", "--p99", "50ms", "--bs", "1m"]
     args += ["--size", "64m", "--iodepth", "32", "--step-time", f"{STEP_S}s", "--ramp", "1s"]
@@ -71,3 +71,11 @@ def test_capacity_search_brackets_its_result_with_steps_that_meet_the_rule(
     run = invoke_json("show", str(steps[0]["run_id"]))
     assert run["label"] == "capacity" and run["results"][0]["rw"] == "randwrite"
     assert invoke_json("capacity", "--show", "last") == doc
+    # its report: the curve of the real steps, and the run of the step at the capacity
+    invoke("report", "--capacity", str(doc["capacity"]), "-o", str(tmp_path / "cap.html"))
+    html = (tmp_path / "cap.html").read_text()
+    assert 'aria-label="Achieved IOPS and latency against offered load"><svg' in html
+    last = [s for s in steps if s["repeat"] == steps[-1]["repeat"]]
+    passed = [s for s in last if s["outcome"] == "pass"]
+    shown = max(passed, key=lambda s: s["offered_iops"]) if passed else last[-1]
+    assert f"search {doc['capacity']} (healthy) (#{shown['run_id']})" in html

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,12 +36,23 @@ if TYPE_CHECKING:
     help="The rounds of A/B experiment N (`cephbench ab` prints its number), with its verdict "
     "and every round's figures first.",
 )
+@click.option(
+    "--capacity",
+    "capacity_ids",
+    type=int,
+    multiple=True,
+    metavar="N",
+    help="Capacity search N (`cephbench capacity` prints its number): its curve, steps and "
+    "knee, with the run at its capacity. Repeat it to show searches side by side (healthy "
+    "beside degraded); two of one rule and workload are compared.",
+)
 @picking_filter
 @db_option
 def report(
     run_refs: tuple[str, ...],
     output: Path,
     experiment: int | None,
+    capacity_ids: tuple[int, ...],
     run_filter: RunFilter,
     store: Store,
 ) -> None:
@@ -56,6 +68,7 @@ def report(
       cephbench report last -o report.md
       cephbench report --label nightly --since 30d -o nightly.html
       cephbench report --experiment 2 -o ab.html
+      cephbench report --capacity 4 --capacity 5 -o capacity.html
     """
     # scipy, matplotlib and jinja2 (~1 s) load when reporting, not for `report --help`
     from cephbench.analysis.compare import compare
@@ -65,15 +78,20 @@ def report(
         raise UsageError(
             f"the directory {output.parent} does not exist", hint="create it, or write elsewhere"
         )
-    ab = None
+    ab = capacity = title = None
+    picked = (experiment is not None) + bool(capacity_ids)
+    if picked and (run_refs or run_filter.narrows or run_filter.last is not None or picked > 1):
+        what = "--experiment" if experiment is not None else "--capacity"
+        raise UsageError(
+            f"{what} picks the runs itself (its {'rounds' if experiment else 'steps'})",
+            hint=f"give {what} alone, or runs without it",
+        )
     if experiment is not None:
-        if run_refs or run_filter.narrows or run_filter.last is not None:
-            raise UsageError(
-                "--experiment picks the runs itself (its rounds)",
-                hint="give --experiment N alone, or runs without it",
-            )
         ab, run_refs = _experiment(store, experiment)
-    runs = pick_runs(store, run_refs, run_filter)
+    if capacity_ids:
+        capacity, title, runs = _capacities(store, capacity_ids)
+    else:
+        runs = pick_runs(store, run_refs, run_filter)
     provenance = {run.id: store.outputs(run.id) for run in runs}
     _explain(store, runs, provenance)
     series = {run.id: [s for s in store.series(run.id) if s.workload] for run in runs}  # not health
@@ -84,6 +102,8 @@ def report(
         series,
         ab,
         fsids=_fsids(store, runs),
+        capacity=capacity,
+        title=title,
     )
     click.echo(str(written[0]))
 
@@ -136,3 +156,43 @@ def _experiment(store: Store, exp_id: int) -> tuple[dict, tuple[str, ...]]:
             hint="run the experiment again (cephbench ab)",
         )
     return doc, tuple(str(i) for i in (*a, *b))
+
+
+def _capacities(store: Store, ids: tuple[int, ...]) -> tuple[dict, str, list]:
+    """The capacity searches' section data, the report's title, and for each search the run
+    of its step at the capacity (the highest offered rate that met the target in the last
+    repeat; the last step when none did), labelled with the search it stands for."""
+    from cephbench.capacity import driver
+    from cephbench.capacity.compare import comparable, compare
+    from cephbench.capacity.section import name_of
+    from cephbench.errors import StoreError
+    from cephbench.tables.table import fmt_ms
+
+    try:
+        found = [driver.load(store, i) for i in dict.fromkeys(ids)]
+    except StoreError as e:
+        raise UsageError(str(e), hint="`cephbench capacity` prints each search's number") from e
+    docs = [c.to_json() for c in found]
+    runs = []
+    for doc in docs:
+        if not doc["steps"]:
+            raise UsageError(
+                f"capacity search {doc['capacity']} has no step ({doc['status']}): nothing to report",
+                hint="run the search again (cephbench capacity)",
+            )
+        last = [s for s in doc["steps"] if s["repeat"] == doc["steps"][-1]["repeat"]]
+        passed = [s for s in last if s["outcome"] == "pass"]
+        step = max(passed, key=lambda s: s["offered_iops"]) if passed else last[-1]
+        runs.append(replace(store.get_run(step["run_id"]), label=name_of(doc)))
+    comparison = None
+    if len(found) == 2 and comparable(found[0], found[1]) is None:
+        comparison = compare(found[0], found[1])
+    first = docs[0]
+    rule = first["rule"]
+    what = (
+        f"{first['workload']['rw']} {first['workload']['bs']} at p{rule['percentile']:g} <= "
+        f"{fmt_ms(rule['target_us'])} ms"
+    )
+    numbers = ", ".join(str(d["capacity"]) for d in docs)
+    title = f"Capacity search{'es' if len(docs) > 1 else ''} {numbers}: {what} on {first['target']}"
+    return {"searches": docs, "comparison": comparison}, title, runs

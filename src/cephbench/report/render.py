@@ -29,7 +29,13 @@ from cephbench.analysis.compare import Comparison
 from cephbench.errors import UsageError
 from cephbench.model import StoredRun
 from cephbench.report import charts
-from cephbench.report.sections import ReportData, SeriesByRun, sections, template_folders
+from cephbench.report.sections import (
+    ChartSink,
+    ReportData,
+    SeriesByRun,
+    sections,
+    template_folders,
+)
 from cephbench.tables.table import Table, minute, to_markdown
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -45,7 +51,9 @@ def context(data: ReportData, fsids: Mapping[int, str] | None = None) -> dict[st
     """
     cmp = data.cmp
     runs = [run for column in cmp.columns for run in column.runs]
-    if len(runs) == 1:
+    if data.title:
+        title = data.title
+    elif len(runs) == 1:
         title = title_of(runs[0], (fsids or {}).get(runs[0].id))
     else:
         title = "cephbench report: " + ", ".join(c.name for c in cmp.columns)
@@ -84,12 +92,15 @@ def write_report(
     series: SeriesByRun | None = None,
     ab: dict[str, Any] | None = None,
     fsids: Mapping[int, str] | None = None,
+    capacity: dict[str, Any] | None = None,
+    title: str | None = None,
 ) -> list[Path]:
     """Write ``path`` (.html or .md); returns every file written. ``provenance``: run id ->
     ``Store.outputs(run_id)``; ``series``: the runs' time series, by run id (none: no Time
     series section); ``ab``: the A/B experiment (``cephbench.ab/1``) they are the rounds of
     (its section first); ``fsids``: run id -> its cluster's fsid, where known (the title of a
-    diagnosis names its cluster)."""
+    diagnosis names its cluster); ``capacity``: the capacity searches they are steps of (see
+    :class:`ReportData`), with the report's ``title``."""
     suffix = path.suffix.lower()
     if suffix not in (".html", ".htm", ".md"):
         raise UsageError(
@@ -98,8 +109,16 @@ def write_report(
         )
     with charts.style():
         if suffix == ".md":
-            return _write_markdown(cmp, provenance, path, series or {}, ab, fsids)
-        ctx = context(ReportData(cmp, provenance, _svg, series or {}, ab), fsids)
+            written: list[Path] = []
+            sink = _sink_for(path, written)
+            data = ReportData(
+                cmp, provenance, sink, series or {}, ab, capacity=capacity, title=title
+            )
+            ctx = context(data, fsids)
+            path.write_text(_env(False).get_template("report.md.j2").render(**ctx))
+            return [path, *written]
+        data = ReportData(cmp, provenance, _svg, series or {}, ab, capacity=capacity, title=title)
+        ctx = context(data, fsids)
     path.write_text(_env(True).get_template("report.html.j2").render(**ctx))
     return [path]
 
@@ -108,17 +127,11 @@ def _svg(fig: Figure | None, _name: str) -> str | None:
     return charts.svg(fig) if fig else None
 
 
-def _write_markdown(
-    cmp: Comparison,
-    provenance: dict[int, list[dict[str, Any]]],
-    path: Path,
-    series: SeriesByRun,
-    ab: dict[str, Any] | None,
-    fsids: Mapping[int, str] | None,
-) -> list[Path]:
+def _sink_for(path: Path, written: list[Path]) -> ChartSink:
+    """The Markdown report's charts: PNG files in ``<name>_files/``, each added to
+    ``written``."""
     files_dir = path.with_name(f"{path.stem}_files")
     files_dir.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
 
     def sink(fig: Figure | None, name: str) -> str | None:
         if fig is None:
@@ -128,9 +141,7 @@ def _write_markdown(
         written.append(target)
         return f"{files_dir.name}/{target.name}"
 
-    ctx = context(ReportData(cmp, provenance, sink, series, ab), fsids)
-    path.write_text(_env(False).get_template("report.md.j2").render(**ctx))
-    return [path, *written]
+    return sink
 
 
 def _env(html: bool) -> Environment:

@@ -8,7 +8,8 @@ has nothing to show; its fragments ``<name>.html.j2`` and ``<name>.md.j2`` in it
 ``templates`` folder render that context, given as ``section``. A section of scope ``"run"``
 is built once per run and shown inside that run's block of the Runs section.
 
-Sections of layers above the report (the A/B experiment's, a run's diagnosis) are named here
+Sections of layers above the report (the A/B experiment's, the capacity searches', a run's
+diagnosis) are named here
 by string only: the report never imports them, the registry does when a report is written.
 """
 
@@ -40,6 +41,7 @@ SECTIONS = Registry(
     {  # in the order shown; each section's ``order`` says the same
         "diagnosis_first": "cephbench.diagnose.section:DiagnosisFirstSection",
         "ab": "cephbench.tuning.section:AbSection",
+        "capacity": "cephbench.capacity.section:CapacitySection",
         "summary": "cephbench.report.sections.summary:SummarySection",
         "sweep": "cephbench.report.sections.sweep:SweepSection",
         "trend": "cephbench.report.sections.trend:TrendSection",
@@ -69,6 +71,11 @@ class ReportData:
     series: SeriesByRun = field(default_factory=dict)
     ab: dict[str, Any] | None = None
     """The A/B experiment (``cephbench.ab/1``) the runs are the rounds of, if any."""
+    capacity: dict[str, Any] | None = None
+    """The capacity searches the runs are steps of: ``searches`` (``cephbench.capacity/1``
+    documents) and ``comparison`` (the second against the first, or None)."""
+    title: str | None = None
+    """The report's title, when what it reports is not its runs (a capacity search)."""
     run: StoredRun | None = None
     """The run a per-run section is built for; None for the others."""
 
