@@ -2,14 +2,18 @@
 its result hold to the rule it was given, whatever the machine's other load made of them (the
 search's arithmetic on every kind of data is the pure tests' job,
 tests/unit/test_capacity_search.py). 1 MiB writes keep the file's ceiling at a few thousand
-IOPS, so the bracket needs few steps."""
+IOPS, so the bracket needs few steps. A search killed mid-step leaves nothing `cleanup` does
+not remove."""
 
 from __future__ import annotations
 
 import math
+import os
+import sqlite3
+import subprocess
 from pathlib import Path
 
-from tests.helpers import needs_fio
+from tests.helpers import CEPHBENCH, needs_fio, wait_for
 
 STEP_S = 2
 
@@ -79,3 +83,39 @@ def test_capacity_search_brackets_its_result_with_steps_that_meet_the_rule(
     passed = [s for s in last if s["outcome"] == "pass"]
     shown = max(passed, key=lambda s: s["offered_iops"]) if passed else last[-1]
     assert f"search {doc['capacity']} (healthy) (#{shown['run_id']})" in html
+
+
+def _open(db: Path) -> list[tuple[str, str]]:
+    try:
+        with sqlite3.connect(db) as conn:
+            query = "SELECT kind, name FROM resources WHERE removed_at IS NULL"
+            return conn.execute(query).fetchall()
+    except sqlite3.OperationalError:  # not created yet
+        return []
+
+
+@needs_fio
+def test_cleanup_removes_what_a_killed_search_left(invoke, db: Path, bench_dir: Path):
+    args = ["capacity", "--target", f"file:{bench_dir}", "--p99", "50ms", "--bs", "1m"]
+    args += ["--size", "16m", "--step-time", "30s", "--ramp", "1s"]
+    proc = subprocess.Popen(
+        [*CEPHBENCH, *args],
+        env={**os.environ, "CEPHBENCH_DB": str(db)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        # the step's suite directory, its run's work directory and data file: all recorded
+        left = wait_for(
+            lambda: len(_open(db)) >= 3 and _open(db), "the first step running", timeout=120
+        )
+    finally:
+        proc.kill()
+        proc.communicate(timeout=60)
+    (step_dir,) = [name for kind, name in left if "cephbench-capacity-" in name]
+    assert Path(step_dir).is_dir() and (Path(step_dir) / "capacity-step.yaml").exists()
+    out = invoke("cleanup")
+    assert f"removed dir {step_dir}" in out.output, out.output
+    assert not Path(step_dir).exists() and _open(db) == []
+    assert not list(bench_dir.iterdir())

@@ -11,6 +11,8 @@ job and client, never averaged.
 
 from __future__ import annotations
 
+import secrets
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +23,8 @@ import yaml
 
 from cephbench.capacity.search import Step
 from cephbench.errors import CephbenchError
+from cephbench.resources.shield import recorded
+from cephbench.store import ResourceLog
 
 if TYPE_CHECKING:
     from cephbench.model import StoredRun
@@ -118,17 +122,23 @@ def run_step(
     from cephbench.execution.runner import run_request
     from cephbench.planning.request import CaptureOptions, RunRequest
 
-    with tempfile.TemporaryDirectory(prefix="cephbench-capacity-") as tmp:
-        path = Path(tmp) / "capacity-step.yaml"
-        path.write_text(yaml.safe_dump(spec.suite(rate), sort_keys=False))
-        request = RunRequest(
-            suite=str(path),
-            target=target,
-            label=label,
-            capture=CaptureOptions(logs=False),
-            health=HealthOptions(allow_unhealthy=degraded),
-        )
-        outcome = run_request(store, request, note=note)
+    # the step's suite file, in a directory recorded first: `cleanup` removes it after a kill
+    tmp = Path(tempfile.gettempdir()) / f"cephbench-capacity-{secrets.token_hex(4)}"
+    with recorded(ResourceLog(store, None), "dir", str(tmp)):
+        try:
+            tmp.mkdir(mode=0o700)
+            path = tmp / "capacity-step.yaml"
+            path.write_text(yaml.safe_dump(spec.suite(rate), sort_keys=False))
+            request = RunRequest(
+                suite=str(path),
+                target=target,
+                label=label,
+                capture=CaptureOptions(logs=False),
+                health=HealthOptions(allow_unhealthy=degraded),
+            )
+            outcome = run_request(store, request, note=note)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     run = store.get_run(outcome.run_id)
     if outcome.failed_workloads:
         error = run.failures[0].error if run.failures else run.error

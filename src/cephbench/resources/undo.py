@@ -50,11 +50,15 @@ def remove_file(resource: Resource) -> None:
     Path(resource.name).unlink(missing_ok=True)
 
 
+PRIVATE_DIRS = ("cephbench-run-", "cephbench-capacity-")
+"""How cephbench's private directories are named (a run's work directory, a capacity step's)."""
+
+
 @undoes("dir")
 def remove_dir(resource: Resource) -> None:
-    """A run's private work directory (only ever one named like the runner names them)."""
+    """A private directory of cephbench's (only ever one named as :data:`PRIVATE_DIRS` say)."""
     path = Path(resource.name)
-    if not path.name.startswith("cephbench-run-"):
+    if not path.name.startswith(PRIVATE_DIRS):
         raise CephbenchError(f"{path} is not a cephbench work directory; not removing it")
     shutil.rmtree(path, ignore_errors=True)
 
