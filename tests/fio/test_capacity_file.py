@@ -119,3 +119,21 @@ def test_cleanup_removes_what_a_killed_search_left(invoke, db: Path, bench_dir: 
     assert f"removed dir {step_dir}" in out.output, out.output
     assert not Path(step_dir).exists() and _open(db) == []
     assert not list(bench_dir.iterdir())
+
+
+@needs_fio
+def test_the_cross_check_runs_fios_latency_target_mode(db: Path, bench_dir: Path):
+    """Its depth is one fio tried (1..4), and its figures those fio reported for it."""
+    from cephbench.capacity.steps import StepSpec, latency_depth, run_cross_check
+    from cephbench.store import Store
+
+    spec = StepSpec("randwrite", "1m", iodepth=4, seconds=2, ramp=1, size="16m")
+    with Store(db) as store:
+        found = run_cross_check(store, spec, 50_000, target=f"file:{bench_dir}", label="x")
+        outputs = store.outputs(found["run_id"])
+        (result,) = store.get_run(found["run_id"]).results
+    assert 1 <= found["depth"] <= 4 and found["max_depth"] == 4
+    assert found["depth"] == latency_depth(outputs) and found["window_s"] == 1.0
+    assert found["iops"] == result.iops > 0
+    assert found["percentile_us"] == dict(result.percentiles)[99.0]
+    assert not list(bench_dir.iterdir())

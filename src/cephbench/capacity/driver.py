@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cephbench.capacity.model import Capacity, Spec, step_from_json, step_to_json
+from cephbench.capacity.output import cross_check_line
 from cephbench.capacity.search import Step, bracket, estimate, next_rate, outcome, status
 from cephbench.errors import CephbenchError
 
@@ -43,10 +44,12 @@ def run_capacity(
     note: Callable[[str], None] = lambda _: None,
     background: Background | None = None,
     ended: Callable[[], str | None] | None = None,
+    cross_check: Callable[[], dict[str, Any]] | None = None,
 ) -> int:
     """Run the search; returns its id in the store (stored as it goes: a stopped search
     keeps its steps). ``ended``: after each step, a note when the background work is over
-    (said once, and stored with the search)."""
+    (said once, and stored with the search). ``cross_check``: run after the search, what it
+    returns stored with it (``--cross-check``: fio's latency_target mode)."""
     from cephbench.store import capacities
 
     cap_id = capacities.start(store, target, spec.to_json())
@@ -94,6 +97,11 @@ def run_capacity(
             note(f"after repeat {repeat + 1}: {e.verdict} ({e.reason})")
             if e.verdict != "more":
                 break
+        if cross_check is not None:
+            note("cross-check: fio's own latency_target mode, once")
+            found_by_fio = cross_check()
+            capacities.set_cross_check(store, cap_id, found_by_fio)
+            note(cross_check_line(found_by_fio, rule.percentile))
     except KeyboardInterrupt:
         capacities.finish(store, cap_id, "aborted", "interrupted")
         raise
@@ -119,4 +127,5 @@ def load(store: Store, cap_id: int) -> Capacity:
         row.ended_at,
         row.error,
         tuple(row.notes),
+        row.cross_check,
     )

@@ -108,6 +108,9 @@ class Capacity:
     ended_at: str | None = None
     error: str | None = None
     notes: tuple[str, ...] = field(default=())
+    cross_check: dict[str, Any] | None = None
+    """fio's latency_target mode run once after the search (``--cross-check``): see
+    :func:`cephbench.capacity.steps.run_cross_check`."""
 
     @property
     def repeats(self) -> tuple[int, ...]:
@@ -204,4 +207,5 @@ class Capacity:
                 for s in self.steps
             ],
             "notes": list(self.notes),
+            "cross_check": self.cross_check,
         }

@@ -23,17 +23,21 @@ def headline(doc: dict[str, Any]) -> list[str]:
         f"{fmt_ms(rule['target_us'])} ms" + (f", while {doc['while']}" if doc["while"] else "")
     )
     if r["capacity_iops"] is None:
-        return [f"Capacity of {what}: inconclusive ({r['reason']})."]
-    ci = r["ci95_iops"]
-    band = (
-        f", 95 % CI {fmt_figure(ci[0], 'IO/s')}-{fmt_figure(ci[1], 'IO/s')} (±{r['ci_pct']:.1f} %)"
-        if ci
-        else ""
-    )
-    lines = [
-        f"Capacity of {what}: {fmt_figure(r['capacity_iops'], 'IO/s')} IOPS{band} over "
-        f"{r['repeats']} repeat(s): {r['verdict']} ({r['reason']})."
-    ]
+        lines = [f"Capacity of {what}: inconclusive ({r['reason']})."]
+    else:
+        ci = r["ci95_iops"]
+        band = (
+            f", 95 % CI {fmt_figure(ci[0], 'IO/s')}-{fmt_figure(ci[1], 'IO/s')} "
+            f"(±{r['ci_pct']:.1f} %)"
+            if ci
+            else ""
+        )
+        lines = [
+            f"Capacity of {what}: {fmt_figure(r['capacity_iops'], 'IO/s')} IOPS{band} over "
+            f"{r['repeats']} repeat(s): {r['verdict']} ({r['reason']})."
+        ]
+    if doc.get("cross_check"):
+        lines.append(cross_check_line(doc["cross_check"], rule["percentile"]))
     if doc["knee"]:
         k = doc["knee"]
         lines.append(
@@ -48,6 +52,20 @@ LEGEND = (
     "under the target; 'behind' fell short of the offered rate; 'too slow' kept up over the "
     "target."
 )
+
+
+def cross_check_line(found: dict[str, Any], percentile: float) -> str:
+    """What fio's latency_target mode found, said as a cross-check of the capacity. fio
+    resets its figures at each depth it tries and stops once settled, so its IOPS and
+    percentile are those of its last window, at the depth found."""
+    p = found["percentile_us"]
+    at = f" and p{percentile:g} {fmt_ms(p)} ms" if p is not None else ""
+    deepest = " (the deepest allowed)" if found["depth"] >= found["max_depth"] else ""
+    return (
+        f"Cross-check, fio's latency_target mode (a closed loop): depth {found['depth']} of "
+        f"{found['max_depth']}{deepest}, {fmt_figure(found['iops'], 'IO/s')} IOPS{at} in its "
+        f"last {found['window_s']:g} s window (run {found['run_id']})."
+    )
 
 
 def steps_table(doc: dict[str, Any]) -> Table:

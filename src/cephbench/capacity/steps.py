@@ -11,13 +11,15 @@ job and client, never averaged.
 
 from __future__ import annotations
 
+import json
+import math
 import secrets
 import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -35,6 +37,7 @@ STEP_PERCENTS = (50.0, 90.0, 99.0, 99.9, 99.99)
 DEFAULT_IODEPTH = 128
 DEFAULT_STEP_TIME = 10.0
 DEFAULT_RAMP = 3.0
+CROSS_CHECK_TOOL = "fio latency_target"
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,37 @@ class StepSpec:
     ramp: float = DEFAULT_RAMP
     size: str | None = None
     percentile: float = 99.0
+
+    @property
+    def cross_check_window(self) -> float:
+        """fio's latency_target window: a fifth of a step, at least a second."""
+        return max(1.0, self.seconds / 5)
+
+    def cross_check_suite(self, target_us: float) -> dict:
+        """The one-workload suite of the cross-check (pure): fio's own latency_target mode,
+        which tries queue depths from 1 up to ``iodepth`` and keeps the deepest whose
+        ``percentile`` stays under ``target_us`` in a window; a closed loop, where the steps
+        are an open one. fio resets its figures at each depth it tries and stops once it has
+        settled, so what it reports is its last window, at the depth found; the runtime only
+        bounds that search (twice the depth's doublings, and two more windows)."""
+        window = self.cross_check_window
+        windows = 2 * math.ceil(math.log2(max(2, self.iodepth))) + 2
+        doc = self.suite(0)
+        glob = {**doc["global"], "runtime": f"{window * windows:g}s"}
+        workload = {**doc["workloads"][0], "name": "cap_latency_target"}
+        workload["options"] = {
+            "latency_target": f"{round(target_us)}us",
+            "latency_window": f"{round(window * 1e6)}us",
+            "latency_percentile": f"{self.percentile:g}",
+            "percentile_list": workload["options"]["percentile_list"],
+        }
+        return {
+            **doc,
+            "name": "capacity-cross-check",
+            "description": f"{self.rw} {self.bs}: fio's latency_target mode, depth 1-{self.iodepth}",
+            "global": glob,
+            "workloads": [workload],
+        }
 
     def suite(self, rate: float) -> dict:
         """The one-workload suite of a step at ``rate`` IOPS (pure)."""
@@ -118,17 +152,82 @@ def run_step(
     """Run one step at ``rate`` IOPS on ``target`` and return what it measured
     (``degraded``: on a cluster cephbench degraded on purpose, which the run must not refuse;
     its results carry the health flags of what they ran beside)."""
+    run = _run_suite(
+        store, spec.suite(rate), target, label, note, degraded, f"the step at {rate:g} IOPS"
+    )
+    return step_of(run, rate, repeat)
+
+
+def run_cross_check(
+    store: Store,
+    spec: StepSpec,
+    target_us: float,
+    *,
+    target: str | None,
+    label: str,
+    note: Callable[[str], None] = lambda _: None,
+    degraded: bool = False,
+) -> dict[str, Any]:
+    """fio's latency_target mode run once (:meth:`StepSpec.cross_check_suite`): the depth it
+    settled on, that run's IOPS and percentile, and its run (``cephbench.capacity/1``'s
+    ``cross_check``)."""
+    suite = spec.cross_check_suite(target_us)
+    run = _run_suite(store, suite, target, label, note, degraded, "fio's latency_target run")
+    results = [r for r in run.results if r.iops is not None]
+    depth = latency_depth(store.outputs(run.id))
+    if len(results) != 1 or depth is None:
+        raise CephbenchError(
+            f"fio's latency_target run (run {run.id}) recorded no depth or no IOPS",
+            hint=f"cephbench show {run.id} says what it recorded",
+        )
+    return {
+        "tool": CROSS_CHECK_TOOL,
+        "depth": depth,
+        "max_depth": spec.iodepth,
+        "iops": results[0].iops,
+        "percentile_us": dict(results[0].percentiles).get(spec.percentile),
+        "window_s": spec.cross_check_window,
+        "run_id": run.id,
+    }
+
+
+def latency_depth(outputs: list[dict[str, Any]]) -> int | None:
+    """The queue depth fio's latency_target mode settled on (``latency_depth`` in its JSON),
+    from a run's stored outputs (pure)."""
+    for out in outputs:
+        if out["tool"] != "fio":
+            continue
+        try:
+            doc = json.loads(out["stdout"][out["stdout"].find("{") :])
+        except ValueError:
+            continue
+        for job in doc.get("jobs", []):
+            if isinstance(job.get("latency_depth"), int):
+                return job["latency_depth"]
+    return None
+
+
+def _run_suite(
+    store: Store,
+    suite: dict,
+    target: str | None,
+    label: str,
+    note: Callable[[str], None],
+    degraded: bool,
+    what: str,
+) -> StoredRun:
+    """Run a one-workload suite on ``target``; the stored run (a failed workload raises)."""
     from cephbench.ceph.session import HealthOptions
     from cephbench.execution.runner import run_request
     from cephbench.planning.request import CaptureOptions, RunRequest
 
-    # the step's suite file, in a directory recorded first: `cleanup` removes it after a kill
+    # the suite's file, in a directory recorded first: `cleanup` removes it after a kill
     tmp = Path(tempfile.gettempdir()) / f"cephbench-capacity-{secrets.token_hex(4)}"
     with recorded(ResourceLog(store, None), "dir", str(tmp)):
         try:
             tmp.mkdir(mode=0o700)
             path = tmp / "capacity-step.yaml"
-            path.write_text(yaml.safe_dump(spec.suite(rate), sort_keys=False))
+            path.write_text(yaml.safe_dump(suite, sort_keys=False))
             request = RunRequest(
                 suite=str(path),
                 target=target,
@@ -142,5 +241,5 @@ def run_step(
     run = store.get_run(outcome.run_id)
     if outcome.failed_workloads:
         error = run.failures[0].error if run.failures else run.error
-        raise CephbenchError(f"the step at {rate:g} IOPS failed (run {run.id}): {error}")
-    return step_of(run, rate, repeat)
+        raise CephbenchError(f"{what} failed (run {run.id}): {error}")
+    return run

@@ -98,6 +98,12 @@ MIN_STEP_TIME = 2.0
     help="'degrade': let --while mark an OSD out on a cluster that is not the lab.",
 )
 @click.option(
+    "--cross-check",
+    is_flag=True,
+    help="After the search, run fio's own latency_target mode once (the deepest queue whose "
+    "percentile stays under the target: a closed loop) and show its depth and IOPS beside.",
+)
+@click.option(
     "--show",
     "show_ref",
     metavar="ID|last",
@@ -129,6 +135,7 @@ def capacity(
     max_repeats: int,
     during: str | None,
     allow: str | None,
+    cross_check: bool,
     show_ref: str | None,
     compare_refs: tuple[str, str] | None,
     fmt: str,
@@ -163,6 +170,11 @@ def capacity(
     rule_percentile, target_us = _rule(p99, percentile, target_ms)
     if allow is not None and during is None:
         raise UsageError("--allow degrade goes with --while", hint="e.g. --while recovery")
+    if cross_check and during is not None:
+        raise UsageError(
+            "--cross-check runs on a healthy cluster, not --while it recovers",
+            hint="run the search with --cross-check, and the one --while without",
+        )
     try:
         seconds, ramp_s = parse_seconds(step_time), parse_seconds(ramp)
     except (ValueError, UsageError) as e:
@@ -198,16 +210,18 @@ def capacity(
         raise UsageError(
             "--target is required", hint="e.g. --target rbd:POOL/IMAGE or --target file:DIR"
         )
-    cap_id = _search(store, spec, target, during, allow)
+    cap_id = _search(store, spec, target, during, allow, cross_check)
     console_err.print(
         f"Stored as capacity search {cap_id}: cephbench capacity --show {cap_id}", markup=False
     )
     _print(driver.load(store, cap_id).to_json(), fmt)
 
 
-def _search(store: Store, spec, target: str, during: str | None, allow: str | None) -> int:
+def _search(
+    store: Store, spec, target: str, during: str | None, allow: str | None, cross_check: bool
+) -> int:
     from cephbench.capacity import driver
-    from cephbench.capacity.steps import run_step
+    from cephbench.capacity.steps import run_cross_check, run_step
 
     def note(text: str) -> None:
         console_err.print(text, markup=False)
@@ -223,8 +237,14 @@ def _search(store: Store, spec, target: str, during: str | None, allow: str | No
             degraded=during is not None,
         )
 
+    def fio_latency_target() -> dict:
+        return run_cross_check(
+            store, spec.step, spec.rule.target_us, target=target, label="capacity", note=note
+        )
+
     if during is None:
-        return driver.run_capacity(store, spec, target, measure, note)
+        check = fio_latency_target if cross_check else None
+        return driver.run_capacity(store, spec, target, measure, note, cross_check=check)
     from cephbench.capacity.degrade import while_recovery
 
     return while_recovery(store, spec, target, measure, note, allow_degrade=allow == "degrade")

@@ -27,6 +27,7 @@ class StoredCapacity:
     steps: list[dict[str, Any]]
     notes: list[str]
     error: str | None
+    cross_check: dict[str, Any] | None = None
 
 
 def start(store: Store, target: str | None, spec: dict[str, Any]) -> int:
@@ -61,6 +62,14 @@ def add_note(store: Store, cap_id: int, note: str) -> None:
     _append(store, cap_id, "notes", note)
 
 
+def set_cross_check(store: Store, cap_id: int, found: dict[str, Any]) -> None:
+    """What fio's latency_target mode found after the search (``--cross-check``)."""
+    with store.transaction():
+        store.conn.execute(
+            "UPDATE capacities SET cross_check = ? WHERE id = ?", (json.dumps(found), cap_id)
+        )
+
+
 def finish(store: Store, cap_id: int, status: str, error: str | None = None) -> None:
     with store.transaction():
         store.conn.execute(
@@ -83,6 +92,7 @@ def get(store: Store, cap_id: int) -> StoredCapacity:
         json.loads(row["steps"]),
         json.loads(row["notes"]),
         row["error"],
+        json.loads(row["cross_check"]) if row["cross_check"] else None,
     )
 
 
