@@ -28,10 +28,13 @@ GROUP_POLL_SECONDS = 0.05
 KILL_WAIT_SECONDS = 10.0
 PR_SET_PDEATHSIG = 1
 _libc: ctypes.CDLL | None
-try:
-    _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-except OSError:  # pragma: no cover - not glibc/Linux
-    _libc = None
+try:  # glibc's name first: find_library runs `ldconfig -p`, a process at every start
+    _libc = ctypes.CDLL("libc.so.6", use_errno=True)
+except OSError:  # pragma: no cover - not glibc
+    try:
+        _libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    except OSError:  # not Linux
+        _libc = None
 
 
 @dataclass(frozen=True)
