@@ -1,4 +1,4 @@
-"""Runs and A/B experiments a dead process left ``running``: found on the next open of the
+"""Runs, A/B experiments, capacity searches and tunes a dead process left ``running``: found on the next open of the
 store, marked aborted, and said so (with what ``cephbench cleanup`` still has to undo)."""
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ def dead_ids(store: Store, table: str) -> list[int]:
 
 
 def recover_interrupted(store: Store) -> list[str]:
-    """Mark runs and experiments left ``running`` by a dead process on this host as aborted;
-    say which."""
+    """Mark runs, experiments, searches and tunes left ``running`` by a dead process on this
+    host as aborted; say which."""
     notes = []
     dead = dead_ids(store, "runs")
     for run_id in dead:
@@ -38,6 +38,11 @@ def recover_interrupted(store: Store) -> list[str]:
         notes.append(
             f"{len(left)} thing(s) an interrupted run created are left; `cephbench cleanup` removes them"
         )
-    from cephbench.store import capacities, experiments  # A/B, capacity searches likewise
+    from cephbench.store import capacities, experiments, tunings  # A/B, searches, tunes likewise
 
-    return notes + experiments.recover_interrupted(store) + capacities.recover_interrupted(store)
+    return (
+        notes
+        + experiments.recover_interrupted(store)
+        + capacities.recover_interrupted(store)
+        + tunings.recover_interrupted(store)
+    )

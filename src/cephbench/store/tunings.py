@@ -69,3 +69,16 @@ def get(store: Store, tune_id: int) -> Tuning:
         json.loads(row["kept"]),
         row["error"],
     )
+
+
+def recover_interrupted(store: Store) -> list[str]:
+    """Mark tunes left ``running`` by a dead process on this host as aborted (the settings
+    its attempts changed are their experiments' records, which ``cephbench cleanup`` puts
+    back)."""
+    from cephbench.store.recovery import dead_ids
+
+    notes = []
+    for tune_id in dead_ids(store, "tunings"):
+        finish(store, tune_id, "aborted", "the process running it stopped unexpectedly")
+        notes.append(f"tune {tune_id} was interrupted; marked aborted")
+    return notes
