@@ -14,11 +14,16 @@ so 4 blocks left the Bonferroni-corrected interval across 0 ([-13.5 %, +905 %] a
 +195 %); with 8 blocks the first passing run kept it at +114.7 % [+14.2, +303.6] and measured
 the final against the first at +144.9 % [+63.3, +267.2] (13 min at load 9-13). Random writes at QD32 swung from -54 % to
 +71 % between blocks, so the suite holds the reads alone; the guard on other workloads is
-tested on recorded and hand-made rounds (tests/unit/test_tune_*.py)."""
+tested on recorded and hand-made rounds (tests/unit/test_tune_*.py). A tune killed while an
+attempt's change is in effect leaves it for `cephbench cleanup`, which puts the configuration
+back as it was and marks the tune aborted."""
 
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,7 +35,7 @@ from cephbench.lab.faults import injected
 from cephbench.lab.info import LabInfo
 from cephbench.system.process import run
 from tests.contract import validate
-from tests.helpers import invoke
+from tests.helpers import CEPHBENCH, invoke, wait_for
 
 POOL, IMAGE = "cb-tune", "img"
 TARGET = ["--target", f"rbd:{POOL}/{IMAGE}"]
@@ -108,3 +113,37 @@ def test_tune_keeps_the_remedy_for_debug_logging_and_revert_puts_everything_back
     assert [k["change"] for k in doc["kept"]] == attempt["changes"]
     assert all(k["revert"] == f"cephbench tune revert {doc['tune']}" for k in doc["kept"])
     assert doc["status"] == "complete"
+
+
+@pytest.mark.timeout(900)
+def test_cleanup_puts_back_what_a_killed_tune_changed(
+    lab: LabInfo, db: Path, image: None, small: str
+):
+    env = {**os.environ, "CEPHBENCH_DB": str(db), "CEPHBENCH_LAB_DIR": str(lab.dir)}
+    with injected(lab, "debug-logging", "cluster"):
+        before = config_dump(lab)
+        proc = subprocess.Popen(
+            [*CEPHBENCH, "tune", "--suite", small, *TARGET, "--rounds", "16"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+
+            def changed() -> bool:
+                assert proc.poll() is None, proc.communicate()[1]
+                return config_dump(lab) != before
+
+            wait_for(changed, "an attempt's change in effect", timeout=600, poll=0.5)
+        finally:
+            proc.kill()
+            proc.communicate(timeout=60)
+        assert config_dump(lab) != before  # nothing ran to put it back
+        out = invoke("cleanup", db=db).output
+        assert "tune 1 was interrupted; marked aborted" in out, out
+        assert config_dump(lab) == before  # the fault's entries back, byte for byte
+        with sqlite3.connect(db) as conn:
+            query = "SELECT kind, name FROM resources WHERE removed_at IS NULL"
+            assert conn.execute(query).fetchall() == []
+            assert conn.execute("SELECT status FROM tunings").fetchall() == [("aborted",)]
