@@ -107,20 +107,15 @@ def write_report(
             f"cannot tell the report format from '{path.name}'",
             hint="name the output .html (self-contained) or .md (with PNG charts)",
         )
+    markdown = suffix == ".md"
+    written: list[Path] = []  # the Markdown report's PNG charts
+    sink = _sink_for(path, written) if markdown else _svg
     with charts.style():
-        if suffix == ".md":
-            written: list[Path] = []
-            sink = _sink_for(path, written)
-            data = ReportData(
-                cmp, provenance, sink, series or {}, ab, capacity=capacity, title=title
-            )
-            ctx = context(data, fsids)
-            path.write_text(_env(False).get_template("report.md.j2").render(**ctx))
-            return [path, *written]
-        data = ReportData(cmp, provenance, _svg, series or {}, ab, capacity=capacity, title=title)
+        data = ReportData(cmp, provenance, sink, series or {}, ab, capacity=capacity, title=title)
         ctx = context(data, fsids)
-    path.write_text(_env(True).get_template("report.html.j2").render(**ctx))
-    return [path]
+    template = "report.md.j2" if markdown else "report.html.j2"
+    path.write_text(_env(not markdown).get_template(template).render(**ctx))
+    return [path, *written]
 
 
 def _svg(fig: Figure | None, _name: str) -> str | None:
