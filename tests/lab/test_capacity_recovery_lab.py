@@ -36,9 +36,10 @@ def _cli(lab, *args: str) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.fixture
-def pool(lab, monkeypatch) -> Iterator[None]:
-    monkeypatch.setenv("CEPHBENCH_LAB_DIR", str(lab.dir))
+@pytest.fixture(scope="module")
+def written_pool(lab) -> Iterator[None]:
+    """The pool and its image, written once for the module's tests (each leaves every OSD in
+    and the cluster healthy, which the next one checks)."""
     _cli(lab, "ceph", "osd", "pool", "create", POOL, "16", "16")
     try:
         _cli(lab, "ceph", "osd", "pool", "set", POOL, "size", "2", "--yes-i-really-mean-it")
@@ -62,6 +63,13 @@ def pool(lab, monkeypatch) -> Iterator[None]:
     finally:
         _cli(lab, "ceph", "config", "rm", "osd", "osd_recovery_sleep")
         _cli(lab, "ceph", "osd", "pool", "rm", POOL, POOL, "--yes-i-really-really-mean-it")
+
+
+@pytest.fixture
+def pool(lab, written_pool, monkeypatch) -> None:
+    monkeypatch.setenv("CEPHBENCH_LAB_DIR", str(lab.dir))
+    if not healthy(ceph_json(lab, "status")):  # a test before this one failed half-way
+        _wait_healthy(lab)
 
 
 def _wait_healthy(lab) -> None:

@@ -80,7 +80,7 @@ def small(tmp_path: Path) -> str:
     return str(suite)
 
 
-@pytest.mark.timeout(1200)  # 16 rounds of ~30 s on a busy machine, a diagnosis, the revert
+@pytest.mark.timeout(1200)  # 16 rounds of 4-15 s (a busy machine), a diagnosis, the revert
 def test_tune_keeps_the_remedy_for_debug_logging_and_revert_puts_everything_back(
     lab: LabInfo, db: Path, image: None, small: str, monkeypatch
 ):

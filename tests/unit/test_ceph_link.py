@@ -92,3 +92,16 @@ def test_the_candidates_match_as_all_commands_do(argparse, kind, words):
 def test_words_no_command_starts_with_have_no_candidates(argparse):
     _every, listed = sigs(argparse, "mon")
     assert link._candidates(listed, ["no", "such", "command"]) == {}
+
+
+@pytest.mark.parametrize("name", ["run", "ab", "tune", "capacity", "diagnose", "explain"])
+def test_commands_that_make_many_ceph_commands_keep_one_connection(name):
+    """Each of these makes tens of ``ceph`` commands a round, a step or a diagnosis: over one
+    connection a few ms each, as ``ceph`` processes about 0.3 s each (a tune's round of a 2 s
+    workload took 11 s that way, and 4 s over the connection)."""
+    from cephbench.cli import COMMANDS
+
+    callback = COMMANDS.load(name).callback
+    while callback is not None and not getattr(callback, "one_ceph_connection", False):
+        callback = getattr(callback, "__wrapped__", None)
+    assert callback is not None, f"`cephbench {name}` is not wrapped by one_ceph_connection"

@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cephbench.cli.common import console, console_err, db_option, format_option, print_json
+from cephbench.cli.common import (
+    console,
+    console_err,
+    db_option,
+    format_option,
+    one_ceph_connection,
+    print_json,
+)
 from cephbench.errors import UsageError
 
 if TYPE_CHECKING:
@@ -118,6 +125,7 @@ MIN_STEP_TIME = 2.0
 )
 @format_option("table", "md", "json")
 @db_option
+@one_ceph_connection
 def capacity(
     target: str | None,
     p99: str | None,

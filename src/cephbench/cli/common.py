@@ -99,6 +99,7 @@ def one_ceph_connection(f: Callable) -> Callable:
         with scope():
             return f(*args, **kwargs)
 
+    wrapper.one_ceph_connection = True  # type: ignore[attr-defined]
     return wrapper
 
 

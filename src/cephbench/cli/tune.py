@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from cephbench.cli.common import console_err, db_option, format_option, print_json
+from cephbench.cli.common import (
+    console_err,
+    db_option,
+    format_option,
+    one_ceph_connection,
+    print_json,
+)
 from cephbench.cli.run_options import RUNTIME
 from cephbench.errors import UsageError
 
@@ -69,6 +75,7 @@ DATA_MOVEMENT = "data-movement"
 @click.option("--size", help="Each workload's size (e.g. 256m).")
 @format_option("table", "md", "json")
 @db_option
+@one_ceph_connection
 def tune(
     action: str | None,
     tune_id: int | None,
