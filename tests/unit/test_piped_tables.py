@@ -71,3 +71,35 @@ def test_the_listing_shows_the_start_to_the_minute_in_utc():
     assert minute("2024-05-01T10:00:07.512+00:00") == "2024-05-01 10:00"
     assert minute("2024-05-01T12:30:00+02:00") == "2024-05-01 10:30"
     assert minute("not a time") == "not a time"
+
+
+def test_a_table_whose_columns_cannot_be_read_at_the_width_prints_as_blocks():
+    """A tune's attempts table has eight columns, two of CIs and one of commands: at 80
+    columns rich gave its widest columns one character each ("c", "e", "p", "h" down the
+    page). It prints as a block per attempt instead, every figure and command whole."""
+    from cephbench.tuning.tune_report import attempts_table
+    from tests.unit.test_tune_cli import tune_doc
+
+    table = attempts_table(tune_doc())
+    console = Console(width=80, record=True)
+    console.print(to_rich(table, 80))
+    lines = console.export_text().splitlines()
+    assert max(map(len, lines)) <= 80
+    assert "│" not in "".join(lines)
+    assert lines[:4] == [
+        "Tune 1: attempts",
+        "attempt 1",
+        "  change: as found",
+        "  workload: rand_wr",
+    ]
+    block = lines[lines.index("attempt 2") : lines.index("attempt 3")]
+    assert block[:3] == ["attempt 2", "  change: osd-debug-off", "    ceph config rm osd debug_osd"]
+    assert [x for x in block if x.startswith("  workload: ")] == [
+        "  workload: rand_wr",
+        "  workload: rand_rd",
+    ]  # the attempt's second workload (a row with no attempt) stays in its block
+    assert "  verdict: better" in block and "  attempt verdict: better, kept" in block
+    # wide enough, the same table is a table
+    wide = Console(width=200, record=True)
+    wide.print(to_rich(table, 200))
+    assert "│ osd-debug-off" in wide.export_text()

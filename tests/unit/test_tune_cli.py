@@ -32,7 +32,8 @@ def test_bad_input_is_one_line_and_changes_nothing(invoke):
     assert r.exit_code != 0 and "no tune 41" in r.output
 
 
-def test_the_document_validates_and_the_table_shows_each_attempt():
+def tune_doc() -> dict:
+    """A tune's document: one remedy (debug logging off) kept, from hand-made rounds."""
     m = measured(blocks(6, rand_wr=[1.95, 2.05, 2.0], rand_rd=[0.99, 1.01, 1.0]))
     plan = Plan(1, 2)
     rows = tune([DEBUG], [m], plan, [7], final=m, final_experiment=8)
@@ -62,6 +63,11 @@ def test_the_document_validates_and_the_table_shows_each_attempt():
         "stopped": None,
         "error": None,
     }
+    return doc
+
+
+def test_the_document_validates_and_the_table_shows_each_attempt():
+    doc = tune_doc()
     validate(json.loads(json.dumps(doc)))
     md = to_markdown(attempts_table(doc, " "))
     assert "final vs first" in md and "better, kept" in md and "osd-debug-off" in md

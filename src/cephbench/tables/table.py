@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rich.table import Table as RichTable
+    from rich.text import Text
 
 MISSING = "n/a"
 
@@ -48,18 +49,23 @@ def to_markdown(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_rich(table: Table, width: int | None = None) -> RichTable:
+def to_rich(table: Table, width: int | None = None) -> RichTable | Text:
     """The rich table; with ``width`` (the console's: 80 when piped) sized to fit it with no
-    figure, name or date cut or wrapped: see :func:`column_widths`."""
+    figure, name or date cut or wrapped: see :func:`column_widths`. Where the columns that
+    give way would be too narrow to read (a figure a character a line), the rows as blocks
+    instead: :func:`to_blocks`."""
     from rich.table import Table as RichTable  # rich's table machinery: only when printing one
+    from rich.text import Text
 
+    widths: list[int | None] = column_widths(table, width) if width else [None] * len(table.headers)
+    if width and not readable(table, widths):
+        return Text(to_blocks(table, width), no_wrap=True)
     out = RichTable(
         title=table.title,
         title_justify="left",
         caption="\n".join(table.notes) or None,
         caption_justify="left",
     )
-    widths = column_widths(table, width) if width else [None] * len(table.headers)
     for i, h in enumerate(table.headers):
         out.add_column(
             h,
@@ -81,16 +87,8 @@ def column_widths(table: Table, width: int) -> list[int | None]:
     every column as wide as its longest cell (and its header's longest word: headers wrap
     between words), the room left given back left to right; and if even that is too wide,
     the widest columns share what the others leave, wrapping their cells."""
-    from rich.cells import cell_len
-
     n = len(table.headers)
-    cells = [
-        max((cell_len(line) for row in table.rows for line in row[i].splitlines()), default=0)
-        for i in range(n)
-    ]
-    words = [max(map(cell_len, h.split()), default=0) for h in table.headers]
-    natural = [max(c, cell_len(h)) for c, h in zip(cells, table.headers, strict=True)]
-    least = [max(c, w) for c, w in zip(cells, words, strict=True)]
+    natural, least = _natural(table), _least(table)
     budget = width - BORDER * n - 1
     if sum(natural) <= budget:
         return [None] * n
@@ -111,6 +109,70 @@ def column_widths(table: Table, width: int) -> list[int | None]:
         widths[i] = least[i] + extra
         spare -= extra
     return widths
+
+
+def _cells(table: Table) -> list[int]:
+    """Each column's longest cell line."""
+    from rich.cells import cell_len
+
+    return [
+        max((cell_len(line) for row in table.rows for line in row[i].splitlines()), default=0)
+        for i in range(len(table.headers))
+    ]
+
+
+def _natural(table: Table) -> list[int]:
+    from rich.cells import cell_len
+
+    return [max(c, cell_len(h)) for c, h in zip(_cells(table), table.headers, strict=True)]
+
+
+def _least(table: Table) -> list[int]:
+    """Each column's width with no cell line wrapped (its header may wrap between words)."""
+    from rich.cells import cell_len
+
+    words = [max(map(cell_len, h.split()), default=0) for h in table.headers]
+    return [max(c, w) for c, w in zip(_cells(table), words, strict=True)]
+
+
+READABLE = 12
+"""Columns: a column that gives way narrower than this (and than its longest cell) wraps its
+figures and names into pieces no one reads; the table is printed as blocks then."""
+
+
+def readable(table: Table, widths: list[int | None]) -> bool:
+    """Whether ``widths`` (:func:`column_widths`'s) leave every column readable."""
+    least = _least(table)
+    return all(w is None or w >= min(least[i], READABLE) for i, w in enumerate(widths))
+
+
+def to_blocks(table: Table, width: int) -> str:
+    """The table for a terminal too narrow for its columns: the title, then a block per row
+    headed by its first column, each other cell a ``header: value`` line under it (a cell's
+    further lines indented beneath; empty cells left out), then the notes; every line within
+    ``width``. A row whose first cell is empty continues the block above, as it reads in the
+    table (a tune attempt's second workload, say)."""
+    import textwrap
+
+    def wrap(text: str, first: str, rest: str) -> list[str]:
+        return textwrap.wrap(
+            text, width, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False
+        ) or [first.rstrip()]
+
+    lines = wrap(table.title, "", "  ") if table.title else []
+    for cells in table.rows:
+        if cells[0].strip() or not lines:
+            lines += wrap(f"{table.headers[0]} {cells[0]}".strip(), "", "  ")
+        for header, cell in zip(table.headers[1:], cells[1:], strict=True):
+            parts = [p.strip() for p in cell.splitlines() if p.strip()]
+            if not parts:
+                continue
+            lines += wrap(f"{header}: {parts[0]}", "  ", "      ")
+            for part in parts[1:]:
+                lines += wrap(part, "    ", "      ")
+    for note in table.notes:
+        lines += wrap(note, "", "  ")
+    return "\n".join(lines)
 
 
 def _md_cell(text: str) -> str:
