@@ -30,6 +30,9 @@ from tests.contract import validate
         (["--p99", "5ms"], "--target is required"),
         (["--show", "last"], "no capacity search stored yet"),
         (["--show", "x"], "--show x: a capacity search's number"),
+        (["--p99", "5ms", "--clients", "lab", "--pods", "2"], "give --clients or --pods"),
+        (["--p99", "5ms", "--image", "fio:1"], "--image is the pods' image"),
+        (["--p99", "5ms", "--pods", "2", "--cross-check"], "latency_target mode from this"),
     ],
 )
 def test_bad_input_is_one_line(invoke, args, message):

@@ -191,3 +191,50 @@ def test_rule_refuses_nonsense() -> None:
 def test_the_ci_is_plain_floats():
     e = estimate([3000, 3100, 2950])
     assert e.ci95 is not None and all(type(x) is float for x in e.ci95)
+
+
+@pytest.mark.parametrize("generators", [2, 3, 7])
+def test_a_rate_split_across_generators_is_a_multiple_of_them(generators: int) -> None:
+    """With --clients or --pods every generator is offered the same whole rate (fio's
+    rate_iops is an integer): each step's rate is a multiple of their number, the search
+    still brackets the capacity to the resolution, or to one I/O per second from each."""
+    true_capacity = 3001.0
+
+    def measure(rate: float) -> Step:
+        p99 = 2 * MS if rate <= true_capacity else 9 * MS
+        return Step(rate, rate, ((99.0, p99),))
+
+    rule = Rule(5 * MS)
+    plan = SearchPlan(start=500, resolution=0.001, granularity=generators)
+    steps: list[Step] = []
+    while (rate := next_rate(steps, rule, plan)) is not None:
+        assert rate % generators == 0 and rate not in [s.offered_iops for s in steps]
+        steps.append(measure(rate))
+    assert status(steps, rule, plan) == "found"
+    b = bracket(steps, rule)
+    assert b.passing is not None and b.failing is not None
+    assert b.passing.offered_iops <= true_capacity < b.failing.offered_iops
+    assert b.failing.offered_iops - b.passing.offered_iops == generators
+
+
+def test_below_one_io_per_second_from_each_generator_is_below_the_minimum() -> None:
+    rule, plan = Rule(1.0), SearchPlan(start=40, granularity=4)
+    steps: list[Step] = []
+    while (rate := next_rate(steps, rule, plan)) is not None:
+        steps += table((rate, rate, 5 * MS))
+    assert [s.offered_iops for s in steps] == [40, 20, 8, 4]  # 10 -> 8: a multiple of 4
+    assert status(steps, rule, plan) == "below_min"
+
+
+def test_each_generators_share_is_its_rate_iops() -> None:
+    from cephbench.capacity.steps import StepSpec
+
+    spec = StepSpec(generators=3, spread="clients")
+    options = spec.suite(300)["workloads"][0]["options"]
+    assert options["rate_iops"] == 100
+    assert spec.suite(300)["description"].endswith(", 100 from each of 3 clients")
+    assert spec.load_json() == {"generators": 3, "spread": "clients"}
+    assert (
+        StepSpec().load_json() == {}
+        and StepSpec().suite(300)["workloads"][0]["options"]["rate_iops"] == 300
+    )

@@ -45,7 +45,12 @@ class Spec:
     """``--while``: what ran beside the steps (``recovery``), or None: a healthy cluster."""
 
     def plan(self, start: float, factor: float = 2.0) -> SearchPlan:
-        return SearchPlan(start=start, factor=factor, resolution=self.resolution)
+        return SearchPlan(
+            start=start,
+            factor=factor,
+            resolution=self.resolution,
+            granularity=self.step.generators,
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -163,6 +168,7 @@ class Capacity:
                 "iodepth": self.spec.step.iodepth,
                 "step_s": self.spec.step.seconds,
                 "ramp_s": self.spec.step.ramp,
+                **self.spec.step.load_json(),
             },
             "rule": {
                 "percentile": rule.percentile,

@@ -22,6 +22,9 @@ def headline(doc: dict[str, Any]) -> list[str]:
         f"{doc['workload']['rw']} {doc['workload']['bs']} at p{rule['percentile']:g} <= "
         f"{fmt_ms(rule['target_us'])} ms" + (f", while {doc['while']}" if doc["while"] else "")
     )
+    if doc["workload"].get("generators"):
+        w = doc["workload"]
+        what += f", offered from {w['generators']} {w['spread']} (an equal share each)"
     if r["capacity_iops"] is None:
         lines = [f"Capacity of {what}: inconclusive ({r['reason']})."]
     else:

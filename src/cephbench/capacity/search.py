@@ -132,8 +132,18 @@ class SearchPlan:
     resolution: float = DEFAULT_RESOLUTION
     max_rate: float = 10_000_000.0
     max_steps: int = MAX_STEPS
+    granularity: int = 1
+    """Every rate a multiple of this: the load generators (``--clients``, ``--pods``) the
+    offered rate is split across, each offered the same whole number of IOPS."""
+
+    @property
+    def least(self) -> float:
+        """The lowest rate offered: one I/O per second from each generator."""
+        return max(MIN_RATE, float(self.granularity))
 
     def __post_init__(self) -> None:
+        if self.granularity < 1:
+            raise ValueError(f"granularity {self.granularity!r}: at least 1")
         if not self.start >= MIN_RATE:
             raise ValueError(f"start rate {self.start!r}: at least {MIN_RATE:g} IOPS")
         if not self.factor > 1 + self.resolution:
@@ -151,14 +161,14 @@ def next_rate(steps: Sequence[Step], rule: Rule, plan: SearchPlan) -> float | No
     if status(steps, rule, plan) is not None:
         return None
     if not steps:
-        return plan.start
+        return _round(plan.start, plan)
     b = bracket(steps, rule)
     if b.passing is None:  # everything failed: lower
         assert b.failing is not None
-        return _round(b.failing.offered_iops / plan.factor)
+        return _round(b.failing.offered_iops / plan.factor, plan)
     if b.failing is None:  # everything passed: higher
-        return min(plan.max_rate, _round(b.passing.offered_iops * plan.factor))
-    return _round(math.sqrt(b.passing.offered_iops * b.failing.offered_iops))
+        return min(plan.max_rate, _round(b.passing.offered_iops * plan.factor, plan))
+    return _round(math.sqrt(b.passing.offered_iops * b.failing.offered_iops), plan)
 
 
 def status(steps: Sequence[Step], rule: Rule, plan: SearchPlan) -> Status | None:
@@ -168,9 +178,11 @@ def status(steps: Sequence[Step], rule: Rule, plan: SearchPlan) -> Status | None
     b = bracket(steps, rule)
     if b.passing is not None and b.failing is not None:
         gap = b.failing.offered_iops - b.passing.offered_iops
-        if gap <= 1 or b.failing.offered_iops <= b.passing.offered_iops * (1 + plan.resolution):
+        if gap <= plan.granularity or b.failing.offered_iops <= b.passing.offered_iops * (
+            1 + plan.resolution
+        ):
             return "found"
-    elif b.failing is not None and b.failing.offered_iops <= MIN_RATE:
+    elif b.failing is not None and b.failing.offered_iops <= plan.least:
         return "below_min"
     elif b.passing is not None and b.passing.offered_iops >= plan.max_rate:
         return "above_max"
@@ -183,9 +195,11 @@ def _rate(step: Step) -> float:
     return step.offered_iops
 
 
-def _round(rate: float) -> float:
-    """A rate fio takes: whole IOPS (``rate_iops`` is an integer)."""
-    return float(max(MIN_RATE, round(rate)))
+def _round(rate: float, plan: SearchPlan) -> float:
+    """A rate fio takes: whole IOPS (``rate_iops`` is an integer) from each of the plan's
+    load generators."""
+    g = plan.granularity
+    return max(plan.least, float(round(rate / g) * g))
 
 
 # -- the knee ----------------------------------------------------------------------------

@@ -51,6 +51,22 @@ class StepSpec:
     ramp: float = DEFAULT_RAMP
     size: str | None = None
     percentile: float = 99.0
+    generators: int = 1
+    """How many load generators split each step's rate, each offered an equal share: the
+    hosts of ``--clients`` or the pods of ``--pods`` (1: fio on this machine)."""
+    spread: str | None = None
+    """``clients`` or ``pods`` when the rate is split; None otherwise."""
+
+    def each(self, rate: float) -> int:
+        """Each generator's ``rate_iops`` of a step at ``rate`` (the search offers multiples
+        of :attr:`generators`, so the shares add up to the rate exactly)."""
+        return max(1, round(rate / self.generators))
+
+    def load_json(self) -> dict[str, Any]:
+        """``cephbench.capacity/1``'s ``workload.generators`` and ``spread``, when split."""
+        if self.generators == 1:
+            return {}
+        return {"generators": self.generators, "spread": self.spread}
 
     @property
     def cross_check_window(self) -> float:
@@ -87,7 +103,7 @@ class StepSpec:
         """The one-workload suite of a step at ``rate`` IOPS (pure)."""
         percents = sorted({*STEP_PERCENTS, self.percentile})
         options = {
-            "rate_iops": round(rate),
+            "rate_iops": self.each(rate),
             "rate_process": "poisson",
             "percentile_list": ":".join(f"{p:g}" for p in percents),
         }
@@ -102,7 +118,12 @@ class StepSpec:
             glob["size"] = self.size
         return {
             "name": "capacity-step",
-            "description": f"{self.rw} {self.bs} offered at {round(rate)} IOPS (Poisson)",
+            "description": f"{self.rw} {self.bs} offered at {round(rate)} IOPS (Poisson)"
+            + (
+                f", {self.each(rate)} from each of {self.generators} {self.spread}"
+                if self.generators > 1
+                else ""
+            ),
             "global": glob,
             "workloads": [
                 {
@@ -115,6 +136,43 @@ class StepSpec:
                 }
             ],
         }
+
+
+@dataclass(frozen=True)
+class Load:
+    """Where each step's fio runs: this machine, the hosts of ``--clients`` (fio's
+    client/server mode over ssh), or ``--pods`` pods; each offered its share of the rate."""
+
+    clients: str | None = None
+    pods: int | None = None
+    image: str | None = None
+
+    @property
+    def spread(self) -> str | None:
+        return "clients" if self.clients else "pods" if self.pods else None
+
+    def request(self) -> dict[str, Any]:
+        """The run request's parts that put the load there."""
+        from cephbench.kube.options import KubeOptions
+        from cephbench.planning.request import ClientsOptions
+
+        return {
+            "clients": ClientsOptions(spec=self.clients),
+            "kube": KubeOptions(pods=self.pods, image=self.image),
+        }
+
+    def generators(self, target: str) -> int:
+        """How many generators share each step: ``--pods``, or the client hosts of
+        ``--clients`` on ``target`` (read, not reached: nothing runs or is made)."""
+        if self.pods is not None:
+            return self.pods
+        if self.clients is None:
+            return 1
+        from cephbench.execution.clients import client_hosts, load_clients
+        from cephbench.planning.request import RunRequest
+
+        resolved = RunRequest(suite="quick", target=target, **self.request()).resolve()
+        return len(client_hosts(load_clients(self.clients, resolved.target)))
 
 
 def step_of(run: StoredRun, offered: float, repeat: int) -> Step:
@@ -148,14 +206,16 @@ def run_step(
     label: str,
     note: Callable[[str], None] = lambda _: None,
     degraded: bool = False,
+    load: Load = Load(),
 ) -> Step:
     """Run one step at ``rate`` IOPS on ``target`` and return what it measured
     (``degraded``: on a cluster cephbench degraded on purpose, which the run must not refuse;
-    its results carry the health flags of what they ran beside)."""
-    run = _run_suite(
-        store, spec.suite(rate), target, label, note, degraded, f"the step at {rate:g} IOPS"
-    )
-    return step_of(run, rate, repeat)
+    its results carry the health flags of what they ran beside; ``load``: where its fio
+    runs, each generator offered ``spec.each(rate)``)."""
+    offered = float(spec.each(rate) * spec.generators)
+    what = f"the step at {offered:g} IOPS"
+    run = _run_suite(store, spec.suite(rate), target, label, note, degraded, what, load)
+    return step_of(run, offered, repeat)
 
 
 def run_cross_check(
@@ -215,6 +275,7 @@ def _run_suite(
     note: Callable[[str], None],
     degraded: bool,
     what: str,
+    load: Load | None = None,
 ) -> StoredRun:
     """Run a one-workload suite on ``target``; the stored run (a failed workload raises)."""
     from cephbench.ceph.session import HealthOptions
@@ -234,6 +295,7 @@ def _run_suite(
                 label=label,
                 capture=CaptureOptions(logs=False),
                 health=HealthOptions(allow_unhealthy=degraded),
+                **(load or Load()).request(),
             )
             outcome = run_request(store, request, note=note)
         finally:

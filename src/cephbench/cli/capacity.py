@@ -3,6 +3,7 @@ under a target, with its CI over repeats, every step, and the knee."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import click
@@ -105,6 +106,20 @@ MIN_STEP_TIME = 2.0
     help="'degrade': let --while mark an OSD out on a cluster that is not the lab.",
 )
 @click.option(
+    "--clients",
+    "clients_spec",
+    metavar="SPEC",
+    help="Offer each step's rate from these hosts at once (fio's client/server mode over "
+    "ssh, as `run --clients`), split evenly between them.",
+)
+@click.option(
+    "--pods",
+    type=click.IntRange(min=1),
+    help="Offer each step's rate from N pods at once (a pvc: target, as `run --pods`), split "
+    "evenly between them.",
+)
+@click.option("--image", help="With --pods: the pods' image (as `run --image`).")
+@click.option(
     "--cross-check",
     is_flag=True,
     help="After the search, run fio's own latency_target mode once (the deepest queue whose "
@@ -143,6 +158,9 @@ def capacity(
     max_repeats: int,
     during: str | None,
     allow: str | None,
+    clients_spec: str | None,
+    pods: int | None,
+    image: str | None,
     cross_check: bool,
     show_ref: str | None,
     compare_refs: tuple[str, str] | None,
@@ -161,12 +179,14 @@ def capacity(
       cephbench capacity --target rbd:bench/img --p99 5ms
       cephbench capacity --target file:/mnt/x --workload randread --percentile 99.9 --target-ms 2
       cephbench capacity --target rbd:bench/img --p99 10ms --while recovery
+      cephbench capacity --target rbd:bench --p99 5ms --clients lab
+      cephbench capacity --target pvc:cephbench-lab --p99 10ms --pods 3
       cephbench capacity --show last --format json
     """
     from cephbench.capacity import driver
     from cephbench.capacity.model import Spec
     from cephbench.capacity.search import Rule, SearchPlan
-    from cephbench.capacity.steps import StepSpec
+    from cephbench.capacity.steps import Load, StepSpec
     from cephbench.system.units import parse_seconds, parse_size
 
     if show_ref is not None:
@@ -182,6 +202,15 @@ def capacity(
         raise UsageError(
             "--cross-check runs on a healthy cluster, not --while it recovers",
             hint="run the search with --cross-check, and the one --while without",
+        )
+    if clients_spec is not None and pods is not None:
+        raise UsageError("give --clients or --pods, not both")
+    if image is not None and pods is None:
+        raise UsageError("--image is the pods' image: it goes with --pods")
+    if cross_check and (clients_spec is not None or pods is not None):
+        raise UsageError(
+            "--cross-check runs fio's latency_target mode from this machine alone",
+            hint="run the search with --clients or --pods, and the cross-check without",
         )
     try:
         seconds, ramp_s = parse_seconds(step_time), parse_seconds(ramp)
@@ -206,19 +235,25 @@ def capacity(
         SearchPlan(start=start)
     except ValueError as e:
         raise UsageError(str(e)) from e
-    spec = Spec(
-        rule,
-        StepSpec(workload, bs, iodepth, seconds, ramp_s, size, rule_percentile),
-        start,
-        ci=_percent("--ci", ci) / 100,
-        max_repeats=max_repeats,
-        during=during,
-    )
+    ci_fraction = _percent("--ci", ci) / 100
     if target is None:
         raise UsageError(
             "--target is required", hint="e.g. --target rbd:POOL/IMAGE or --target file:DIR"
         )
-    cap_id = _search(store, spec, target, during, allow, cross_check)
+    load = Load(clients_spec, pods, image)
+    generators = load.generators(target)
+    step = StepSpec(workload, bs, iodepth, seconds, ramp_s, size, rule_percentile)
+    if generators > 1:
+        step = replace(step, generators=generators, spread=load.spread)
+    spec = Spec(
+        rule,
+        step,
+        start,
+        ci=ci_fraction,
+        max_repeats=max_repeats,
+        during=during,
+    )
+    cap_id = _search(store, spec, target, during, allow, cross_check, load)
     console_err.print(
         f"Stored as capacity search {cap_id}: cephbench capacity --show {cap_id}", markup=False
     )
@@ -226,7 +261,13 @@ def capacity(
 
 
 def _search(
-    store: Store, spec, target: str, during: str | None, allow: str | None, cross_check: bool
+    store: Store,
+    spec,
+    target: str,
+    during: str | None,
+    allow: str | None,
+    cross_check: bool,
+    load,
 ) -> int:
     from cephbench.capacity import driver
     from cephbench.capacity.steps import run_cross_check, run_step
@@ -243,6 +284,7 @@ def _search(
             target=target,
             label="capacity",
             degraded=during is not None,
+            load=load,
         )
 
     def fio_latency_target() -> dict:
