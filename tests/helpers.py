@@ -296,3 +296,36 @@ META_SMALL = (
     "  - {name: stat, rw: read, numjobs: 2, options: {ioengine: filestat, nrfiles: 200}}\n"
     "  - {name: delete, rw: read, numjobs: 2, options: {ioengine: filedelete, nrfiles: 200}}\n"
 )
+
+
+def check_capacity_split(db: Path, doc: dict, n: int, spread: str) -> None:
+    """A capacity search from ``n`` generators (``--clients``/``--pods``): each step's rate
+    split evenly (each fio's ``rate_iops`` its share, ``randrepeat=0``: independent
+    arrivals), and the step judged by the aggregate: IOPS summed over the generators, the
+    percentile from their merged bins (so between their own, never a mean of them)."""
+    assert doc["workload"]["generators"] == n and doc["workload"]["spread"] == spread
+    with Store(db) as store:
+        for step in doc["steps"]:
+            assert step["offered_iops"] % n == 0
+            (agg,) = [r for r in store.get_run(step["run_id"]).results if r.iops is not None]
+            assert len(agg.clients) == n and step["achieved_iops"] == agg.iops
+            assert abs(agg.iops - sum(c.iops or 0 for c in agg.clients)) < 1e-6 * agg.iops
+            p99s = [dict(c.percentiles)[99.0] for c in agg.clients]
+            assert min(p99s) <= step["p99_us"] <= max(p99s)
+            options = [
+                job["job options"]
+                for out in store.outputs(step["run_id"])
+                if out["tool"] == "fio"
+                for job in _fio_jobs(out["stdout"])
+                if "job options" in job  # not the "All clients" sum
+            ]
+            assert len(options) >= n, options
+            share = str(round(step["offered_iops"] / n))
+            assert {o["rate_iops"] for o in options} == {share}, options
+            assert {o["randrepeat"] for o in options} == {"0"}, options
+
+
+def _fio_jobs(stdout: str) -> list[dict]:
+    """The jobs of fio's JSON output (a client/server run's: every client's)."""
+    doc = json.loads(stdout[stdout.find("{") :])
+    return doc.get("client_stats", []) + doc.get("jobs", [])

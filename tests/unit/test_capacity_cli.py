@@ -12,6 +12,7 @@ from cephbench.capacity.driver import load, run_capacity
 from cephbench.capacity.model import Spec
 from cephbench.capacity.search import Rule, Step
 from cephbench.capacity.steps import StepSpec
+from cephbench.errors import CephbenchError
 from cephbench.store import Store
 from tests.contract import validate
 
@@ -101,3 +102,24 @@ def test_repeats_start_off_one_grid_within_the_resolution():
     starts = [offset(r, 0.05) for r in range(1, 6)]
     assert len({round(s, 6) for s in starts}) == 5
     assert all(-0.05 <= s <= 0.05 for s in starts)
+
+
+def test_a_step_behind_is_judged_without_a_percentile_and_one_that_kept_up_is_not(db: Path):
+    """At a few I/Os per second a generator can complete none in its window: the merged
+    percentiles are then unknown. A step that fell behind is behind whatever its latency, so
+    the search goes on; one that kept up cannot be judged, and the search says so."""
+
+    def behind(rate: float, repeat: int) -> Step:
+        return Step(rate, rate / 2, (), repeat)  # half the offered rate, no percentiles
+
+    spec = Spec(Rule(5000.0), StepSpec(), start=4, ci=0.10)
+    with Store(db) as store:
+        doc = load(store, run_capacity(store, spec, "file:/nowhere", behind)).to_json()
+        assert [s["outcome"] for s in doc["steps"]] == ["behind"] * 3  # 4, 2, 1: the minimum
+        assert doc["status"] == "complete" and doc["result"]["verdict"] == "inconclusive"
+
+        def kept_up(rate: float, repeat: int) -> Step:
+            return Step(rate, rate, (), repeat)
+
+        with pytest.raises(CephbenchError, match="recorded no p99: the search cannot judge"):
+            run_capacity(store, spec, "file:/nowhere", kept_up)

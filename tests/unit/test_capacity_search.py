@@ -234,6 +234,9 @@ def test_each_generators_share_is_its_rate_iops() -> None:
     assert options["rate_iops"] == 100
     assert spec.suite(300)["description"].endswith(", 100 from each of 3 clients")
     assert spec.load_json() == {"generators": 3, "spread": "clients"}
+    # independent arrivals: fio's default seeds would make every generator's the same
+    assert options["randrepeat"] == 0
+    assert "randrepeat" not in StepSpec().suite(300)["workloads"][0]["options"]
     assert (
         StepSpec().load_json() == {}
         and StepSpec().suite(300)["workloads"][0]["options"]["rate_iops"] == 300

@@ -107,6 +107,11 @@ class StepSpec:
             "rate_process": "poisson",
             "percentile_list": ":".join(f"{p:g}" for p in percents),
         }
+        if self.generators > 1:
+            # fio seeds its Poisson arrivals (and offsets) the same in every process unless
+            # told not to: the generators would offer their I/Os at the same instants, bursts
+            # of N, not the Poisson process at N times the rate that the step stands for
+            options["randrepeat"] = 0
         glob: dict = {
             "ioengine": "libaio",
             "direct": 1,
