@@ -95,9 +95,9 @@ MIN_STEP_TIME = 2.0
 @click.option(
     "--while",
     "during",
-    type=click.Choice(["recovery"]),
-    help="Measure while the cluster recovers from one OSD marked out (the lab; elsewhere "
-    "with --allow degrade).",
+    type=click.Choice(["recovery", "scrub"]),
+    help="Measure while the cluster recovers from one OSD marked out, or while its OSDs "
+    "deep-scrub (the lab; elsewhere with --allow degrade).",
 )
 @click.option(
     "--allow",
@@ -179,6 +179,7 @@ def capacity(
       cephbench capacity --target rbd:bench/img --p99 5ms
       cephbench capacity --target file:/mnt/x --workload randread --percentile 99.9 --target-ms 2
       cephbench capacity --target rbd:bench/img --p99 10ms --while recovery
+      cephbench capacity --target rbd:bench/img --p99 10ms --while scrub
       cephbench capacity --target rbd:bench --p99 5ms --clients lab
       cephbench capacity --target pvc:cephbench-lab --p99 10ms --pods 3
       cephbench capacity --show last --format json
@@ -295,9 +296,10 @@ def _search(
     if during is None:
         check = fio_latency_target if cross_check else None
         return driver.run_capacity(store, spec, target, measure, note, cross_check=check)
-    from cephbench.capacity.degrade import while_recovery
+    from cephbench.capacity.degrade import while_recovery, while_scrub
 
-    return while_recovery(store, spec, target, measure, note, allow_degrade=allow == "degrade")
+    run = while_scrub if during == "scrub" else while_recovery
+    return run(store, spec, target, measure, note, allow_degrade=allow == "degrade")
 
 
 def _print(doc: dict, fmt: str) -> None:

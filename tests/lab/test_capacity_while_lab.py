@@ -1,8 +1,14 @@
-"""`cephbench capacity --while recovery` on the real lab: one OSD marked out while the search
-measures, what the recovery did recorded with every step, and afterwards every OSD in and the
-cluster HEALTH_OK, also after a Ctrl-C in the middle of the search; nothing left in the
-resource log. The pool has size 2 on the lab's 3 OSDs, so the PGs of the OSD taken out have
-somewhere to recover to, and recovery sleeps between objects so that it outlasts a step.
+"""`cephbench capacity --while recovery|scrub` on the real lab.
+
+Recovery: one OSD marked out while the search measures, what the recovery did recorded with
+every step, and afterwards every OSD in and the cluster HEALTH_OK, also after a Ctrl-C in the
+middle of the search; nothing left in the resource log. The pool has size 2 on the lab's 3
+OSDs, so the PGs of the OSD taken out have somewhere to recover to, and recovery sleeps
+between objects so that it outlasts a step.
+
+Scrub: every OSD asked to deep-scrub before the first step, the PGs deep-scrubbed during each
+step recorded with it; scrubs sleep between chunks of one object so that the pool's outlast
+the search. A cluster with ``noscrub`` set is refused.
 
 What is measured is not the subject here (the search is the fio tier's and the pure tests'):
 a p99 of 1 µs no step can meet keeps the search to a few steps, halving down to 1 IOPS, and
@@ -20,6 +26,7 @@ from collections.abc import Iterator
 import pytest
 
 from cephbench.ceph.osd_out import STATS_PERIOD, healthy
+from cephbench.ceph.scrub import scrubbing
 from cephbench.lab import ceph_json
 from cephbench.store import Store
 from tests.interrupt_lab import CEPHBENCH, query
@@ -180,3 +187,64 @@ def test_cleanup_marks_in_the_osd_a_killed_search_took_out(lab, pool, db):
     assert query(db, "SELECT kind FROM resources WHERE removed_at IS NULL") == []
     _wait_healthy(lab)
     _all_in_and_healthy(lab, db)
+
+
+@pytest.fixture
+def slow_scrubs(lab, pool) -> Iterator[None]:
+    """Deep scrubs of one object a chunk, a second apart: the pool's last about 20 seconds.
+    Afterwards the settings removed and every scrub ended, for the tests after this one."""
+    settings = {"osd_scrub_sleep": "1", "osd_scrub_chunk_min": "1", "osd_scrub_chunk_max": "1"}
+    for name, value in settings.items():
+        _cli(lab, "ceph", "config", "set", "osd", name, value)
+    try:
+        yield
+    finally:
+        for name in settings:
+            _cli(lab, "ceph", "config", "rm", "osd", name)
+        _wait_no_scrub(lab)
+
+
+def _wait_no_scrub(lab, quiet: float = 10.0) -> None:
+    """Until no PG has deep-scrubbed for ``quiet`` seconds: the OSDs scrub one PG at a time
+    with gaps between them, so one look at none says little; ten seconds of none, at the
+    default settings again (each of the lab's PGs a fraction of a second), say they are done."""
+    deadline, since = time.monotonic() + 300, None
+    while True:
+        now = time.monotonic()
+        if scrubbing(ceph_json(lab, "status")):
+            since = None
+        else:
+            since = now if since is None else since
+            if now - since >= quiet:
+                return
+        assert now < deadline, "the lab's deep scrubs did not end"
+        time.sleep(0.5)
+
+
+@pytest.mark.timeout(600)
+def test_capacity_while_scrub_records_the_pgs_scrubbing(lab, slow_scrubs, invoke_json, db):
+    args = [a if a != "recovery" else "scrub" for a in ARGS]
+    doc = invoke_json("capacity", *args, "--start", "2")
+    assert doc["while"] == "scrub" and doc["status"] == "complete"
+    assert [s["offered_iops"] for s in doc["steps"]] == [2, 1]
+    backgrounds = [s["background"] for s in doc["steps"]]
+    keys = {"pgs_deep_scrubbed", "pgs_deep_scrub_waiting", "pgs_deep_scrubbing"}
+    assert all(set(b) == keys for b in backgrounds), backgrounds
+    # the OSDs scrub one PG at a time for ~20 s: the two steps' ~10 s saw some done
+    assert sum(b["pgs_deep_scrubbed"] for b in backgrounds) > 0, backgrounds
+    assert any("every OSD was asked for a deep scrub" in n for n in doc["notes"])
+    with Store(db) as store:
+        assert store.open_resources() == []
+
+
+def test_a_cluster_that_holds_scrubs_back_is_refused(lab, pool, invoke, db):
+    _cli(lab, "ceph", "osd", "set", "noscrub")
+    try:
+        args = [a if a != "recovery" else "scrub" for a in ARGS]
+        out = invoke("capacity", *args, "--start", "2", expect=2).output
+    finally:
+        _cli(lab, "ceph", "osd", "unset", "noscrub")
+    assert "the cluster has noscrub set: its OSDs start no deep scrub" in out
+    assert "Traceback" not in out
+    with Store(db) as store:
+        assert store.open_resources() == []
