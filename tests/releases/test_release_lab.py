@@ -8,10 +8,11 @@ import json
 import os
 from pathlib import Path
 
-from cephbench.lab import ceph_json, down, faults, release_view, releases, up
+from cephbench.lab import ceph_json, down, ensure_pool, faults, release_view, releases, up
 from cephbench.lab.paths import Layout
 from cephbench.lab.spec import LabSpec
 from cephbench.lab.state import load
+from cephbench.system.process import run
 from tests.helpers import wait_for
 
 MAJOR = {"reef": "18.", "tentacle": "20."}
@@ -133,3 +134,32 @@ def test_lab_env_gives_a_shell_the_releases_programs(rlab):
         ["bash", "-c", script], capture_output=True, text=True, check=True, timeout=60
     ).stdout.splitlines()
     assert out[0].startswith(f"ceph version {MAJOR[_release(rlab)]}") and out[1] == "HEALTH_OK"
+
+
+def test_ab_applies_an_mclock_profile_and_puts_the_configuration_back(
+    invoke_json, in_rlab, tmp_path
+):
+    """``ab`` on the release: side B switches the OSDs' mClock profile to high_client_ops
+    (a runtime change on Reef and later), the rounds alternate on one image written once,
+    and afterwards the configuration database is what it was, byte for byte."""
+    suite = tmp_path / "one.yaml"
+    suite.write_text(
+        "name: one\ndescription: one workload\nextends: quick\n"
+        "workloads:\n  - {name: rand_rd, rw: randread, bs: 4k, iodepth: 8}\n"
+    )
+    ensure_pool(in_rlab, "cb-ab", pg_num=8)
+    rbd = ("rbd", "-p", "cb-ab")
+    for args in (("create", "img", "--size", "16M"), ("bench", "--io-type", "write",
+                 "--io-size", "4M", "--io-total", "16M", "img")):  # fmt: skip
+        run(in_rlab.tools.argv(*rbd, *args), env={**os.environ, **in_rlab.env}, check=True)
+    before = ceph_json(in_rlab, "config", "dump")
+    change = "ceph config set osd osd_mclock_profile high_client_ops"
+    doc = invoke_json(
+        "ab", str(suite), "--b", change, "--rounds", "4", "--target", "rbd:cb-ab/img",
+        "--runtime", "1",
+    )  # fmt: skip
+    assert doc["order"] == "ABBA" and doc["changes"]["b"] == [change]
+    setting = "config osd osd_mclock_profile"
+    assert doc["applied"] == [{"setting": setting, "original": "balanced", "times_applied": 2}]
+    assert [(r["setting"], r["verified"]) for r in doc["reverted"]] == [(setting, True)]
+    assert ceph_json(in_rlab, "config", "dump") == before  # the entry gone, not set to balanced
