@@ -4,10 +4,16 @@ Argument lists only (never a shell), captured output, a timeout, and the child i
 stopped when we stop: on timeout, on error, on Ctrl-C. A child that should flush its own
 results when interrupted (fio prints its JSON on SIGINT) is sent SIGINT first and given
 ``grace`` seconds; the partial output travels with the :class:`ProcessInterrupted` error.
+
+A child started from a thread other than the main one (a reading taken while the run sets up,
+say) does not see the main thread's Ctrl-C: when cephbench exits with such a child still
+running, the exit stops it (each child runs in a session of its own, so nothing else would,
+and a ``ceph`` command whose cluster then goes away waits for it forever).
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import ctypes.util
@@ -16,6 +22,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +42,20 @@ except OSError:  # pragma: no cover - not glibc
         _libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
     except OSError:  # not Linux
         _libc = None
+
+
+_running: set[subprocess.Popen] = set()
+"""Children under way, whatever thread started them."""
+_running_lock = threading.Lock()
+
+
+@atexit.register
+def _stop_running() -> None:
+    """At exit: every child still under way stopped, its process group with it."""
+    with _running_lock:
+        left = list(_running)
+    for proc in left:
+        _stop(proc, signal.SIGTERM, grace=2.0)
 
 
 @dataclass(frozen=True)
@@ -133,6 +154,8 @@ def run(
             raise ToolMissing(f"{argv[0]} is not installed or not on PATH") from e
         except PermissionError as e:
             raise ToolFailed(f"cannot execute {argv[0]}: {e.strerror}") from e
+        with _running_lock:
+            _running.add(proc)
 
         def collect(code: int) -> ProcessResult:
             out.seek(0)
@@ -168,6 +191,9 @@ def run(
         except BaseException:
             _stop(proc, signal.SIGTERM, grace=2.0)
             raise
+        finally:
+            with _running_lock:
+                _running.discard(proc)
         result = collect(code)
     if check and result.returncode != 0:
         raise ToolFailed(f"{os.path.basename(argv[0])} failed: {result.last_error_line()}")
