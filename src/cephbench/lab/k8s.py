@@ -283,7 +283,7 @@ def _wait(
     while not ready():
         _halt_if(stop)
         for name, pid in k.daemons.items():
-            if pid and not is_ours(pid, kl):
+            if pid and _gone(pid, kl):
                 raise LabError(
                     f"Kubernetes' {name} died while waiting for {what}",
                     hint=f"its log: {layout.log_file(name)}",
@@ -295,6 +295,20 @@ def _wait(
                 hint=f"the daemons' logs are in {layout.log}",
             )
         time.sleep(POLL)
+
+
+RECHECK = 0.5
+"""Seconds before a daemon not seen is looked for again."""
+
+
+def _gone(pid: int, kl: K8sLayout) -> bool:
+    """Whether a daemon is gone: not seen twice, :data:`RECHECK` apart. Once is not enough:
+    CI saw the kubelet "die" while it ran on, its node Ready (a read of its command line
+    that came back without it; the kubelet is exec'ed from a helper just after it starts)."""
+    if is_ours(pid, kl):
+        return False
+    time.sleep(RECHECK)
+    return not is_ours(pid, kl)
 
 
 def _kubectl_ok(kl: K8sLayout, *args: str) -> bool:
