@@ -23,12 +23,15 @@ def main() -> None:
     parser.add_argument("--db", required=True)
     parser.add_argument("ids", nargs="+", type=int)
     parser.add_argument("-o", "--output", default="capacity.png")
+    parser.add_argument("--labels", help="a name for each search, comma-separated (default: "
+                        "what it ran while, or healthy)")  # fmt: skip
     args = parser.parse_args()
+    labels = args.labels.split(",") if args.labels else []
     fig, (rate, lat) = plt.subplots(1, 2, figsize=(12, 4.5))
     with Store(args.db) as store:
-        for cap_id, colour in zip(args.ids, ("C0", "C3", "C2", "C1"), strict=False):
+        for i, (cap_id, colour) in enumerate(zip(args.ids, ("C0", "C3", "C2", "C1"), strict=False)):
             doc = load(store, cap_id).to_json()
-            name = f"{cap_id}: {doc['while'] or 'healthy'}"
+            name = f"{cap_id}: {labels[i] if i < len(labels) else doc['while'] or 'healthy'}"
             steps = sorted(doc["steps"], key=lambda s: s["offered_iops"])
             x = [s["offered_iops"] for s in steps]
             rate.plot(x, [s["achieved_iops"] for s in steps], "o", color=colour, label=name)

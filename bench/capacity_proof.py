@@ -106,7 +106,7 @@ def prove(lab: LabInfo, db: Path, args: argparse.Namespace) -> None:
     ids = [str(i) for i in searches.values()]
     subprocess.run(
         [sys.executable, str(Path(__file__).with_name("capacity_curve.py")), "--db", str(db),
-         *ids, "-o", args.output],
+         *ids, "-o", args.output, "--labels", ",".join(searches)],
         check=True,
     )  # fmt: skip
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from cephbench.lab import faults
+from cephbench.lab import ceph_json, ensure_pool, faults, remove_pool
 from cephbench.store import Store
 
 
@@ -60,6 +60,32 @@ def test_the_top_finding_names_the_fault(
         d = diagnose(invoke_json)
     top = d["findings"][0]
     assert top["layer"] in layers and top["component"] == component, d["findings"]
+    assert faults.list_faults(on_lab3) == []
+
+
+POOL_PROPERTIES = ("pg_num", "pg_placement_num", "pg_num_target", "pg_autoscale_mode")
+
+
+def pool_properties(lab, name: str) -> dict:
+    [pool] = [p for p in ceph_json(lab, "osd", "pool", "ls", "detail") if p["pool_name"] == name]
+    return {k: pool[k] for k in POOL_PROPERTIES}
+
+
+def test_too_few_pgs_is_named_and_the_pool_is_put_back(on_lab3, invoke_json):
+    ensure_pool(on_lab3, "cb-fewpgs", pg_num=4)  # 4 PGs merge to 1 in seconds
+    try:
+        before = pool_properties(on_lab3, "cb-fewpgs")
+        with faults.injected(on_lab3, "too-few-pgs", "cb-fewpgs"):
+            during = pool_properties(on_lab3, "cb-fewpgs")
+            d = diagnose(invoke_json)
+        after = pool_properties(on_lab3, "cb-fewpgs")
+    finally:
+        remove_pool(on_lab3, "cb-fewpgs")  # the lab is shared: no pool splitting back left
+    assert during == {**during, "pg_num": 1, "pg_placement_num": 1, "pg_autoscale_mode": "off"}
+    named = [f for f in d["findings"] if f["component"] == "pool cb-fewpgs"]
+    assert [(f["evidence"]["pg_num"], f["evidence"]["osds"]) for f in named] == [(1, 3)], named
+    assert after["pg_num_target"] == before["pg_num_target"] == 4
+    assert after["pg_autoscale_mode"] == before["pg_autoscale_mode"]
     assert faults.list_faults(on_lab3) == []
 
 

@@ -218,3 +218,28 @@ def test_cli_refuses_bad_arguments_in_one_line(tmp_path):
     assert "no lab is running" in result.output
     assert invoke("lab", "fault", "list", "--dir", tmp_path).output.strip() == "No fault injected."
     assert invoke("lab", "fault", "clear", "--dir", tmp_path).output.strip() == "No fault to clear."
+
+
+def test_a_pool_fault_names_the_pool_and_sets_its_autoscaler_off_before_pg_num():
+    fault = faults.plan(state(), "too-few-pgs", "cb-bench")
+    assert fault.target == "pool:cb-bench"
+    assert [(e["who"], e["key"], e["value"]) for e in fault.config] == [
+        ("pool:cb-bench", "pg_autoscale_mode", "off"),
+        ("pool:cb-bench", "pg_num", "1"),
+    ]
+    assert fault.describe() == "pool cb-bench: pg_autoscale_mode = off, pg_num = 1"
+    assert faults._normal("pool:cb-bench") == "pool:cb-bench"  # `lab fault clear pool:NAME`
+
+
+def test_a_pools_property_is_what_it_is_set_to(monkeypatch):
+    """``pg_num`` is the pool's target (what `osd pool set` set), not the PGs there now."""
+    from cephbench.lab import misconfig
+    from tests.helpers import DATA
+
+    detail = json.loads((DATA / "ceph" / "16.2.15" / "osd-pool-ls-detail.json").read_text())
+    merging = [{**detail[0], "pool_name": "merging", "pg_num": 9, "pg_num_target": 1}]
+    monkeypatch.setattr(misconfig, "ceph_json", lambda conn, *args: detail + merging)
+    assert misconfig.pool_property(None, "recpool", "pg_num") == "32"
+    assert misconfig.pool_property(None, "recpool", "pg_autoscale_mode") == "off"
+    assert misconfig.pool_property(None, "merging", "pg_num") == "1"
+    assert misconfig.pool_property(None, "nosuch", "pg_num") is None

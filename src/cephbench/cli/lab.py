@@ -423,6 +423,20 @@ def rbd_cache_off(lab_dir: Path | None) -> None:
     _inject(lab_dir, "rbd-cache-off", "cluster")
 
 
+@fault.command("too-few-pgs")
+@click.argument("pool")
+@_lab_command
+def too_few_pgs(lab_dir: Path | None, pool: str) -> None:
+    """Leave a pool with too few PGs for the OSDs: its autoscaler off and pg_num 1.
+
+    Waits until the PGs have merged (seconds on a small pool, a minute or two on one of 32).
+    What the pool was set to is recorded first and put back by `lab fault clear` (its PGs
+    then split back in the background); `diagnose` names it, `tune --allow data-movement`
+    raises pg_num (pg-num-up).
+    """
+    _inject(lab_dir, "too-few-pgs", pool)
+
+
 @fault.command("list")
 @format_option("table", "json")
 @_lab_command
@@ -447,7 +461,7 @@ def fault_list(lab_dir: Path | None, fmt: str) -> None:
 @click.argument("target", required=False)
 @_lab_command
 def fault_clear(lab_dir: Path | None, target: str | None) -> None:
-    """Undo every fault, or those on TARGET (osd.1, host2)."""
+    """Undo every fault, or those on TARGET (osd.1, host2, cluster, pool:NAME)."""
     from cephbench import lab as labapi
     from cephbench.lab import faults
 

@@ -15,6 +15,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from cephbench import tools
 from cephbench.ceph import caches
 from cephbench.ceph.session import CephRun, ceph_run, check_beside_preflight, preflight
-from cephbench.errors import CephbenchError, Interrupted, UsageError
+from cephbench.errors import CephbenchError, Interrupted, ToolMissing, UsageError
 from cephbench.execution.params import run_params
 from cephbench.execution.served import Watch, watch_for
 from cephbench.execution.stopped import (
@@ -90,6 +91,15 @@ def run_request(
         )
 
 
+def this_machines_versions(tool: Tool, target: Target) -> dict[str, str]:
+    """The tool's version on this machine, for a run whose tool runs elsewhere (pods): none
+    when this machine has no such tool, which such a run does not need."""
+    try:
+        return tool.versions(target.client_tools)
+    except ToolMissing:
+        return {}
+
+
 def execute(
     store: Store,
     plan: RunPlan,
@@ -113,8 +123,14 @@ def execute(
     tool.check_target(plan, target)
     if resume is not None and not tool.resumable:
         raise UsageError(f"the {plan.suite} suite cannot be resumed", hint="run it again")
-    versions = tool.versions(target.client_tools)
-    target.check(plan.size or 0)
+    if target.tool_elsewhere:  # this machine's version, kept beside the pods', read meanwhile
+        with ThreadPoolExecutor(1, thread_name_prefix="versions") as pool:
+            local = pool.submit(this_machines_versions, tool, target)
+            target.check(plan.size or 0)
+        versions = local.result()
+    else:
+        versions = tool.versions(target.client_tools)
+        target.check(plan.size or 0)
     conn = target.cluster
     if isinstance(target, CephTarget):  # what it asks of the cluster beside the health read
         check_beside_preflight(target.conn, options.health, target.check_cluster)

@@ -41,6 +41,7 @@ KINDS: tuple[FaultKind, ...] = (
     "debug-logging",
     "rbd-cache-off",
     "mclock",
+    "too-few-pgs",
 )
 _CONTROLLER = {"slow-disk": "blkio", "cpu": "cpu"}
 
@@ -83,6 +84,8 @@ def plan(
         return _plan_link(state, host_target(target), rate)
     if kind in misconfig.PER_OSD:
         return misconfig.plan(state, kind, osd_target(target))
+    if kind in misconfig.PER_POOL:
+        return misconfig.plan(state, kind, pool=target)
     if kind in misconfig.KINDS:
         return misconfig.plan(state, kind)
     target = osd_target(target)
@@ -335,8 +338,8 @@ def clear_state(
 
 
 def _normal(target: str) -> str:
-    if target.strip() == "cluster":
-        return "cluster"
+    if target.strip() == "cluster" or target.startswith(misconfig.POOL):
+        return target.strip()
     return host_target(target) if target.strip().startswith("host") else osd_target(target)
 
 

@@ -7,19 +7,26 @@ a real remedy ``cephbench tune`` knows and a ``diagnose`` finding that names it:
 - ``mclock``: one OSD's mClock switched to the ``custom`` profile with a client limit of
   :data:`MCLOCK_CLIENT_LIM` of a capacity set far too low (:data:`MCLOCK_CAPACITY` IOPS, for
   either kind of device): that OSD serves clients at most 100 IOPS, what an admin gets who
-  copies a "protect recovery" recipe onto a fast OSD (Reef and later: Pacific runs wpq).
+  copies a "protect recovery" recipe onto a fast OSD (Reef and later: Pacific runs wpq);
+- ``too-few-pgs``: one pool's ``pg_num`` lowered to :data:`FEW_PGS` (fewer than the OSDs)
+  with its autoscaler off, as a pool created with too few PGs and left so: some OSDs are
+  primary of none of its PGs and its I/O cannot spread over them. The PGs merge before the
+  fault counts as made (the monitors' manager merges them one at a time: seconds on a small
+  pool, a minute or two on one of 32 PGs).
 
-They are entries in the monitors' configuration database. Like the lab's other faults
+They are entries in the monitors' configuration database, or a pool's properties. Like the lab's other faults
 (:mod:`cephbench.lab.faults`) each is recorded in the lab's state before it is applied, with
 what each section held before (its own entry's value, or none), checked after, and undone
 exactly by ``lab fault clear`` and ``lab down``: the entry removed, or its old value set
-back, so ``ceph config dump`` is what it was.
+back, so ``ceph config dump`` is what it was; a pool's ``pg_num`` and autoscale mode set back
+(its PGs split back in the background, as after any raise of ``pg_num``).
 
-Too few PGs and small TCP buffers on a link with latency are later work.
+Small TCP buffers on a link with latency are later work.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from cephbench.ceph.commands import ceph, ceph_json
@@ -45,7 +52,17 @@ PER_OSD: dict[str, list[tuple[str, str]]] = {
         ("osd_mclock_max_capacity_iops_ssd", MCLOCK_CAPACITY),
     ],
 }
-KINDS = (*SETTINGS, *PER_OSD)
+FEW_PGS = 1
+#: Faults on one pool: its properties (``ceph osd pool set``), in the order they are set.
+PER_POOL: dict[str, list[tuple[str, str]]] = {
+    "too-few-pgs": [("pg_autoscale_mode", "off"), ("pg_num", str(FEW_PGS))],
+}
+KINDS = (*SETTINGS, *PER_OSD, *PER_POOL)
+POOL = "pool:"
+"""How a pool fault's target and entries name the pool: ``pool:NAME``."""
+MERGE_SECONDS = 600.0
+"""How long a pool's PGs get to merge down to the fault's ``pg_num``."""
+MERGE_POLL = 0.5
 
 
 def connection(layout: Layout, state: LabState) -> Connection:
@@ -59,11 +76,23 @@ def connection(layout: Layout, state: LabState) -> Connection:
     )
 
 
-def plan(state: LabState, kind: str, osd: str | None = None) -> Fault:
-    """The fault to record; ``osd`` (``osd.N``) for a fault on one OSD."""
+def plan(state: LabState, kind: str, osd: str | None = None, pool: str | None = None) -> Fault:
+    """The fault to record; ``osd`` (``osd.N``) for a fault on one OSD, ``pool`` for one on
+    a pool (whether the pool exists is read by :func:`prepare`)."""
     if any(f.kind == kind for f in state.faults):
         raise LabError(
             f"the lab already has a {kind} fault", hint="clear it first: cephbench lab fault clear"
+        )
+    if kind in PER_POOL:
+        if not pool:
+            raise UsageError(f"a {kind} fault needs the pool it is on")
+        who = f"{POOL}{pool.removeprefix(POOL)}"
+        return Fault(
+            kind=kind,  # type: ignore[arg-type]
+            target=who,
+            config=[
+                {"who": who, "key": k, "value": v, "original": None} for k, v in PER_POOL[kind]
+            ],
         )
     if kind in PER_OSD:
         if state.spec.release == "pacific":
@@ -92,27 +121,93 @@ def own_entry(conn: Connection, who: str, key: str) -> str | None:
     return str(entry["value"])
 
 
+def pool_property(conn: Connection, pool: str, key: str) -> str | None:
+    """A pool's property as ``ceph osd pool set`` sets it (``pg_num``: the number it is set
+    to, which its PGs split or merge towards), from ``osd pool ls detail``; None: no such
+    pool."""
+    found = _pool(conn, pool)
+    if found is None:
+        return None
+    value = found.get(_TARGETS.get(key, key))
+    return None if value is None else str(value)
+
+
+_TARGETS = {"pg_num": "pg_num_target", "pgp_num": "pg_placement_num_target"}
+
+
+def _pool(conn: Connection, name: str) -> dict[str, Any] | None:
+    pools = ceph_json(conn, "osd", "pool", "ls", "detail") or []
+    return next((p for p in pools if p.get("pool_name") == name), None)
+
+
+def _read(conn: Connection, who: str, key: str) -> str | None:
+    if who.startswith(POOL):
+        return pool_property(conn, who.removeprefix(POOL), key)
+    return own_entry(conn, who, key)
+
+
+def _write(conn: Connection, who: str, key: str, value: str) -> None:
+    if who.startswith(POOL):
+        ceph(conn, "osd", "pool", "set", who.removeprefix(POOL), key, value)
+    else:
+        ceph(conn, "config", "set", who, key, value)
+
+
 def prepare(layout: Layout, state: LabState, fault: Fault) -> None:
-    """Read what each section holds now (reading only): the record names what undoes it."""
+    """Read what each section (or pool) holds now (reading only): the record names what
+    undoes it. A pool fault needs the pool, with more PGs than it would leave."""
     conn = connection(layout, state)
     fault.ceph = conn.to_json()
+    if fault.target.startswith(POOL):
+        pool = fault.target.removeprefix(POOL)
+        found = _pool(conn, pool)
+        if found is None:
+            names = [p.get("pool_name") for p in ceph_json(conn, "osd", "pool", "ls", "detail")]
+            raise UsageError(
+                f"the lab has no pool {pool}", hint=f"its pools: {', '.join(map(str, names))}"
+            )
+        wanted = {e["key"]: e["value"] for e in fault.config}.get("pg_num")
+        if wanted is not None and int(found.get("pg_num_target") or 0) <= int(wanted):
+            raise UsageError(
+                f"pool {pool} has {found.get('pg_num_target')} PGs already: "
+                f"no more than the fault's {wanted}"
+            )
     for entry in fault.config:
-        entry["original"] = own_entry(conn, entry["who"] or "", entry["key"] or "")
+        entry["original"] = _read(conn, entry["who"] or "", entry["key"] or "")
 
 
 def apply(fault: Fault) -> None:
     conn = _conn(fault)
     for e in fault.config:
-        ceph(conn, "config", "set", e["who"] or "", e["key"] or "", e["value"] or "")
+        _write(conn, e["who"] or "", e["key"] or "", e["value"] or "")
     if not active(fault):
-        raise LabError(f"{fault.describe()}: not in the configuration database after setting it")
+        raise LabError(f"{fault.describe()}: not in force after setting it")
+    if fault.target.startswith(POOL):
+        _merged(conn, fault)
+
+
+def _merged(conn: Connection, fault: Fault) -> None:
+    """Wait until the pool's PGs have merged down to the fault's ``pg_num``: what a client
+    and ``diagnose`` see."""
+    pool = fault.target.removeprefix(POOL)
+    wanted = int({e["key"]: e["value"] for e in fault.config}["pg_num"] or 0)
+    deadline = time.monotonic() + MERGE_SECONDS
+    while True:
+        found = _pool(conn, pool) or {}
+        if found.get("pg_num") == wanted and found.get("pg_placement_num") == wanted:
+            return
+        if time.monotonic() > deadline:
+            raise LabError(
+                f"pool {pool}'s PGs did not merge down to {wanted} in {MERGE_SECONDS:g} s "
+                f"(it has {found.get('pg_num')})",
+                hint="see `ceph -s`; `cephbench lab fault clear` puts the pool back",
+            )
+        time.sleep(MERGE_POLL)
 
 
 def active(fault: Fault) -> bool:
     conn = _conn(fault)
-    return all(
-        same(own_entry(conn, e["who"] or "", e["key"] or ""), e["value"]) for e in fault.config
-    )
+    return all(same(_read(conn, e["who"] or "", e["key"] or ""), e["value"]) for e in fault.config)
 
 
 def same(stored: str | None, wanted: str | None) -> bool:
@@ -131,14 +226,16 @@ def undo(fault: Fault) -> None:
     if fault.ceph is None:
         return  # recorded before its connection was known: nothing was set
     conn = _conn(fault)
-    for e in fault.config:
+    for e in reversed(fault.config):  # the pool's pg_num back before its autoscaler
         who, key = e["who"] or "", e["key"] or ""
+        if who.startswith(POOL) and _pool(conn, who.removeprefix(POOL)) is None:
+            continue  # the pool was deleted since: nothing of it to put back
         try:
             if e["original"] is None:
                 ceph(conn, "config", "rm", who, key)
             else:
-                ceph(conn, "config", "set", who, key, e["original"])
-            back = own_entry(conn, who, key)
+                _write(conn, who, key, e["original"])
+            back = _read(conn, who, key)
         except CephbenchError as err:
             raise LabError(f"cannot restore {who} {key}: {err}") from None
         if not same(back, e["original"]):

@@ -20,7 +20,9 @@ from cephbench.lab.paths import Layout
 from cephbench.lab.spec import LabSpec
 
 Phase = Literal["starting", "running", "stopping"]
-FaultKind = Literal["slow-disk", "cpu", "slow-link", "debug-logging", "rbd-cache-off", "mclock"]
+FaultKind = Literal[
+    "slow-disk", "cpu", "slow-link", "debug-logging", "rbd-cache-off", "mclock", "too-few-pgs"
+]
 
 
 class Daemon(BaseModel):
@@ -57,7 +59,7 @@ class Fault(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     kind: FaultKind
-    target: str  # "osd.1", "host2"
+    target: str  # "osd.1", "host2", "cluster", "pool:NAME"
     iops: int | None = None
     bps: int | None = None
     percent: float | None = None
@@ -77,6 +79,10 @@ class Fault(BaseModel):
             caps = [f"{self.iops} IOPS" if self.iops else "", f"{self.bps} B/s" if self.bps else ""]
             cap = " and ".join(c for c in caps if c)
             return f"{self.target}: disk {self.device} capped at {cap} (read and write each)"
+        if self.config and self.target.startswith("pool:"):
+            return f"pool {self.target.removeprefix('pool:')}: " + ", ".join(
+                f"{e['key']} = {e['value']}" for e in self.config
+            )
         if self.config:
             return f"{self.target}: " + ", ".join(
                 f"{e['who']} {e['key']} = {e['value']}" for e in self.config

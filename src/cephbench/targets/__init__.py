@@ -108,6 +108,12 @@ class Target(ABC):
         """What the target's set-up ran, kept with the run (an RBD image's prefill)."""
         return []
 
+    @property
+    def tool_elsewhere(self) -> bool:
+        """The run's tool runs elsewhere (fio in Kubernetes pods): this machine's own is
+        neither needed nor waited for; its version is kept when it has one."""
+        return False
+
     def tool_versions(self) -> dict[str, str]:
         """Once the session has started: the versions of the tools that run the workloads
         where they do not run on this machine (fio's in Kubernetes pods), as the tool prints

@@ -110,6 +110,10 @@ class CephTarget(Target):
         this client create a pool?). The runner reads the cluster's health at the same time:
         each ``ceph`` call is a process of its own."""
 
+    @property
+    def tool_elsewhere(self) -> bool:
+        return self.pods is not None
+
     def tool_versions(self) -> dict[str, str]:
         pods = self.pods
         return {"fio": pods.fio_version} if pods is not None and pods.fio_version else {}

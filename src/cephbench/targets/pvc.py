@@ -364,6 +364,10 @@ class PvcTarget(Target):
     def setup_outputs(self) -> list[RawOutput]:
         return list(self.outputs)
 
+    @property
+    def tool_elsewhere(self) -> bool:
+        return True
+
     def tool_versions(self) -> dict[str, str]:
         return {"fio": self.fio_version} if self.fio_version else {}
 
