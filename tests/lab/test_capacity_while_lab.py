@@ -108,7 +108,9 @@ def _all_in_and_healthy(lab, db) -> None:
 def test_capacity_while_recovery_records_it_and_puts_the_osd_back(lab, pool, invoke_json, db):
     doc = invoke_json("capacity", *ARGS, "--start", "2")
     assert doc["while"] == "recovery" and doc["status"] == "complete"
-    assert [s["offered_iops"] for s in doc["steps"]] == [2, 1]
+    ended = [n for n in doc["notes"] if n.startswith("the recovery ended")]
+    offered = [s["offered_iops"] for s in doc["steps"]]
+    assert offered == [2, 1] or (ended and offered == [2])  # a recovery over stops the search
     assert all(s["outcome"] in ("slow", "behind") for s in doc["steps"])
     assert doc["result"]["verdict"] == "inconclusive" and doc["result"]["capacity_iops"] is None
     for step in doc["steps"]:
@@ -118,7 +120,6 @@ def test_capacity_while_recovery_records_it_and_puts_the_osd_back(lab, pool, inv
         assert step["background"]["recovering_bytes_per_s"] >= 0
     out = [n for n in doc["notes"] if "was marked out, and in again afterwards" in n]
     assert len(out) == 1
-    ended = [n for n in doc["notes"] if n.startswith("the recovery ended")]
     if not ended:  # it outlasted the search: the last step still saw it
         last = doc["steps"][-1]["background"]
         assert last["pgs_degraded"] + last["pgs_recovering"] + last["objects_misplaced"] > 0
@@ -226,7 +227,9 @@ def test_capacity_while_scrub_records_the_pgs_scrubbing(lab, slow_scrubs, invoke
     args = [a if a != "recovery" else "scrub" for a in ARGS]
     doc = invoke_json("capacity", *args, "--start", "2")
     assert doc["while"] == "scrub" and doc["status"] == "complete"
-    assert [s["offered_iops"] for s in doc["steps"]] == [2, 1]
+    ended = [n for n in doc["notes"] if n.startswith("the recovery ended")]
+    offered = [s["offered_iops"] for s in doc["steps"]]
+    assert offered == [2, 1] or (ended and offered == [2])  # a recovery over stops the search
     backgrounds = [s["background"] for s in doc["steps"]]
     keys = {"pgs_deep_scrubbed", "pgs_deep_scrub_waiting", "pgs_deep_scrubbing"}
     assert all(set(b) == keys for b in backgrounds), backgrounds

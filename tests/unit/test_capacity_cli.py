@@ -123,3 +123,39 @@ def test_a_step_behind_is_judged_without_a_percentile_and_one_that_kept_up_is_no
 
         with pytest.raises(CephbenchError, match="recorded no p99: the search cannot judge"):
             run_capacity(store, spec, "file:/nowhere", kept_up)
+
+
+def test_a_search_stops_when_the_recovery_it_measures_ends(db: Path):
+    """Steps after the recovery measured a healthy cluster: the search stops at the step
+    the background work was seen over, and its figure comes from the repeats ended before."""
+    capacity, ends_after = 3000.0, 14
+
+    def measure(rate: float, repeat: int) -> Step:
+        p99 = 2000.0 if rate <= capacity else 9000.0
+        return Step(rate, rate, ((50.0, 500.0), (99.0, p99), (99.9, 2 * p99)), repeat)
+
+    taken = 0
+
+    def background() -> tuple[tuple[str, float], ...]:
+        nonlocal taken
+        taken += 1
+        return (("pgs_recovering", float(taken <= ends_after)),)
+
+    def ended() -> str | None:
+        return f"over at step {taken}" if taken > ends_after else None
+
+    spec = Spec(Rule(5000.0), StepSpec(), start=1000, ci=0.10)
+    with Store(db) as store:
+        args = (store, spec, "file:/nowhere", measure, lambda _: None, background, ended)
+        doc = validate(load(store, run_capacity(*args, stop_when_ended=True)).to_json())
+        kept_on = validate(load(store, run_capacity(*args)).to_json())
+    assert len(doc["steps"]) == ends_after + 1  # the step that saw it over is the last
+    ended_repeats = [r for r in doc["repeats"] if r["status"] != "stopped"]
+    assert [r["steps"] for r in doc["repeats"]] == [7, 5, 3]
+    assert doc["result"]["repeats"] == len(ended_repeats) == 2
+    assert doc["repeats"][-1]["status"] == "stopped"
+    assert doc["result"]["verdict"] == "inconclusive"
+    assert doc["result"]["capacity_iops"] == (2953 + 2988) / 2  # not the unfinished third's
+    assert "stopped after 2 ended repeat" in doc["result"]["reason"]
+    assert doc["notes"] == [f"over at step {ends_after + 1}"]
+    assert kept_on["result"]["verdict"] == "converged"  # without the stop: it runs on

@@ -133,13 +133,16 @@ def while_recovery(
         if recovering(ceph_json(conn, "status")):
             return None
         return (
-            f"the recovery ended during or before step {steps}: the steps after it measured "
-            "a cluster no longer recovering"
+            f"the recovery ended during or before step {steps}: the search stopped there, and "
+            "its figure is from the repeats that ended before it (a longer recovery, e.g. "
+            "more data or a higher osd_recovery_sleep, gives it more)"
         )
 
     with marked_out(conn, ResourceLog(store, None)) as osd:
         note(f"osd.{osd} marked out; the search measures while the cluster recovers")
-        cap_id = driver.run_capacity(store, spec, target, measure, note, background, ended)
+        cap_id = driver.run_capacity(
+            store, spec, target, measure, note, background, ended, stop_when_ended=True
+        )
         from cephbench.store import capacities
 
         capacities.add_note(store, cap_id, f"osd.{osd} was marked out, and in again afterwards")

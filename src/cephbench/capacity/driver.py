@@ -45,11 +45,16 @@ def run_capacity(
     background: Background | None = None,
     ended: Callable[[], str | None] | None = None,
     cross_check: Callable[[], dict[str, Any]] | None = None,
+    *,
+    stop_when_ended: bool = False,
 ) -> int:
     """Run the search; returns its id in the store (stored as it goes: a stopped search
     keeps its steps). ``ended``: after each step, a note when the background work is over
-    (said once, and stored with the search). ``cross_check``: run after the search, what it
-    returns stored with it (``--cross-check``: fio's latency_target mode)."""
+    (said once, and stored with the search); with ``stop_when_ended`` (background work that
+    cannot be asked for again: a recovery) the search stops there, so that its figure comes
+    only from the repeats that ended while the work ran (the repeat under way is left
+    unfinished, and the model counts no unfinished repeat). ``cross_check``: run after the
+    search, what it returns stored with it (``--cross-check``: fio's latency_target mode)."""
     from cephbench.store import capacities
 
     cap_id = capacities.start(store, target, spec.to_json())
@@ -91,6 +96,10 @@ def run_capacity(
                     said_ended = True
                     capacities.add_note(store, cap_id, text)
                     note(text)
+                    if stop_when_ended:
+                        break
+            if said_ended and stop_when_ended:
+                break
             end = status(steps, rule, plan)
             found.append(bracket(steps, rule).capacity if end == "found" else None)
             e = estimate(found, spec.ci, spec.min_repeats, spec.max_repeats)

@@ -4,7 +4,7 @@ and its document, ``cephbench.capacity/1``. Pure; everything is derived from the
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -146,7 +146,17 @@ class Capacity:
 
     @cached_property
     def estimate(self) -> Estimate:
-        return estimate(self.capacities, self.spec.ci, self.spec.min_repeats, self.spec.max_repeats)
+        """The stopping rule on the ended repeats; a search that completed before the rule
+        was met (it stopped when the background work it measured ended) is inconclusive."""
+        e = estimate(self.capacities, self.spec.ci, self.spec.min_repeats, self.spec.max_repeats)
+        if e.verdict == "more" and self.status == "complete":
+            return replace(
+                e,
+                verdict="inconclusive",
+                reason=f"{e.reason}; the search stopped after {e.n} ended repeat(s) "
+                "(its notes say why)",
+            )
+        return e
 
     @cached_property
     def knee(self) -> Knee | None:
