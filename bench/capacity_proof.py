@@ -5,7 +5,7 @@ draws the curves (bench/capacity_curve.py).
 
     .venv/bin/python bench/capacity_proof.py [--existing LAB_DIR] [--p99 50ms]
         [--step-time 5s] [--sweep 0.7:1.3:0.05] [--cases healthy,recovery,slow-disk]
-        [-o capacity-proof.png]
+        [--recovery-sleep 0.5] [-o capacity-proof.png]
 
 The recovery runs with ``osd_recovery_sleep`` 0.5 (removed afterwards): the lab's pool of
 1 GiB would otherwise recover within the search's first step. The fine sweep offers fixed rates from 0.7 to 1.3 times the search's capacity in 5 % steps
@@ -45,6 +45,7 @@ def main() -> None:
     parser.add_argument("--step-time", default="5s")
     parser.add_argument("--sweep", default="0.7:1.3:0.05", help="LOW:HIGH:STEP of the capacity")
     parser.add_argument("--cases", default="healthy,recovery")
+    parser.add_argument("--recovery-sleep", default=RECOVERY_SLEEP, help="osd_recovery_sleep (s)")
     parser.add_argument("-o", "--output", default="capacity-proof.png")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="cb-capproof-"))
@@ -77,7 +78,7 @@ def prove(lab: LabInfo, db: Path, args: argparse.Namespace) -> None:
             with faults.injected(lab, "slow-disk", "osd.1", **SLOW_DISK):
                 searches[case] = search(env, [*common, *extra])
         elif case == "recovery":  # 1 GiB recovers in seconds: slowed to outlast the search
-            config = ["ceph", "config", "set", "osd", "osd_recovery_sleep", RECOVERY_SLEEP]
+            config = ["ceph", "config", "set", "osd", "osd_recovery_sleep", args.recovery_sleep]
             run(config, env=env, check=True, timeout=60)
             try:
                 searches[case] = search(env, [*common, *extra])

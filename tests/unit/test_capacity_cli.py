@@ -4,6 +4,7 @@ reading back through `--show` as the same `cephbench.capacity/1` document, on ha
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -159,3 +160,44 @@ def test_a_search_stops_when_the_recovery_it_measures_ends(db: Path):
     assert "stopped after 2 ended repeat" in doc["result"]["reason"]
     assert doc["notes"] == [f"over at step {ends_after + 1}"]
     assert kept_on["result"]["verdict"] == "converged"  # without the stop: it runs on
+
+
+def _fingerprint(version: str) -> dict:
+    """A cluster fingerprint with every OSD's scheduler as recorded on a lab of ``version``."""
+    from cephbench.ceph import scheduler
+    from tests.helpers import DATA
+
+    raw = (DATA / "ceph" / version / "config-show-with-defaults-osd.0.json").read_text()
+    entries = scheduler.keep(json.loads(raw))
+    return {
+        "osd_metadata": [{"id": i, "rotational": "1"} for i in range(3)],
+        "osd_scheduler": {"osds_total": 3, **{f"osd.{i}": entries for i in range(3)}},
+        "config": [],
+    }
+
+
+def test_each_step_says_the_osds_scheduler_its_run_recorded(invoke, db: Path):
+    """Tentacle's mClock in every step: one note; a step on wpq among them: a column."""
+    versions = iter(["20.2.4"] * 3 + ["16.2.15"] + ["20.2.4"] * 40)
+
+    def measure(rate: float, repeat: int) -> Step:
+        run_id = store.start_run(label=None, suite="capacity", target="rbd:p/i", environment={},
+                                 params={})  # fmt: skip
+        store.save_fingerprint(run_id, _fingerprint(next(versions)))
+        p99 = 2000.0 if rate <= 3000 else 9000.0
+        return Step(rate, rate, ((50.0, 500.0), (99.0, p99), (99.9, 2 * p99)), repeat, run_id)
+
+    spec = Spec(Rule(5000.0), StepSpec(), start=1000, ci=0.10)
+    mclock = "mclock_scheduler, balanced, 315 IOPS (hdd, built-in default)"
+    with Store(db) as store:
+        doc = validate(load(store, run_capacity(store, spec, "rbd:p/i", measure)).to_json())
+    found = [s["scheduler"] for s in doc["steps"]]
+    assert found[:5] == [mclock, mclock, mclock, "wpq", mclock]
+    table = invoke("capacity", "--show", "last", "--format", "md").output
+    assert "| Scheduler |" in table and "| wpq |" in table
+    versions = iter(["20.2.4"] * 40)
+    with Store(db) as store:
+        run_capacity(store, spec, "rbd:p/i", measure)
+    table = invoke("capacity", "--show", "last", "--format", "md").output
+    assert "Scheduler" not in table
+    assert f"The OSDs' scheduler in every step: {mclock}." in table

@@ -36,6 +36,14 @@ def offset(repeat: int, resolution: float) -> float:
     return ((repeat * GOLDEN) % 1.0 - 0.5) * 2 * resolution
 
 
+def scheduler_of(store: Store, run_id: int) -> str | None:
+    """The OSDs' op scheduler as run ``run_id`` recorded the cluster (None: no cluster)."""
+    from cephbench.ceph import scheduler
+
+    found = store.fingerprint(run_id)
+    return scheduler.summarize(found[0]) if found else None
+
+
 def run_capacity(
     store: Store,
     spec: Spec,
@@ -84,6 +92,8 @@ def run_capacity(
                     )
                 if background is not None:
                     step = replace(step, background=background())
+                if step.run_id is not None and step.scheduler is None:
+                    step = replace(step, scheduler=scheduler_of(store, step.run_id))
                 steps.append(step)
                 capacities.add_step(store, cap_id, step_to_json(step))
                 p = step.latency_us(rule.percentile)

@@ -87,6 +87,7 @@ def step_to_json(step: Step) -> dict[str, Any]:
         "percentiles": [list(p) for p in step.percentiles],
         "run_id": step.run_id,
         "background": dict(step.background),
+        "scheduler": step.scheduler,
     }
 
 
@@ -98,6 +99,7 @@ def step_from_json(d: dict[str, Any]) -> Step:
         d["repeat"],
         d["run_id"],
         tuple((k, float(v)) for k, v in d.get("background", {}).items()),
+        d.get("scheduler"),  # stored before it was recorded: None
     )
 
 
@@ -220,6 +222,7 @@ class Capacity:
                     "percentile_us": s.latency_us(rule.percentile),
                     "run_id": s.run_id,
                     "background": dict(s.background),
+                    "scheduler": s.scheduler,
                 }
                 for s in self.steps
             ],

@@ -74,6 +74,8 @@ def cross_check_line(found: dict[str, Any], percentile: float) -> str:
 def steps_table(doc: dict[str, Any]) -> Table:
     """Every step in the order run: offered against achieved, the percentiles, the outcome."""
     background = sorted({k for s in doc["steps"] for k in s["background"]})
+    schedulers = {s.get("scheduler") for s in doc["steps"]} - {None}
+    varied = len(schedulers) > 1  # a column only when it changed between steps
     rows = []
     for s in doc["steps"]:
         rows.append(
@@ -85,10 +87,16 @@ def steps_table(doc: dict[str, Any]) -> Table:
                 fmt_ms(s["p99_us"]),
                 fmt_ms(s["p999_us"]),
                 *(fmt_figure(s["background"].get(k), "") for k in background),
+                *((s.get("scheduler") or "-",) if varied else ()),
                 OUTCOMES[s["outcome"]],
                 str(s["run_id"]),
             )
         )
+    same = (
+        (f"The OSDs' scheduler in every step: {next(iter(schedulers))}.",)
+        if (len(schedulers) == 1)
+        else ()
+    )
     return Table(
         (
             "Repeat",
@@ -98,13 +106,14 @@ def steps_table(doc: dict[str, Any]) -> Table:
             "p99 (ms)",
             "p99.9 (ms)",
             *background,
+            *(("Scheduler",) if varied else ()),
             "Step",
             "Run",
         ),
         tuple(rows),
         title=f"Capacity search {doc['capacity']}: steps",
-        notes=(LEGEND, *doc["notes"]),
-        align=("r",) * (6 + len(background)) + ("l", "r"),
+        notes=(LEGEND, *same, *doc["notes"]),
+        align=("r",) * (6 + len(background)) + ("l",) * varied + ("l", "r"),
     )
 
 

@@ -73,6 +73,9 @@ class Step:
     run_id: int | None = None
     background: tuple[tuple[str, float], ...] = ()
     """What ran beside the step (recovery bytes/s, PGs degraded...), as (name, value)."""
+    scheduler: str | None = None
+    """The OSDs' op scheduler during the step (wpq, or mClock with its profile and
+    capacity), as the step's run recorded the cluster; None off a cluster."""
 
     def latency_us(self, percent: float) -> float | None:
         for p, v in self.percentiles:
