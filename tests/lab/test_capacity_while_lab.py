@@ -112,6 +112,7 @@ def test_capacity_while_recovery_records_it_and_puts_the_osd_back(lab, pool, inv
     offered = [s["offered_iops"] for s in doc["steps"]]
     assert offered == [2, 1] or (ended and offered == [2])  # a recovery over stops the search
     assert all(s["outcome"] in ("slow", "behind") for s in doc["steps"])
+    assert {s["scheduler"] for s in doc["steps"]} == {"wpq"}  # Pacific's, as each run found it
     assert doc["result"]["verdict"] == "inconclusive" and doc["result"]["capacity_iops"] is None
     for step in doc["steps"]:
         assert {"recovering_bytes_per_s", "pgs_degraded", "pgs_recovering"} <= set(

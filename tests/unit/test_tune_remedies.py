@@ -55,6 +55,13 @@ def test_pg_num_moves_data_and_aims_at_100_per_osd():
     assert [c.text for c in r.propose(f)] == ["ceph osd pool set bench pg_num 128"]
 
 
+def test_an_osd_limited_by_a_custom_mclock_profile_goes_back_to_balanced():
+    r = remedies()["mclock-balanced"]
+    assert r.cost is Cost.ONLINE
+    f = FindingRef("osd.mclock_client_limit", "osd.1", evidence={"profile": "custom"})
+    assert [c.text for c in r.propose(f)] == ["ceph config set osd.1 osd_mclock_profile balanced"]
+
+
 def test_a_change_outside_the_named_settings_is_refused():
     rogue = Remedy(
         "rogue",

@@ -19,6 +19,7 @@ REMEDIES: dict[str, str] = {
     "osd-debug-off": "cephbench.tuning.remedies.debug_off:REMEDY",
     "rbd-cache-on": "cephbench.tuning.remedies.rbd_cache:REMEDY",
     "pg-num-up": "cephbench.tuning.remedies.pg_num:REMEDY",
+    "mclock-balanced": "cephbench.tuning.remedies.mclock_profile:REMEDY",
 }
 REGISTRY = Registry(REMEDIES, group="cephbench.remedies")
 
