@@ -14,12 +14,12 @@ a real remedy ``cephbench tune`` knows and a ``diagnose`` finding that names it:
   fault counts as made (the monitors' manager merges them one at a time: seconds on a small
   pool, a minute or two on one of 32 PGs).
 
-They are entries in the monitors' configuration database, or a pool's properties. Like the lab's other faults
-(:mod:`cephbench.lab.faults`) each is recorded in the lab's state before it is applied, with
-what each section held before (its own entry's value, or none), checked after, and undone
-exactly by ``lab fault clear`` and ``lab down``: the entry removed, or its old value set
-back, so ``ceph config dump`` is what it was; a pool's ``pg_num`` and autoscale mode set back
-(its PGs split back in the background, as after any raise of ``pg_num``).
+They are entries in the monitors' configuration database, or a pool's properties. Like the
+lab's other faults (:mod:`cephbench.lab.faults`) each is recorded in the lab's state before it
+is applied, with what each section held before (its own entry's value, or none), checked
+after, and undone exactly by ``lab fault clear`` and ``lab down``: the entry removed, or its
+old value set back, so ``ceph config dump`` is what it was; a pool's ``pg_num`` and autoscale
+mode set back (its PGs split back in the background, as after any raise of ``pg_num``).
 
 Small TCP buffers on a link with latency are later work.
 """
