@@ -8,7 +8,8 @@ draws the curves (bench/capacity_curve.py).
         [--recovery-sleep 0.5] [-o capacity-proof.png]
 
 The recovery runs with ``osd_recovery_sleep`` 0.5 (removed afterwards): the lab's pool of
-1 GiB would otherwise recover within the search's first step. The fine sweep offers fixed rates from 0.7 to 1.3 times the search's capacity in 5 % steps
+1 GiB would otherwise recover within the search's first step. The fine sweep, right after the healthy search, offers fixed rates from 0.7 to 1.3 times the
+search's capacity in 5 % steps
 (one step each, the search's own step spec), and its capacity is the highest rate below the
 first that fails, as the search judges a step. Brings a lab up (3 hosts, links at 500
 Mbit/s) in a temporary directory and takes it down afterwards, or uses the one in LAB_DIR.
@@ -87,6 +88,11 @@ def prove(lab: LabInfo, db: Path, args: argparse.Namespace) -> None:
                 run(rm, env=env, check=True, timeout=60)
         else:
             searches[case] = search(env, [*common, *extra])
+            if case == "healthy":  # the sweep at once: the lab's capacity drifts over time
+                with Store(db) as store:
+                    healthy = load(store, searches[case]).to_json()
+                    if healthy["result"]["capacity_iops"]:
+                        sweep(store, lab, healthy, args.sweep, env)
     with Store(db) as store:
         docs = {case: load(store, i).to_json() for case, i in searches.items()}
         for case, doc in docs.items():
@@ -101,9 +107,6 @@ def prove(lab: LabInfo, db: Path, args: argparse.Namespace) -> None:
                 for s in doc["steps"]:
                     print(f"  step {s['offered_iops']:.0f}: {s['background']}")
                 print(f"  notes: {doc['notes']}")
-        healthy = docs.get("healthy")
-        if healthy and healthy["result"]["capacity_iops"]:
-            sweep(store, lab, healthy, args.sweep, env)
     ids = [str(i) for i in searches.values()]
     subprocess.run(
         [sys.executable, str(Path(__file__).with_name("capacity_curve.py")), "--db", str(db),
