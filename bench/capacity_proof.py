@@ -7,11 +7,11 @@ draws the curves (bench/capacity_curve.py).
         [--step-time 5s] [--sweep 0.7:1.3:0.05] [--cases healthy,recovery,slow-disk]
         [--recovery-sleep 0.5] [-o capacity-proof.png]
 
-The recovery runs with ``osd_recovery_sleep`` 0.5 (removed afterwards): the lab's pool of
-1 GiB would otherwise recover within the search's first step. The fine sweep, right after the healthy search, offers fixed rates from 0.7 to 1.3 times the
-search's capacity in 5 % steps
-(one step each, the search's own step spec), and its capacity is the highest rate below the
-first that fails, as the search judges a step. Brings a lab up (3 hosts, links at 500
+The recovery runs with ``osd_recovery_sleep`` 0.5 (``--recovery-sleep``; removed afterwards):
+the lab's pool of 1 GiB would otherwise recover within the search's first step. The fine
+sweep, right after the healthy search, offers fixed rates from 0.7 to 1.3 times the search's
+capacity in 5 % steps (one step each, the search's own step spec), and its capacity is the
+highest rate below the first that fails, as the search judges a step. Brings a lab up (3 hosts, links at 500
 Mbit/s) in a temporary directory and takes it down afterwards, or uses the one in LAB_DIR.
 Wants a quiet machine: every figure is a latency.
 """
