@@ -6,13 +6,19 @@ properties are what they were before the tune, byte for byte (the fault's entrie
 ``--keep`` leaves only the kept change, and ``tune revert`` puts it back.
 
 Short and far above noise: one 2 s workload, 4k random reads at QD32 of one image written
-once beforehand (a round is fio alone), 16 fixed rounds per experiment. Recorded on this lab
+once beforehand (a round is fio alone), 24 fixed rounds per experiment. Recorded on this lab
 with the machine at load 7-16 from other labs (tests/data/tune/), debug logging at 20 cut
 those reads to between a half and a sixth: per-block ratios without it 2.7, 2.5, 3.3; 3.5,
 1.8; 1.97, 3.33, 6.43, 1.79. Always far above 1, but spread (a log-ratio SD of about 0.6),
 so 4 blocks left the Bonferroni-corrected interval across 0 ([-13.5 %, +905 %] around
 +195 %); with 8 blocks the first passing run kept it at +114.7 % [+14.2, +303.6] and measured
-the final against the first at +144.9 % [+63.3, +267.2] (13 min at load 9-13). Random writes at QD32 swung from -54 % to
+the final against the first at +144.9 % [+63.3, +267.2] (13 min at load 9-13). Beside the
+release tier (load 10-13) 16 rounds gave +140 % to +159 %, lower CI bounds +73 % to +106 %
+(a log-ratio SD of about 0.33). Yet one CI run kept nothing with 16 rounds (its figures were
+not printed; a failure now prints them). A t-test of 8 blocks is undone by one block whose
+fast round a burst of the machine's other work cut to a third: t 2.47 against the corrected
+2.84. 12 blocks still call that better (t 4.2 against 2.59), hence 24 rounds; and a fault
+now counts as made once every OSD runs with it. Random writes at QD32 swung from -54 % to
 +71 % between blocks, so the suite holds the reads alone; the guard on other workloads is
 tested on recorded and hand-made rounds (tests/unit/test_tune_*.py). A tune killed while an
 attempt's change is in effect leaves it for `cephbench cleanup`, which puts the configuration
@@ -80,7 +86,7 @@ def small(tmp_path: Path) -> str:
     return str(suite)
 
 
-@pytest.mark.timeout(1200)  # 16 rounds of 4-15 s (a busy machine), a diagnosis, the revert
+@pytest.mark.timeout(1200)  # 24 rounds of 4-15 s (a busy machine), a diagnosis, the revert
 def test_tune_keeps_the_remedy_for_debug_logging_and_revert_puts_everything_back(
     lab: LabInfo, db: Path, image: None, small: str, monkeypatch
 ):
@@ -89,11 +95,12 @@ def test_tune_keeps_the_remedy_for_debug_logging_and_revert_puts_everything_back
         before, pools = config_dump(lab), pool_properties(lab)
         assert '"debug_osd","value":"20/20"' in before.replace(" ", "")
         out = invoke(
-            "tune", "--suite", small, *TARGET, "--rounds", "16", "--keep", "--format", "json", db=db
+            "tune", "--suite", small, *TARGET, "--rounds", "24", "--keep", "--format", "json", db=db
         ).stdout
         doc = validate(json.loads(out))
         kept = config_dump(lab)  # only the kept changes are left: the debug entries removed
-        assert kept != before and "debug_osd" not in kept and "debug_bluestore" not in kept
+        why = json.dumps({k: doc.get(k) for k in ("findings", "candidates", "attempts")})
+        assert kept != before and "debug_osd" not in kept and "debug_bluestore" not in kept, why
         invoke("tune", "revert", str(doc["tune"]), db=db)
         assert config_dump(lab) == before
         assert {p: v for p, v in pool_properties(lab).items() if p in pools} == pools

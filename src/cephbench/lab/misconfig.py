@@ -17,7 +17,7 @@ a real remedy ``cephbench tune`` knows and a ``diagnose`` finding that names it:
 They are entries in the monitors' configuration database, or a pool's properties. Like the
 lab's other faults (:mod:`cephbench.lab.faults`) each is recorded in the lab's state before it
 is applied, with what each section held before (its own entry's value, or none), checked
-after, and undone exactly by ``lab fault clear`` and ``lab down``: the entry removed, or its
+after (in the database, and in each OSD it is for, which runs with it a moment later), and undone exactly by ``lab fault clear`` and ``lab down``: the entry removed, or its
 old value set back, so ``ceph config dump`` is what it was; a pool's ``pg_num`` and autoscale
 mode set back (its PGs split back in the background, as after any raise of ``pg_num``).
 
@@ -63,6 +63,8 @@ POOL = "pool:"
 MERGE_SECONDS = 600.0
 """How long a pool's PGs get to merge down to the fault's ``pg_num``."""
 MERGE_POLL = 0.5
+TAKEN_SECONDS = 60.0
+"""How long the OSDs get to run with a changed entry once the monitors hold it."""
 
 
 def connection(layout: Layout, state: LabState) -> Connection:
@@ -184,6 +186,43 @@ def apply(fault: Fault) -> None:
         raise LabError(f"{fault.describe()}: not in force after setting it")
     if fault.target.startswith(POOL):
         _merged(conn, fault)
+    else:
+        _taken(conn, fault)
+
+
+def _taken(conn: Connection, fault: Fault) -> None:
+    """Wait until every OSD an entry is for runs with it (``ceph tell osd.N config get``):
+    the monitors hand a changed entry to the daemons a moment after storing it, and a
+    measurement started in that moment would see the cluster without the fault."""
+    wanted = [
+        (osd, e["key"] or "", e["value"])
+        for e in fault.config
+        for osd in _osds_of(conn, e["who"] or "")
+    ]
+    deadline = time.monotonic() + TAKEN_SECONDS
+    while wanted:
+        osd, key, value = wanted[0]
+        held = (ceph_json(conn, "tell", osd, "config", "get", key) or {}).get(key)
+        if same(None if held is None else str(held), value):
+            wanted.pop(0)
+            continue
+        if time.monotonic() > deadline:
+            raise LabError(
+                f"{osd} still runs with {key} {held!r}, not {value!r}, "
+                f"{TAKEN_SECONDS:g} s after it was set",
+                hint="see `ceph -s`; `cephbench lab fault clear` takes the fault back",
+            )
+        time.sleep(MERGE_POLL)
+
+
+def _osds_of(conn: Connection, who: str) -> list[str]:
+    """The OSDs a configuration section applies to: ``osd`` and ``global`` all of them,
+    ``osd.N`` that one; none for other sections (clients read theirs when they start)."""
+    if who.startswith("osd."):
+        return [who]
+    if who in ("osd", "global"):
+        return [f"osd.{n}" for n in ceph_json(conn, "osd", "ls") or []]
+    return []
 
 
 def _merged(conn: Connection, fault: Fault) -> None:
