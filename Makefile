@@ -17,7 +17,7 @@ DEB_PKGS := fio iperf3 iputils-ping ceph-mon ceph-osd ceph-mgr ceph-common uuid-
             mmdebstrap
 DEMO_DIR := demo-output
 
-.PHONY: install deps venv test test-fast lint typecheck demo clean k8s releases
+.PHONY: install deps venv test test-fast lint typecheck demo clean k8s releases help
 
 install: deps venv
 
@@ -73,6 +73,11 @@ releases: install
 # The pure tier alone (tests/unit: no fio, no lab, no root): a minute at most.
 test-fast: venv
 	$(BIN)/pytest -m pure -n 2 -q
+
+# The help texts `cephbench CMD --help` prints without importing click (src/cephbench/help.txt),
+# written again from the commands' definitions: after changing any command's options or text.
+help: venv
+	$(BIN)/python -m cephbench.help_file
 
 lint: venv
 	$(BIN)/ruff check src tests bench

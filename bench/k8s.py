@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-CEPHBENCH = [sys.executable, "-c", "from cephbench.cli import main; main()"]
+CEPHBENCH = [sys.executable, "-c", "from cephbench.console import main; main()"]
 JOB = """[global]
 ioengine=libaio
 direct=1

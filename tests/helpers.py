@@ -27,7 +27,7 @@ from cephbench.system.pids import running as alive  # noqa: F401 (tests import i
 from tests.contract import validate
 
 T = TypeVar("T")
-CEPHBENCH = [sys.executable, "-c", "from cephbench.cli import main; main()"]
+CEPHBENCH = [sys.executable, "-c", "from cephbench.console import main; main()"]
 
 DATA = Path(__file__).parent / "data"
 FIO_DATA = DATA / "fio" / "3.33"

@@ -4,14 +4,55 @@ Commands, tools, targets, diagnose probes, report sections and tuning setting ki
 registered this way: built-ins in one literal dict where the kind is defined (one line each),
 third-party packages through an entry-point group. Nothing is imported until it is looked up,
 so ``cephbench --help`` stays fast and a layer can name a plugin above it without importing
-it. Standard library only: the CLI's start-up imports this module.
+it. Standard library only, and none of it that takes long to import: the CLI's start-up
+imports this module.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+import os
+import sys
+
+TYPE_CHECKING = False  # typing costs 10 ms to import: `cephbench CMD --help` imports this module
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping
+    from typing import Any
+
+COMMANDS_GROUP = "cephbench.commands"
+"""The entry-point group of third-party commands (``cephbench.cli.COMMANDS``)."""
+
+
+def may_have_entry_points(group: str) -> bool:
+    """Whether an installed distribution may declare entry points of ``group``.
+
+    Importing importlib.metadata takes about as long as importing click; a look through the
+    ``entry_points.txt`` files on sys.path takes a millisecond and usually rules them out.
+    What it cannot look into (a zip or an egg on sys.path, another finder) counts as maybe.
+    """
+    from importlib.machinery import PathFinder
+
+    if any(hasattr(f, "find_distributions") and f is not PathFinder for f in sys.meta_path):
+        return True
+    for entry in sys.path:
+        path = entry or "."
+        if not os.path.isdir(path) or path.endswith(".egg"):
+            if os.path.exists(path):
+                return True
+            continue
+        try:
+            names = os.listdir(path)
+        except OSError:
+            continue
+        for name in names:
+            if name.lower().endswith((".dist-info", ".egg-info")):
+                try:
+                    with open(os.path.join(path, name, "entry_points.txt"), encoding="utf-8") as f:
+                        if group in f.read():
+                            return True
+                except OSError:
+                    pass
+    return False
 
 
 class Registry:

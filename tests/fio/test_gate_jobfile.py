@@ -206,7 +206,7 @@ def test_ctrl_c_keeps_the_groups_that_finished(tmp_path):
         [
             sys.executable,
             "-c",
-            "from cephbench.cli import main; main()",
+            "from cephbench.console import main; main()",
             "run",
             str(job),
             "--target",
@@ -226,7 +226,7 @@ def test_ctrl_c_keeps_the_groups_that_finished(tmp_path):
         [
             sys.executable,
             "-c",
-            "from cephbench.cli import main; main()",
+            "from cephbench.console import main; main()",
             "show",
             "last",
             "--format",

@@ -23,7 +23,7 @@ from cephbench.store import Store
 from cephbench.tools.fio import parse as fio_parse
 from tests.helpers import invoke, wait_for
 
-CEPHBENCH = [sys.executable, "-c", "from cephbench.cli import main; main()"]
+CEPHBENCH = [sys.executable, "-c", "from cephbench.console import main; main()"]
 SMALL = ("--runtime", "2", "--size", "32M")
 
 

@@ -28,7 +28,7 @@ except SystemExit:
     pass
 print(json.dumps(sorted(sys.modules)))
 """
-CEPHBENCH = [sys.executable, "-c", "from cephbench.cli import main; main()"]
+CEPHBENCH = [sys.executable, "-c", "from cephbench.console import main; main()"]
 
 
 def _help_lines() -> list[tuple[str, ...]]:

@@ -12,9 +12,7 @@ Start-up time matters here: keep this module's imports to click and the standard
 
 from __future__ import annotations
 
-import os
 import sys
-from importlib.machinery import PathFinder
 from typing import NamedTuple
 
 import click
@@ -22,7 +20,7 @@ import click
 from cephbench import __version__
 from cephbench.cli.common import console_err, set_debug
 from cephbench.errors import CephbenchError, ExitStatus, Interrupted
-from cephbench.registry import Registry
+from cephbench.registry import COMMANDS_GROUP, Registry, may_have_entry_points
 from cephbench.system import interrupts
 
 
@@ -104,38 +102,13 @@ BUILTIN_COMMANDS: dict[str, Entry] = {
 
 
 def _may_have_plugins() -> bool:
-    """Whether an installed distribution may declare ``cephbench.commands`` entry points.
-
-    Importing importlib.metadata takes about as long as importing click; a look through the
-    ``entry_points.txt`` files on sys.path takes a millisecond and usually rules plugins out.
-    What it cannot look into (a zip or an egg on sys.path, another finder) counts as maybe.
-    """
-    if any(hasattr(f, "find_distributions") and f is not PathFinder for f in sys.meta_path):
-        return True
-    for entry in sys.path:
-        path = entry or "."
-        if not os.path.isdir(path) or path.endswith(".egg"):
-            if os.path.exists(path):
-                return True
-            continue
-        try:
-            names = os.listdir(path)
-        except OSError:
-            continue
-        for name in names:
-            if name.lower().endswith((".dist-info", ".egg-info")):
-                try:
-                    with open(os.path.join(path, name, "entry_points.txt"), encoding="utf-8") as f:
-                        if "cephbench.commands" in f.read():
-                            return True
-                except OSError:
-                    pass
-    return False
+    """Whether an installed distribution may declare ``cephbench.commands`` entry points."""
+    return may_have_entry_points(COMMANDS_GROUP)
 
 
 COMMANDS = Registry(
     {name: entry.target for name, entry in BUILTIN_COMMANDS.items()},
-    group="cephbench.commands",
+    group=COMMANDS_GROUP,
     may_have_plugins=_may_have_plugins,
 )
 
