@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from pathlib import Path
 
 from cephbench.lab import ceph_json, down, faults, release_view, releases, up
@@ -158,3 +159,49 @@ def test_ab_applies_an_mclock_profile_and_puts_the_configuration_back(
     assert doc["applied"] == [{"setting": setting, "original": "balanced", "times_applied": 2}]
     assert [(r["setting"], r["verified"]) for r in doc["reverted"]] == [(setting, True)]
     assert ceph_json(in_rlab, "config", "dump") == before  # the entry gone, not set to balanced
+
+
+def test_this_machines_client_is_told_what_it_cannot_read_before_anything(
+    invoke, rlab, db, monkeypatch
+):
+    """A user's own (Pacific) fio on a newer cluster, not the lab's: on Reef once the OSD map
+    uses pg-upmap-primary (its I/O to that PG would hang), on Tentacle at once (its keys).
+    One line names both releases; no run is stored and the pool is as it was."""
+    from cephbench.lab import ensure_pool, remove_pool
+    from cephbench.lab.ceph import ceph
+
+    release = _release(rlab)
+    required = ceph_json(rlab, "osd", "dump")["require_min_compat_client"]
+    ensure_pool(rlab, "cb-compat", pg_num=8)
+    try:
+        if release == "reef":
+            yes = "--yes-i-really-mean-it"
+            ceph(rlab, "osd", "set-require-min-compat-client", "reef", yes)
+            pool_id = next(
+                p["pool_id"]
+                for p in ceph_json(rlab, "osd", "pool", "ls", "detail")
+                if p["pool_name"] == "cb-compat"
+            )
+            mapped = ceph_json(rlab, "pg", "map", f"{pool_id}.0")
+            other = mapped["acting"][1]  # the first is the primary
+            ceph(rlab, "osd", "pg-upmap-primary", f"{pool_id}.0", str(other))
+            assert ceph_json(rlab, "osd", "dump")["min_compat_client"] == "reef"
+        monkeypatch.delenv("CEPHBENCH_LAB_DIR", raising=False)  # the cluster as a user names it
+        cluster = ["-c", str(rlab.conf_path), "-k", str(rlab.keyring_path)]
+        out = invoke("run", "quick", "--target", "rbd:cb-compat/img", *cluster, expect=1).output
+        line = " ".join(out.split())
+        assert "16.2.15 (Pacific)" in line, out
+        if release == "reef":
+            assert "1 pg-upmap-primary mapping(s) that only Reef 18 and newer" in line, out
+        else:
+            assert "Tentacle" in line, out
+        assert "Traceback" not in out
+        if db.exists():
+            with sqlite3.connect(db) as conn:
+                assert conn.execute("SELECT count(*) FROM runs").fetchone() == (0,)
+    finally:
+        if release == "reef":
+            ceph(rlab, "osd", "rm-pg-upmap-primary", f"{pool_id}.0")
+        remove_pool(rlab, "cb-compat")
+        ceph(rlab, "osd", "set-require-min-compat-client", required, "--yes-i-really-mean-it")
+    assert ceph_json(rlab, "osd", "dump")["require_min_compat_client"] == required

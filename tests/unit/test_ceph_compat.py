@@ -40,3 +40,47 @@ def test_one_reading_of_ceph_version_for_every_release():
         "(stable - RelWithDebInfo)"
     ) == ClientVersion("20.2.4", 20, "tentacle")
     assert parse_version("command not found") is None
+
+
+def _dump(release: str, name: str) -> dict:
+    import json
+    from pathlib import Path
+
+    return json.loads((Path(__file__).parents[1] / "data/ceph" / release / name).read_text())
+
+
+def test_the_features_an_osd_map_needs_of_its_clients():
+    """On recorded maps (tests/data/ceph/*/osd-dump*.json): only features in use count, not
+    what the admins require of clients."""
+    assert compat.features_needed(_dump("16.2.15", "osd-dump.json")) == (10, "jewel", "features")
+    assert compat.features_needed(_dump("18.2.7", "osd-dump.json"))[1] == "jewel"
+    require = _dump("18.2.7", "osd-dump-require-reef.json")
+    assert require["require_min_compat_client"] == "reef"
+    assert compat.features_needed(require)[1] == "jewel"
+    upmap = _dump("18.2.7", "osd-dump-upmap-primary.json")
+    assert compat.features_needed(upmap) == (18, "reef", "1 pg-upmap-primary mapping(s)")
+    assert compat.features_needed({"min_compat_client": "firefly"}) is None
+    assert compat.features_needed({}) is None
+
+
+def test_a_pacific_client_is_refused_a_map_with_reef_features_only():
+    from cephbench.ceph.tools import ClientVersion
+
+    pacific = ClientVersion("16.2.15", 16, "pacific")
+    for name in ("osd-dump.json", "osd-dump-require-reef.json"):
+        assert compat.cannot_read(_dump("18.2.7", name), pacific, "fio") is None
+    refused = compat.cannot_read(_dump("18.2.7", "osd-dump-upmap-primary.json"), pacific, "fio")
+    assert refused is not None
+    assert refused.message == (
+        "this machine's Ceph libraries (fio's rbd and rados engines) are 16.2.15 (Pacific), and "
+        "the cluster's OSD map uses 1 pg-upmap-primary mapping(s) that only Reef 18 and newer "
+        "clients read (min_compat_client reef): its I/O to those PGs would hang"
+    )
+    assert "install Reef's librbd1 and librados2 here" in (refused.hint or "")
+    fuse = compat.cannot_read(_dump("18.2.7", "osd-dump-upmap-primary.json"), pacific, "ceph-fuse")
+    assert fuse is not None and "this machine's ceph-fuse is 16.2.15" in fuse.message
+    bench = compat.cannot_read(_dump("18.2.7", "osd-dump-upmap-primary.json"), pacific, "rados")
+    assert bench is not None and "this machine's rados (rados bench) is 16.2.15" in bench.message
+    assert "--ceph-cli" in (bench.hint or "")
+    reef = ClientVersion("18.2.7", 18, "reef")
+    assert compat.cannot_read(_dump("18.2.7", "osd-dump-upmap-primary.json"), reef, "fio") is None

@@ -73,6 +73,10 @@ class CephfsTarget(CephTarget):
         self.filesystem = cephfs.check_filesystem(self.conn, self.fs_name)
         self.pool = self._data_pool()
 
+    def check_cluster(self) -> None:
+        if self.client == "ceph-fuse":  # ceph-fuse here: can its libcephfs read the OSD map?
+            compat.check_features(self.conn, "ceph-fuse")
+
     def _data_pool(self) -> str | None:
         with contextlib.suppress(CephbenchError):
             detail = cephfs.fingerprint(self.conn, self.fs_name)

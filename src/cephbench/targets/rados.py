@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from cephbench.ceph import compat
 from cephbench.ceph.pools import NAME, check_usable, undo_pool
 from cephbench.errors import TargetError
 from cephbench.store import ResourceLog
@@ -31,6 +32,7 @@ class RadosTarget(CephTarget):
 
     def check_cluster(self) -> None:
         check_usable(self.conn, None if self.location == FRESH else self.location)
+        compat.check_features(self.conn, "rados")  # rados bench here
 
     @contextmanager
     def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:

@@ -83,6 +83,8 @@ class RbdTarget(CephTarget):
         pools.check_usable(
             self.conn, None if self.location == FRESH else self.location.split("/")[0]
         )
+        if self.pods is None:  # fio's rbd engine here: can its librbd read the OSD map?
+            compat.check_features(self.conn, "fio")
 
     @contextmanager
     def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
