@@ -338,9 +338,10 @@ def clear_state(
 
 
 def _normal(target: str) -> str:
-    if target.strip() == "cluster" or target.startswith(misconfig.POOL):
-        return target.strip()
-    return host_target(target) if target.strip().startswith("host") else osd_target(target)
+    target = target.strip()
+    if target == "cluster" or target.startswith(misconfig.POOL):
+        return target
+    return host_target(target) if target.startswith("host") else osd_target(target)
 
 
 def follow(layout: Layout, name: str, pid: int) -> list[Fault]:

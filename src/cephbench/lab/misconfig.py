@@ -35,7 +35,7 @@ from cephbench.errors import CephbenchError, UsageError
 from cephbench.lab.errors import LabError
 from cephbench.lab.info import info_from_state
 from cephbench.lab.paths import Layout
-from cephbench.lab.state import Fault, LabState
+from cephbench.lab.state import POOL_TARGET, Fault, LabState
 
 SETTINGS: dict[str, list[tuple[str, str, str]]] = {
     "debug-logging": [("osd", "debug_osd", "20/20"), ("osd", "debug_bluestore", "20/20")],
@@ -58,8 +58,7 @@ PER_POOL: dict[str, list[tuple[str, str]]] = {
     "too-few-pgs": [("pg_autoscale_mode", "off"), ("pg_num", str(FEW_PGS))],
 }
 KINDS = (*SETTINGS, *PER_OSD, *PER_POOL)
-POOL = "pool:"
-"""How a pool fault's target and entries name the pool: ``pool:NAME``."""
+POOL = POOL_TARGET
 MERGE_SECONDS = 600.0
 """How long a pool's PGs get to merge down to the fault's ``pg_num``."""
 MERGE_POLL = 0.5

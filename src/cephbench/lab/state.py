@@ -48,6 +48,10 @@ class Daemon(BaseModel):
         return self.name.split(".", 1)[1]
 
 
+POOL_TARGET = "pool:"
+"""How a fault on one pool names it, as its target and its entries' ``who``: ``pool:NAME``."""
+
+
 class Fault(BaseModel):
     """A fault injected into the lab (:mod:`.faults`), with what it changed, to undo it.
 
@@ -79,8 +83,8 @@ class Fault(BaseModel):
             caps = [f"{self.iops} IOPS" if self.iops else "", f"{self.bps} B/s" if self.bps else ""]
             cap = " and ".join(c for c in caps if c)
             return f"{self.target}: disk {self.device} capped at {cap} (read and write each)"
-        if self.config and self.target.startswith("pool:"):
-            return f"pool {self.target.removeprefix('pool:')}: " + ", ".join(
+        if self.config and self.target.startswith(POOL_TARGET):
+            return f"pool {self.target.removeprefix(POOL_TARGET)}: " + ", ".join(
                 f"{e['key']} = {e['value']}" for e in self.config
             )
         if self.config:
