@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 
 import pytest
@@ -42,7 +43,7 @@ def test_default_target_is_a_fresh_image_in_a_fresh_pool(invoke, invoke_json, in
         assert "ioengine=rbd" in first["input_text"] and f"pool={pool}" in first["input_text"]
 
 
-def test_existing_pool_and_image_are_used_and_left_alone(invoke, invoke_json, in_lab):
+def test_existing_pool_and_image_are_used_and_left_alone(invoke, invoke_json, in_lab, db):
     _ceph(in_lab, "osd", "pool", "create", "userpool", "8", "8")
     try:
         subprocess.run(
@@ -53,6 +54,16 @@ def test_existing_pool_and_image_are_used_and_left_alone(invoke, invoke_json, in
             env={**os.environ, **in_lab.env},
             check=True,
         )
+        # the quick suite's own size (256 MiB) does not fit the user's 64 MiB image: said
+        # before anything runs, where fio would fail every I/O past its end
+        out = invoke("run", "quick", "--target", "rbd:userpool/mine", "--runtime", "1", expect=1)
+        assert (
+            "image userpool/mine is 64m, less than the workloads' size 256m" in out.output
+            and "give --size 64m or less" in out.output
+        ), out.output
+        if db.exists():  # nothing stored: the run never began
+            with sqlite3.connect(db) as conn:
+                assert conn.execute("SELECT count(*) FROM runs").fetchone() == (0,)
         invoke("run", "quick", "--target", "rbd:userpool/mine", *SHORT)
         assert invoke_json("show", "last")["status"] == "complete"
         images = json.loads(

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from cephbench.diagnose import codes, counters, finding, findings, stored, unchecked
+from cephbench.ceph import counters
+from cephbench.ceph.counters import per_osd
+from cephbench.diagnose import codes, finding, findings, stored, unchecked
 from cephbench.diagnose.rules import REGISTRY, Rule, rules
 from cephbench.diagnose.rules import rule as registry_rule
-from cephbench.diagnose.session import per_osd
 from tests.contract import validate
 
 DATA = Path(__file__).parents[1] / "data" / "ceph" / "16.2.15"

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from cephbench.capacity.at_knee import Part, at_knee
 from cephbench.capacity.search import (
     DEFAULT_CI,
     DEFAULT_MAX_REPEATS,
@@ -88,7 +89,15 @@ def step_to_json(step: Step) -> dict[str, Any]:
         "run_id": step.run_id,
         "background": dict(step.background),
         "scheduler": step.scheduler,
+        "osd_latency_ms": osd_latency_json(step),
     }
+
+
+def osd_latency_json(step: Step) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for osd, figure, ms in step.osd_latency:
+        out.setdefault(f"osd.{osd}", {})[figure] = ms
+    return out
 
 
 def step_from_json(d: dict[str, Any]) -> Step:
@@ -100,6 +109,11 @@ def step_from_json(d: dict[str, Any]) -> Step:
         d["run_id"],
         tuple((k, float(v)) for k, v in d.get("background", {}).items()),
         d.get("scheduler"),  # stored before it was recorded: None
+        tuple(
+            (osd.removeprefix("osd."), figure, float(ms))
+            for osd, figures in (d.get("osd_latency_ms") or {}).items()
+            for figure, ms in figures.items()
+        ),
     )
 
 
@@ -164,6 +178,18 @@ class Capacity:
     def knee(self) -> Knee | None:
         return knee(self.steps, self.spec.rule.percentile)
 
+    @cached_property
+    def part(self) -> Part | None:
+        """The OSD whose latency grew first at the knee (or, with no knee, at the highest
+        rate that passed); None off a cluster."""
+        rule = self.spec.rule
+        rate = self.knee.offered_iops if self.knee else None
+        if rate is None:
+            passed = [s.offered_iops for s in self.steps if outcome(s, rule) == "pass"]
+            rate = max(passed) if passed else None
+        figure = "op_r" if "read" in self.spec.step.rw else "op_w"
+        return None if rate is None else at_knee(self.steps, rate, figure)
+
     def to_json(self) -> dict[str, Any]:
         rule, e, k = self.spec.rule, self.estimate, self.knee
         return {
@@ -212,6 +238,7 @@ class Capacity:
                 for r in self.repeats
             ],
             "knee": {"offered_iops": k.offered_iops, "latency_us": k.latency_us} if k else None,
+            "part_at_knee": self.part.to_json() if self.part else None,
             "steps": [
                 {
                     "repeat": s.repeat,
@@ -223,6 +250,7 @@ class Capacity:
                     "run_id": s.run_id,
                     "background": dict(s.background),
                     "scheduler": s.scheduler,
+                    "osd_latency_ms": osd_latency_json(s),
                 }
                 for s in self.steps
             ],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cephbench.capacity import at_knee
 from cephbench.tables.table import Table, fmt_change, fmt_figure, fmt_ms
 
 OUTCOMES = {
@@ -47,6 +48,8 @@ def headline(doc: dict[str, Any]) -> list[str]:
             f"Knee: {fmt_figure(k['offered_iops'], 'IO/s')} IOPS offered, "
             f"p{rule['percentile']:g} {fmt_ms(k['latency_us'])} ms."
         )
+    if doc.get("part_at_knee"):
+        lines.append(at_knee.line(doc["part_at_knee"]))
     return lines
 
 

@@ -76,6 +76,10 @@ class Step:
     scheduler: str | None = None
     """The OSDs' op scheduler during the step (wpq, or mClock with its profile and
     capacity), as the step's run recorded the cluster; None off a cluster."""
+    osd_latency: tuple[tuple[str, str, float], ...] = ()
+    """(OSD id, figure, ms): each OSD's mean op latencies over the step, from its perf
+    counters (:mod:`cephbench.ceph.counters`' figures: op_w, op_w_process, kv_sync...);
+    empty off a cluster."""
 
     def latency_us(self, percent: float) -> float | None:
         for p, v in self.percentiles:

@@ -16,7 +16,7 @@ from cephbench.cli.common import (
     one_ceph_connection,
     print_json,
 )
-from cephbench.errors import UsageError
+from cephbench.errors import CephbenchError, UsageError
 
 if TYPE_CHECKING:
     from cephbench.store import Store
@@ -271,12 +271,14 @@ def _search(
     load,
 ) -> int:
     from cephbench.capacity import driver
+    from cephbench.capacity.osd_counters import measured, on_ceph
     from cephbench.capacity.steps import run_cross_check, run_step
+    from cephbench.lab.connect import resolve
 
     def note(text: str) -> None:
         console_err.print(text, markup=False)
 
-    def measure(rate: float, repeat: int):
+    def run_one(rate: float, repeat: int):
         return run_step(
             store,
             spec.step,
@@ -287,6 +289,15 @@ def _search(
             degraded=during is not None,
             load=load,
         )
+
+    measure: driver.Measure = run_one
+    if on_ceph(target):  # each step's OSD latencies: which part grows first at the knee
+        try:
+            conn = resolve()
+        except CephbenchError as e:
+            note(f"the OSDs' latencies are not recorded with the steps: {e.message}")
+        else:
+            measure = measured(run_one, conn)
 
     def fio_latency_target() -> dict:
         return run_cross_check(

@@ -2,8 +2,8 @@
 before and after, and say where the performance goes, layer by layer, with evidence.
 
 tool.py runs the probes (each registered like a tool, probes.py) inside a stored run;
-counters.py, evidence.py, findings.py, the rules (registered like plugins, rules/) and
-budget.py are pure: recorded dumps in, findings out, so the engine is tested on real
+evidence.py, findings.py, the rules (registered like plugins, rules/), budget.py and the
+counters' windows (``cephbench.ceph.counters``, which capacity reads too) are pure: recorded dumps in, findings out, so the engine is tested on real
 recorded outputs without a cluster. Every finding carries a code (codes.py) that says its
 layer and what it found; rules and tests read codes, never a finding's words.
 

@@ -16,8 +16,9 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from cephbench.ceph import counters
 from cephbench.ceph.tools import CephTools
-from cephbench.diagnose import counters, evidence, unchecked
+from cephbench.diagnose import evidence, unchecked
 from cephbench.diagnose.cpu_use import OsdCpu
 from cephbench.diagnose.facts import after_load
 from cephbench.diagnose.probes import Probe

@@ -4,7 +4,6 @@ far, and the configuration to restore (Ctrl-C included)."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack
@@ -12,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cephbench.ceph.commands import ceph
+from cephbench.ceph.counters import per_osd
 from cephbench.diagnose.together import together
 from cephbench.model import RawOutput, WorkloadOutcome, now
 from cephbench.system.process import ProcessInterrupted
@@ -156,18 +156,6 @@ def parse_loose(text: str) -> Any:
         return json.JSONDecoder().raw_decode(text)[0]
     except ValueError:
         return None
-
-
-def per_osd(text: str) -> dict[str, Any]:
-    """``ceph tell osd.* ...`` output (``osd.N: {json}`` per OSD) -> OSD id -> JSON."""
-    out: dict[str, Any] = {}
-    decoder = json.JSONDecoder()
-    for m in re.finditer(r"^osd\.(\d+): ", text, re.M):
-        try:
-            out[m.group(1)] = decoder.raw_decode(text, m.end())[0]
-        except ValueError:
-            continue
-    return out
 
 
 def record(tool: str, stdout: str, argv: list[str] | None = None) -> RawOutput:

@@ -225,14 +225,18 @@ def _osds_of(conn: Connection, who: str) -> list[str]:
 
 
 def _merged(conn: Connection, fault: Fault) -> None:
-    """Wait until the pool's PGs have merged down to the fault's ``pg_num``: what a client
-    and ``diagnose`` see."""
+    """Wait until the pool's PGs have merged down to the fault's ``pg_num`` and are
+    active+clean again: what a client and ``diagnose`` see."""
     pool = fault.target.removeprefix(POOL)
     wanted = int({e["key"]: e["value"] for e in fault.config}["pg_num"] or 0)
     deadline = time.monotonic() + MERGE_SECONDS
     while True:
         found = _pool(conn, pool) or {}
-        if found.get("pg_num") == wanted and found.get("pg_placement_num") == wanted:
+        if (
+            found.get("pg_num") == wanted
+            and found.get("pg_placement_num") == wanted
+            and _clean(conn, pool, wanted)
+        ):
             return
         if time.monotonic() > deadline:
             raise LabError(
@@ -241,6 +245,14 @@ def _merged(conn: Connection, fault: Fault) -> None:
                 hint="see `ceph -s`; `cephbench lab fault clear` puts the pool back",
             )
         time.sleep(MERGE_POLL)
+
+
+def _clean(conn: Connection, pool: str, count: int) -> bool:
+    """The pool has ``count`` PGs, each active+clean: the merge over, not only decided (a CI
+    run's diagnosis found one still ``clean+premerge+peered`` once ``pg_num`` read 1)."""
+    listed = ceph_json(conn, "pg", "ls-by-pool", pool) or []
+    pgs = listed.get("pg_stats", []) if isinstance(listed, dict) else listed
+    return len(pgs) == count and all(p.get("state") == "active+clean" for p in pgs)
 
 
 def active(fault: Fault) -> bool:

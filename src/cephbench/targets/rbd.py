@@ -55,6 +55,8 @@ class RbdTarget(CephTarget):
     def __init__(self, location, options):
         super().__init__(location, options)
         self.size = 0
+        self.asked = 0
+        """The workloads' size the plan asked for (0: none, fio takes the image's)."""
         self.shared_image = False
         """With ``--pods``: every pod on the run's image (``--shared-image``)."""
         self.image_goes_with_pool = False
@@ -77,6 +79,7 @@ class RbdTarget(CephTarget):
         if self.pods is None:  # fio's rbd engine here: can its librbd read the key?
             compat.check(self.conn, "fio")
         super().check(size)
+        self.asked = size
         self.size = size or 1 << 30
 
     def check_cluster(self) -> None:
@@ -85,6 +88,17 @@ class RbdTarget(CephTarget):
         )
         if self.pods is None:  # fio's rbd engine here: can its librbd read the OSD map?
             compat.check_features(self.conn, "fio")
+        if self.location != FRESH and self.asked:
+            pool, image = self.location.split("/")
+            have = self._image_size(pool, image)
+            if have is not None and self.asked > have:
+                raise TargetError(
+                    f"image {pool}/{image} is {format_size(have)}, less than the workloads' "
+                    f"size {format_size(self.asked)}: fio's rbd engine fails every I/O past "
+                    "its end (Invalid argument)",
+                    hint=f"give --size {format_size(have)} or less; cephbench never resizes "
+                    "an image it did not create",
+                )
 
     @contextmanager
     def session(self, run_id: int, resources: ResourceLog) -> Iterator[FioTarget]:
@@ -180,17 +194,28 @@ class RbdTarget(CephTarget):
         return list(self.prefill_outputs)
 
     def _image_exists(self, pool: str, image: str) -> bool:
+        return self._image_size(pool, image) is not None
+
+    def _image_size(self, pool: str, image: str) -> int | None:
+        """The image's size in bytes; None when it does not exist."""
         result = self.conn.tools.run(
             "rbd",
             *self.conn.args(),
             "info",
+            "--format",
+            "json",
             f"{pool}/{image}",
             env=self.env,
             timeout=self.conn.timeout + 10,
         )
-        if result.returncode != 0 and classify(result) is not Outcome.NOT_FOUND:
-            raise failed(self.conn, result, f"rbd info {pool}/{image}")
-        return result.returncode == 0
+        if result.returncode != 0:
+            if classify(result) is not Outcome.NOT_FOUND:
+                raise failed(self.conn, result, f"rbd info {pool}/{image}")
+            return None
+        try:
+            return int(json.loads(result.stdout)["size"])
+        except (ValueError, KeyError, TypeError):
+            raise failed(self.conn, result, f"rbd info {pool}/{image}") from None
 
     def _rbd(self, *args: str) -> None:
         result = self.conn.tools.run(

@@ -7,7 +7,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from cephbench.diagnose import codes, counters
+from cephbench.ceph import counters
+from cephbench.diagnose import codes
 from cephbench.diagnose.finding import (
     Check,
     Diagnosis,

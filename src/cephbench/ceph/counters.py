@@ -8,6 +8,8 @@ figure here accepts every name it has had.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 # figure -> (section, names in order of preference)
@@ -76,3 +78,15 @@ def device_ms(figures: dict[str, dict[str, float]]) -> float | None:
     device flush of the RocksDB WAL) plus the wait for the data's own I/O."""
     parts = [figures[k]["ms"] for k in ("kv_sync", "aio_wait") if k in figures]
     return round(sum(parts), 4) if parts else None
+
+
+def per_osd(text: str) -> dict[str, Any]:
+    """``ceph tell osd.* ...`` output (``osd.N: {json}`` per OSD) -> OSD id -> JSON."""
+    out: dict[str, Any] = {}
+    decoder = json.JSONDecoder()
+    for m in re.finditer(r"^osd\.(\d+): ", text, re.M):
+        try:
+            out[m.group(1)] = decoder.raw_decode(text, m.end())[0]
+        except ValueError:
+            continue
+    return out

@@ -1,0 +1,49 @@
+"""`cephbench capacity` on the shared one-host lab under a slow disk on osd.1 (its device
+throttled to 150 IOPS, as diagnose's and explain's tests): every step records each OSD's
+latencies from its perf counters, and the search names osd.1 as the part that slowed down
+first at the knee, its device or its store.
+
+4k random writes to an image written once beforehand (a step is fio alone), p99 under 2 s:
+loose enough that several rates pass below the knee. What the capacity is does not matter
+here (the search is the fio tier's and the pure tests'); which OSD the counters point at does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from cephbench.lab import ensure_pool, faults, remove_pool
+from cephbench.lab.info import LabInfo
+from cephbench.system.process import run
+
+POOL, IMAGE = "cb-capknee", "img"
+ARGS = ["--target", f"rbd:{POOL}/{IMAGE}", "--p99", "2s", "--iodepth", "16", "--size", "64m"]
+ARGS += ["--step-time", "3s", "--ramp", "1s", "--start", "20", "--max-repeats", "3"]
+
+
+@pytest.fixture
+def image(lab: LabInfo, monkeypatch) -> Iterator[None]:
+    monkeypatch.setenv("CEPHBENCH_LAB_DIR", str(lab.dir))
+    ensure_pool(lab, POOL, pg_num=16)
+    rbd = ["rbd", "-p", POOL]
+    try:
+        run([*rbd, "create", IMAGE, "--size", "64M"], env=lab.env, check=True, timeout=60)
+        write = ["bench", "--io-type", "write", "--io-size", "4M", "--io-total", "64M", IMAGE]
+        run([*rbd, *write], env=lab.env, check=True, timeout=120)
+        yield
+    finally:
+        remove_pool(lab, POOL)
+
+
+@pytest.mark.timeout(900)
+def test_under_a_slow_disk_the_knee_names_that_osd(lab: LabInfo, image: None, invoke_json):
+    with faults.injected(lab, "slow-disk", "osd.1", iops=150):
+        doc = invoke_json("capacity", *ARGS)
+    part = doc["part_at_knee"]
+    assert part is not None, doc["steps"]
+    assert part["osd"] == "osd.1", part
+    assert part["layer"] in ("device", "store"), part
+    assert all(set(s["osd_latency_ms"]) == {"osd.0", "osd.1", "osd.2"} for s in doc["steps"])
+    assert faults.list_faults(lab) == []
