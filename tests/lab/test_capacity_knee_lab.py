@@ -20,7 +20,7 @@ from cephbench.system.process import run
 
 POOL, IMAGE = "cb-capknee", "img"
 ARGS = ["--target", f"rbd:{POOL}/{IMAGE}", "--p99", "2s", "--iodepth", "16", "--size", "64m"]
-ARGS += ["--step-time", "3s", "--ramp", "1s", "--start", "20", "--max-repeats", "3"]
+ARGS += ["--step-time", "2s", "--ramp", "1s", "--start", "20", "--max-repeats", "3"]
 
 
 @pytest.fixture

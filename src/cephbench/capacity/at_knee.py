@@ -4,9 +4,9 @@ Each step of a search on a Ceph target records every OSD's mean op latencies ove
 from the OSDs' own perf counters read before and after it (:mod:`cephbench.ceph.counters`,
 as ``diagnose`` reads them). Below the knee every part's latency is flat; past it, the part
 that limits the load is the one whose latency climbs first: a slow disk's OSD long before its
-peers. So each OSD's latency at the lowest rate the search offered is set against its latency
-at the knee, and the OSD whose latency grew the most is named, with the layer of it that grew
-the most.
+peers. So the OSDs' latencies at the knee are set against each other and against their own
+at the lowest rate the search offered, and the OSD that stands out is named, with the layer of
+it that grew the most.
 
 An OSD's *own* latency, not its ``op_w_latency``: a primary's write waits for its replicas,
 so with a slow disk in every PG's acting set every OSD's ``op_w_latency`` climbs alike
@@ -17,12 +17,15 @@ their ``op_r_latency`` is the OSD's own. The layers named: ``queue``; ``device``
 kv sync and its wait for the data's I/O); ``store`` (the rest of the commit, BlueStore's own
 work); for reads ``queue`` and ``processing``.
 
-An OSD is named only when its own latency at the knee is at least :data:`GREW_BY` times what
-it was at the lowest rate and :data:`GREW_MS` more, and stands out from its peers: at least
-:data:`STANDS_OUT` times the slowest of them at the knee. When none grew, the limit is outside
-the OSDs (the network, the client); when they grew alike (on the healthy lab: 1.75 -> 3.02
-ms for one, 3.18 ms for another), it is the OSDs together or what they share (the host's CPU
-or disk), not one of them. Each is said instead of a name.
+An OSD is named when its own latency at the knee is at least :data:`STANDS_OUT` times the
+slowest of its peers' and :data:`GREW_MS` more (with no peers: :data:`GREW_BY` times its own
+at the lowest rate, and :data:`GREW_MS` more). Judged at the knee, not by the growth alone: a
+search whose lowest rate is already near the knee (on a slow disk, 19 and 21 IOPS) saw little
+growth, yet that OSD's part stood far above the others'. When none stands out and none grew by
+:data:`GREW_BY` and :data:`GREW_MS`, the limit is outside the OSDs (the network, the client);
+when they grew alike (on the healthy lab: 1.75 -> 3.02 ms for one, 3.18 ms for another), it is
+the OSDs together or what they share (the host's CPU or disk), not one of them. Each is said
+instead of a name.
 """
 
 from __future__ import annotations
@@ -113,8 +116,9 @@ def _at(steps: Sequence[Step], rate: float) -> dict[str, dict[str, float]]:
 
 
 def at_knee(steps: Sequence[Step], knee_iops: float, figure: str) -> Part | None:
-    """The part whose ``figure`` latency grew the most from the lowest rate to the knee;
-    None when the steps recorded no OSD latencies (not a Ceph target) or no lower rate."""
+    """The OSD whose own ``figure`` latency stands out at the knee, with how it grew from the
+    lowest rate; None when the steps recorded no OSD latencies (not a Ceph target) or no
+    lower rate."""
     rates = sorted({s.offered_iops for s in steps if s.osd_latency})
     below = [r for r in rates if r <= knee_iops]
     if len(below) < 2:
@@ -130,24 +134,27 @@ def at_knee(steps: Sequence[Step], knee_iops: float, figure: str) -> Part | None
     }
     if not grown:
         return None
-    osd = max(grown, key=lambda o: grown[o][1] - grown[o][0])
+    osd = max(grown, key=lambda o: grown[o][1])  # the slowest at the knee
     before, after = grown[osd]
     others = [k for o, (_, k) in grown.items() if o != osd]
     slowest_other = max(others) if others else None
-    if after < before * GREW_BY or after - before < GREW_MS:
-        slowest = max(k for _, k in grown.values())
-        return Part(low_rate, knee_rate, figure, None, others_knee_ms=round(slowest, 4))
-    if slowest_other is not None and after < slowest_other * STANDS_OUT:
+    stands_out = (
+        after >= before * GREW_BY and after - before >= GREW_MS
+        if slowest_other is None
+        else after >= slowest_other * STANDS_OUT and after - slowest_other >= GREW_MS
+    )
+    if not stands_out:
         low_min = min(a for a, _ in grown.values())
-        knee_max = max(b for _, b in grown.values())
+        if not any(b >= a * GREW_BY and b - a >= GREW_MS for a, b in grown.values()):
+            return Part(low_rate, knee_rate, figure, None, others_knee_ms=round(after, 4))
         return Part(
             low_rate,
             knee_rate,
             figure,
             None,
             round(low_min, 4),
-            round(knee_max, 4),
-            others_knee_ms=round(slowest_other, 4),
+            round(after, 4),
+            others_knee_ms=None if slowest_other is None else round(slowest_other, 4),
             alike=True,
         )
     split_low, split_knee = layer_ms(low[osd], figure), layer_ms(knee[osd], figure)
