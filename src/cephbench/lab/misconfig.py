@@ -27,6 +27,8 @@ Small TCP buffers on a link with latency are later work.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from cephbench.ceph.commands import ceph, ceph_json
@@ -198,19 +200,38 @@ def _taken(conn: Connection, fault: Fault) -> None:
         for e in fault.config
         for osd in _osds_of(conn, e["who"] or "")
     ]
-    deadline = time.monotonic() + TAKEN_SECONDS
-    while wanted:
-        osd, key, value = wanted[0]
-        held = (ceph_json(conn, "tell", osd, "config", "get", key) or {}).get(key)
-        if same(None if held is None else str(held), value):
-            wanted.pop(0)
-            continue
+    for osd, key, value in wanted:
+        _until(
+            partial(_runs_with, conn, osd, key, value),
+            TAKEN_SECONDS,
+            partial(_not_taken, conn, osd, key, value),
+        )
+
+
+def _held(conn: Connection, osd: str, key: str) -> str | None:
+    """What ``osd`` runs with for ``key``, as it says."""
+    value = (ceph_json(conn, "tell", osd, "config", "get", key) or {}).get(key)
+    return None if value is None else str(value)
+
+
+def _runs_with(conn: Connection, osd: str, key: str, value: str | None) -> bool:
+    return same(_held(conn, osd, key), value)
+
+
+def _not_taken(conn: Connection, osd: str, key: str, value: str | None) -> LabError:
+    return LabError(
+        f"{osd} still runs with {key} {_held(conn, osd, key)!r}, not {value!r}, "
+        f"{TAKEN_SECONDS:g} s after it was set",
+        hint="see `ceph -s`; `cephbench lab fault clear` takes the fault back",
+    )
+
+
+def _until(done: Callable[[], bool], seconds: float, failed: Callable[[], LabError]) -> None:
+    """Poll ``done`` until it holds; ``failed()`` raised after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not done():
         if time.monotonic() > deadline:
-            raise LabError(
-                f"{osd} still runs with {key} {held!r}, not {value!r}, "
-                f"{TAKEN_SECONDS:g} s after it was set",
-                hint="see `ceph -s`; `cephbench lab fault clear` takes the fault back",
-            )
+            raise failed()
         time.sleep(MERGE_POLL)
 
 
@@ -229,22 +250,24 @@ def _merged(conn: Connection, fault: Fault) -> None:
     active+clean again: what a client and ``diagnose`` see."""
     pool = fault.target.removeprefix(POOL)
     wanted = int({e["key"]: e["value"] for e in fault.config}["pg_num"] or 0)
-    deadline = time.monotonic() + MERGE_SECONDS
-    while True:
+
+    def merged() -> bool:
         found = _pool(conn, pool) or {}
-        if (
+        return (
             found.get("pg_num") == wanted
             and found.get("pg_placement_num") == wanted
             and _clean(conn, pool, wanted)
-        ):
-            return
-        if time.monotonic() > deadline:
-            raise LabError(
-                f"pool {pool}'s PGs did not merge down to {wanted} in {MERGE_SECONDS:g} s "
-                f"(it has {found.get('pg_num')})",
-                hint="see `ceph -s`; `cephbench lab fault clear` puts the pool back",
-            )
-        time.sleep(MERGE_POLL)
+        )
+
+    _until(
+        merged,
+        MERGE_SECONDS,
+        lambda: LabError(
+            f"pool {pool}'s PGs did not merge down to {wanted} in {MERGE_SECONDS:g} s "
+            f"(it has {(_pool(conn, pool) or {}).get('pg_num')})",
+            hint="see `ceph -s`; `cephbench lab fault clear` puts the pool back",
+        ),
+    )
 
 
 def _clean(conn: Connection, pool: str, count: int) -> bool:
