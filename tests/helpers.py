@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -329,3 +330,30 @@ def _fio_jobs(stdout: str) -> list[dict]:
     """The jobs of fio's JSON output (a client/server run's: every client's)."""
     doc = json.loads(stdout[stdout.find("{") :])
     return doc.get("client_stats", []) + doc.get("jobs", [])
+
+
+def own_mountpoints(db: Path) -> list[str]:
+    """The CephFS mount points this test's runs recorded in its store: its own objects. Other
+    tiers mount CephFS under the same /tmp at the same time (a release lab's view shares the
+    machine's /tmp), so a test checks these, never every ``cephbench-cephfs-*`` there is."""
+    if not db.exists():
+        return []
+    query = "SELECT kind, name FROM resources WHERE kind IN ('cephfs_mount', 'remote_cephfs_mount')"
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(query).fetchall()
+    # a client host's is recorded as HOST:PATH; the hosts share this machine's /tmp
+    return [name.partition(":")[2] if kind.startswith("remote") else name for kind, name in rows]
+
+
+def assert_own_mounts_gone(db: Path) -> None:
+    """Each of the test's CephFS mount points unmounted, its ceph-fuse gone, its directory and
+    pid file removed."""
+    from cephbench.ceph import cephfs
+
+    own = own_mountpoints(db)
+    if not own:
+        return
+    wait_for(lambda: not fuse_daemons(*own), "the test's ceph-fuse daemons to exit", timeout=30)
+    assert [m.mountpoint for m in cephfs.mounts() if m.mountpoint in own] == []
+    left = [p for m in own for p in (m, f"{m}.pid") if Path(p).exists()]
+    assert left == [], left

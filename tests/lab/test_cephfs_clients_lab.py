@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cephbench.store import Store
-from tests.helpers import fuse_daemons, wait_for
+from tests.helpers import assert_own_mounts_gone, fuse_daemons, own_mountpoints
 from tests.interrupt_lab import start
 from tests.lab.test_cephfs_lab import _fs_root
 
@@ -25,8 +25,7 @@ def in_lab(lab_cephfs_hosts, monkeypatch):
 
 
 def _assert_nothing_left(lab, tmp_path: Path, db: Path) -> None:
-    wait_for(lambda: not fuse_daemons("cephbench-cephfs-"), "every ceph-fuse to exit", timeout=30)
-    assert list(Path("/tmp").glob("cephbench-cephfs-*")) == []  # the hosts share /tmp
+    assert_own_mounts_gone(db)  # the hosts share /tmp: their mount points are these too
     assert [n for n in _fs_root(lab, tmp_path) if n.startswith("cephbench-")] == []
     with Store(db) as s:
         assert s.open_resources() == []
@@ -70,7 +69,8 @@ def test_kill_then_cleanup_unmounts_every_host(in_lab, db, tmp_path):
     )
     try:
         run.wait_for(lambda: run.child("fio", "--client="))  # with every host mounted
-        assert len(fuse_daemons("cephbench-cephfs-")) == 3  # this machine's and each client host's
+        own = own_mountpoints(db)  # this machine's and each client host's
+        assert len(own) == 3 and len(fuse_daemons(*own)) == 3
         run.proc.send_signal(signal.SIGKILL)
         run.proc.communicate(timeout=60)
     finally:

@@ -10,7 +10,6 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ import pytest
 from cephbench.ceph import cephfs
 from cephbench.lab import ceph_json
 from cephbench.store import Store
-from tests.helpers import META_SMALL, fuse_daemons, wait_for
+from tests.helpers import META_SMALL, assert_own_mounts_gone, wait_for
 from tests.interrupt_lab import start
 from tests.lab.helpers import status_json
 
@@ -65,9 +64,7 @@ def _fs_root(lab, tmp_path: Path) -> list[str]:
 
 
 def _assert_nothing_left(lab, tmp_path: Path) -> None:
-    assert _cephbench_mounts() == []
-    wait_for(lambda: not fuse_daemons("cephbench-cephfs-"), "ceph-fuse daemons to exit", timeout=30)
-    assert list(Path(tempfile.gettempdir()).glob("cephbench-cephfs-*")) == []
+    assert_own_mounts_gone(tmp_path / "results.db")  # the test's store (the db fixture's)
     assert [n for n in _fs_root(lab, tmp_path) if n.startswith("cephbench-")] == []
 
 

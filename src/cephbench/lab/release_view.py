@@ -2,9 +2,9 @@
 
 The cached root (``lab/releases.py``) is bind-mounted at ``/run/cephbench/views/LAB``, made
 private at once (so nothing mounted inside it reaches the cache or the machine), with
-``/dev``, ``/proc``, ``/sys`` and ``/tmp`` inside it, each made a slave (unmounting the view
-never unmounts the machine's own), and the lab directory at its own path: inside the view a
-program sees the paths cephbench gives it. The view is recorded in the lab's state before it
+``/dev``, ``/proc`` and ``/sys`` inside it, each made a slave (unmounting the view never
+unmounts the machine's own), ``/tmp`` without the mounts under it (:data:`ALONE`), and the
+lab directory at its own path: inside the view a program sees the paths cephbench gives it. The view is recorded in the lab's state before it
 is made, and ``lab down`` unmounts it; it is never removed recursively, only unmounted and then
 ``rmdir``-ed, so nothing under a mount point is ever deleted.
 """
@@ -22,6 +22,12 @@ from cephbench.system.process import run
 VIEWS = Path("/run/cephbench/views")
 #: The machine's trees every program in the view needs at their own paths.
 SHARED = ("dev", "proc", "sys", "tmp")
+#: Of those, the trees bound without the mounts under them, and private: a mount another
+#: program makes under the machine's /tmp (another lab's ceph-fuse) does not appear in the
+#: view, where it would stay after its own unmount and keep its directory busy (a CI run's
+#: Pacific CephFS test could not remove its mount point, and the Tentacle view's tests saw
+#: that mount as theirs).
+ALONE = ("tmp",)
 
 
 def path_for(lab_id: str, lab_dir: Path) -> Path:
@@ -52,8 +58,12 @@ def create(view: Path, root: Path, lab_dir: Path) -> None:
     _mount("--bind", str(root), str(view))
     _mount("--make-private", str(view))
     for name in SHARED:
-        _mount("--rbind", f"/{name}", str(view / name))
-        _mount("--make-rslave", str(view / name))
+        if name in ALONE:
+            _mount("--bind", f"/{name}", str(view / name))
+            _mount("--make-private", str(view / name))
+        else:
+            _mount("--rbind", f"/{name}", str(view / name))
+            _mount("--make-rslave", str(view / name))
     inside = view / lab_dir.relative_to("/")
     if not any(lab_dir == Path(f"/{n}") or Path(f"/{n}") in lab_dir.parents for n in SHARED):
         inside.mkdir(parents=True, exist_ok=True)
