@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cephbench.capacity.search import Step
+from cephbench.capacity.search import Step, _median
 
 GREW_BY = 1.5
 GREW_MS = 1.0
@@ -204,9 +204,3 @@ def line(part: dict[str, Any]) -> str:
     if part["others_knee_ms"] is not None:
         text += f"; the other OSDs at most {part['others_knee_ms']:.2f} ms"
     return text + "."
-
-
-def _median(values: Sequence[float]) -> float:
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
