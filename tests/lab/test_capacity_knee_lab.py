@@ -3,6 +3,9 @@ throttled to 150 IOPS, as diagnose's and explain's tests): every step records ea
 latencies from its perf counters, and the search names osd.1 as the part that slowed down
 first at the knee, with the layer of it that grew the most.
 
+The cluster is named as a user names one that is not the lab (``-c``, ``-k``; no lab in
+the environment): the steps' runs and the OSDs' counters both reach it through those options.
+
 4k random writes to an image written once beforehand (a step is fio alone), p99 under 2 s:
 loose enough that several rates pass below the knee. What the capacity is does not matter
 here (the search is the fio tier's and the pure tests'); which OSD the counters point at does.
@@ -25,7 +28,7 @@ ARGS += ["--step-time", "2s", "--ramp", "1s", "--start", "20", "--max-repeats", 
 
 @pytest.fixture
 def image(lab: LabInfo, monkeypatch) -> Iterator[None]:
-    monkeypatch.setenv("CEPHBENCH_LAB_DIR", str(lab.dir))
+    monkeypatch.delenv("CEPHBENCH_LAB_DIR", raising=False)  # the cluster as -c and -k name it
     ensure_pool(lab, POOL, pg_num=16)
     rbd = ["rbd", "-p", POOL]
     try:
@@ -40,7 +43,8 @@ def image(lab: LabInfo, monkeypatch) -> Iterator[None]:
 @pytest.mark.timeout(900)
 def test_under_a_slow_disk_the_knee_names_that_osd(lab: LabInfo, image: None, invoke_json):
     with faults.injected(lab, "slow-disk", "osd.1", iops=150):
-        doc = invoke_json("capacity", *ARGS)
+        named = ["-c", str(lab.conf_path), "-k", str(lab.keyring_path)]
+        doc = invoke_json("capacity", *ARGS, *named)
     part = doc["part_at_knee"]
     assert part is not None, doc["steps"]
     assert part["osd"] == "osd.1", part

@@ -42,6 +42,28 @@ def test_bad_input_is_one_line(invoke, args, message):
     assert message in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        (
+            "file:/nowhere",
+            "are for Ceph targets (and pvc:, the cluster behind its class), not file:",
+        ),
+        ("rbd:p/i", "no Ceph configuration at /nowhere/ceph.conf"),
+    ],
+)
+def test_a_cluster_named_is_checked_before_the_search_stores_anything(
+    invoke, db: Path, target, message
+):
+    """``-c`` (as for ``run``) on a target that reaches no Ceph cluster, or naming a cluster
+    that cannot be reached: one line before any step, no search stored."""
+    result = invoke("capacity", "--target", target, "--p99", "5ms", "-c", "/nowhere/ceph.conf",
+                    expect=2)  # fmt: skip
+    assert message in " ".join(result.output.split()) and "Traceback" not in result.output
+    with Store(db) as store:
+        assert store.conn.execute("SELECT count(*) FROM capacities").fetchone()[0] == 0
+
+
 def test_a_stored_search_reads_back_as_printed(invoke, invoke_json, db: Path):
     capacity = 3000.0
 

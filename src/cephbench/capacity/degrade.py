@@ -14,6 +14,7 @@ from cephbench.errors import UsageError
 
 if TYPE_CHECKING:
     from cephbench.capacity.model import Spec
+    from cephbench.ceph.connection import Connection
     from cephbench.store import Store
 
 
@@ -48,13 +49,12 @@ def while_scrub(
     note: Callable[[str], None],
     *,
     allow_degrade: bool,
+    conn: Connection,
 ) -> int:
     from cephbench.ceph import scrub
     from cephbench.ceph.commands import ceph_json
-    from cephbench.lab.connect import resolve
     from cephbench.store import capacities
 
-    conn = resolve()
     _permitted(conn, "scrub", "deep-scrubs every OSD", allow_degrade)
     flags = scrub.held(ceph_json(conn, "osd", "dump"))  # before the health: they warn too
     if flags:
@@ -113,13 +113,12 @@ def while_recovery(
     note: Callable[[str], None],
     *,
     allow_degrade: bool,
+    conn: Connection,
 ) -> int:
     from cephbench.ceph.commands import ceph_json
     from cephbench.ceph.osd_out import marked_out, recovering, recovery
-    from cephbench.lab.connect import resolve
     from cephbench.store import ResourceLog
 
-    conn = resolve()
     _permitted(conn, "recovery", "marks an OSD out", allow_degrade)
     _healthy(conn, "recovery")
     steps = 0

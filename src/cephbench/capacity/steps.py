@@ -29,7 +29,9 @@ from cephbench.resources.shield import recorded
 from cephbench.store import ResourceLog
 
 if TYPE_CHECKING:
+    from cephbench.ceph.connection import Connection
     from cephbench.model import StoredRun
+    from cephbench.planning.request import CephConnectionOptions
     from cephbench.store import Store
 
 STEP_PERCENTS = (50.0, 90.0, 99.0, 99.9, 99.99)
@@ -146,11 +148,14 @@ class StepSpec:
 @dataclass(frozen=True)
 class Load:
     """Where each step's fio runs: this machine, the hosts of ``--clients`` (fio's
-    client/server mode over ssh), or ``--pods`` pods; each offered its share of the rate."""
+    client/server mode over ssh), or ``--pods`` pods; each offered its share of the rate.
+    ``ceph``: how a Ceph target's cluster is reached (``-c``, ``--id``, ``-k``, ``--ceph-cli``
+    as for ``run``; the lab's or /etc/ceph's when not given)."""
 
     clients: str | None = None
     pods: int | None = None
     image: str | None = None
+    ceph: CephConnectionOptions | None = None
 
     @property
     def spread(self) -> str | None:
@@ -161,10 +166,33 @@ class Load:
         from cephbench.kube.options import KubeOptions
         from cephbench.planning.request import ClientsOptions
 
-        return {
+        parts: dict[str, Any] = {
             "clients": ClientsOptions(spec=self.clients),
             "kube": KubeOptions(pods=self.pods, image=self.image),
         }
+        if self.ceph is not None:
+            parts["ceph"] = self.ceph
+        return parts
+
+    def check(self, target: str) -> None:
+        """``ceph`` given for a target that reaches no Ceph cluster is refused, and the
+        cluster it names is reached: both before the search stores anything."""
+        if self.ceph is None:
+            return
+        from cephbench.planning.resolve import not_for_ceph
+        from cephbench.targets import parse_target
+        from cephbench.targets.cluster import CephTarget
+
+        parsed = parse_target(target)
+        if not isinstance(parsed, CephTarget) and parsed.kind != "pvc":  # as `run` refuses
+            raise not_for_ceph(parsed.kind)
+        self.connect()
+
+    def connect(self) -> Connection:
+        """The Ceph cluster the steps reach: as ``ceph`` says, else the lab or /etc/ceph."""
+        from cephbench.planning.request import CephConnectionOptions
+
+        return (self.ceph or CephConnectionOptions()).connect()
 
     def generators(self, target: str) -> int:
         """How many generators share each step: ``--pods``, or the client hosts of
@@ -232,12 +260,13 @@ def run_cross_check(
     label: str,
     note: Callable[[str], None] = lambda _: None,
     degraded: bool = False,
+    load: Load | None = None,
 ) -> dict[str, Any]:
     """fio's latency_target mode run once (:meth:`StepSpec.cross_check_suite`): the depth it
     settled on, that run's IOPS and percentile, and its run (``cephbench.capacity/1``'s
     ``cross_check``)."""
     suite = spec.cross_check_suite(target_us)
-    run = _run_suite(store, suite, target, label, note, degraded, "fio's latency_target run")
+    run = _run_suite(store, suite, target, label, note, degraded, "fio's latency_target run", load)
     results = [r for r in run.results if r.iops is not None]
     depth = latency_depth(store.outputs(run.id))
     if len(results) != 1 or depth is None:

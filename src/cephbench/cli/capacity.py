@@ -16,9 +16,11 @@ from cephbench.cli.common import (
     one_ceph_connection,
     print_json,
 )
+from cephbench.cli.run_options import ceph_connection
 from cephbench.errors import CephbenchError, UsageError
 
 if TYPE_CHECKING:
+    from cephbench.planning.request import CephConnectionOptions
     from cephbench.store import Store
 
 MIN_STEP_TIME = 2.0
@@ -138,6 +140,7 @@ MIN_STEP_TIME = 2.0
     metavar="A B",
     help="Compare two stored capacity searches (B against A) instead of running one.",
 )
+@ceph_connection
 @format_option("table", "md", "json")
 @db_option
 @one_ceph_connection
@@ -164,6 +167,7 @@ def capacity(
     cross_check: bool,
     show_ref: str | None,
     compare_refs: tuple[str, str] | None,
+    ceph: CephConnectionOptions,
     fmt: str,
     store: Store,
 ) -> None:
@@ -241,7 +245,8 @@ def capacity(
         raise UsageError(
             "--target is required", hint="e.g. --target rbd:POOL/IMAGE or --target file:DIR"
         )
-    load = Load(clients_spec, pods, image)
+    load = Load(clients_spec, pods, image, ceph if ceph.given else None)
+    load.check(target)
     generators = load.generators(target)
     step = StepSpec(workload, bs, iodepth, seconds, ramp_s, size, rule_percentile)
     if generators > 1:
@@ -273,7 +278,6 @@ def _search(
     from cephbench.capacity import driver
     from cephbench.capacity.osd_counters import measured, on_ceph
     from cephbench.capacity.steps import run_cross_check, run_step
-    from cephbench.lab.connect import resolve
 
     def note(text: str) -> None:
         console_err.print(text, markup=False)
@@ -293,7 +297,7 @@ def _search(
     measure: driver.Measure = run_one
     if on_ceph(target):  # each step's OSD latencies: which part grows first at the knee
         try:
-            conn = resolve()
+            conn = load.connect()
         except CephbenchError as e:
             note(f"the OSDs' latencies are not recorded with the steps: {e.message}")
         else:
@@ -301,7 +305,13 @@ def _search(
 
     def fio_latency_target() -> dict:
         return run_cross_check(
-            store, spec.step, spec.rule.target_us, target=target, label="capacity", note=note
+            store,
+            spec.step,
+            spec.rule.target_us,
+            target=target,
+            label="capacity",
+            note=note,
+            load=load,
         )
 
     if during is None:
@@ -310,7 +320,8 @@ def _search(
     from cephbench.capacity.degrade import while_recovery, while_scrub
 
     run = while_scrub if during == "scrub" else while_recovery
-    return run(store, spec, target, measure, note, allow_degrade=allow == "degrade")
+    allowed = allow == "degrade"
+    return run(store, spec, target, measure, note, allow_degrade=allowed, conn=load.connect())
 
 
 def _print(doc: dict, fmt: str) -> None:

@@ -222,7 +222,13 @@ def _configure(
         assert isinstance(target, PvcTarget)
         target.configure_ceph(ceph.connect())
     elif ceph.given:
-        raise UsageError(
-            f"--conf, --id, --keyring, --cluster and --ceph-cli are for Ceph targets (and pvc:, the "
-            f"cluster behind its class), not {target.kind}:"
-        )
+        raise not_for_ceph(target.kind)
+
+
+def not_for_ceph(kind: str) -> UsageError:
+    """The error for Ceph connection options given with a target of ``kind``, which reaches
+    no Ceph cluster."""
+    return UsageError(
+        f"--conf, --id, --keyring, --cluster and --ceph-cli are for Ceph targets (and pvc:, the "
+        f"cluster behind its class), not {kind}:"
+    )
