@@ -44,9 +44,12 @@ _FILES = (  # in DIR: each named file, then each PREFIX*_*.log (removed once rea
     'cat_ "$f"; echo; if command -v rm >/dev/null 2>&1; then rm -f "$f"; else : > "$f"; fi; '
     "done; true"
 )
-_WAIT = 'until [ -e "$1/$2.rc" ]; do sleep 0.05; done; read rc < "$1/$2.rc"; echo "$rc"'
+_WAIT = 'until [ -s "$1/$2.rc" ]; do sleep 0.05; done; read rc < "$1/$2.rc"; echo "$rc"'
+"""Until the step's ``rc`` file has its status: not empty (``-s``), as ``echo $? > FILE``
+creates the file before it writes to it (a wait that took it as there once it existed read
+an empty status)."""
 _SIGNAL = (
-    '[ -e "$2/$3.pid" ] && [ ! -e "$2/$3.rc" ] && read p < "$2/$3.pid" && kill -"$1" "$p"; true'
+    '[ -s "$2/$3.pid" ] && [ ! -e "$2/$3.rc" ] && read p < "$2/$3.pid" && kill -"$1" "$p"; true'
 )
 STOP_GRACE = 20.0
 """Seconds the programs get to end after SIGINT before their results are read anyway."""
