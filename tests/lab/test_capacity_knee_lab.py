@@ -13,6 +13,7 @@ here (the search is the fio tier's and the pure tests'); which OSD the counters 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -47,9 +48,19 @@ def test_under_a_slow_disk_the_knee_names_that_osd(lab: LabInfo, image: None, in
         doc = invoke_json("capacity", *ARGS, *named)
     part = doc["part_at_knee"]
     assert part is not None, doc["steps"]
-    assert part["osd"] == "osd.1", part
+    assert part["osd"] == "osd.1", evidence(doc)
     # the layer that grew most: its device or store here, its queue on a CI run under load
     # (ops wait in the OSD's queue behind the slow device too): named, whichever it is
     assert part["layer"] is not None, part
     assert all(set(s["osd_latency_ms"]) == {"osd.0", "osd.1", "osd.2"} for s in doc["steps"])
     assert faults.list_faults(lab) == []
+
+
+def evidence(doc: dict) -> str:
+    """What the knee was judged from, for a failure: the part, each step's rate, outcome and
+    every OSD's own latency by layer."""
+    lines = [json.dumps(doc["part_at_knee"])]
+    for s in doc["steps"]:
+        head = f"repeat {s['repeat']} {s['offered_iops']:g} IOPS {s['outcome']}"
+        lines.append(f"{head}: {json.dumps(s.get('osd_latency_ms'))}")
+    return "\n".join(lines)
