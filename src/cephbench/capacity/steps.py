@@ -18,6 +18,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -186,10 +187,12 @@ class Load:
         parsed = parse_target(target)
         if not isinstance(parsed, CephTarget) and parsed.kind != "pvc":  # as `run` refuses
             raise not_for_ceph(parsed.kind)
-        self.connect()
+        self.connection  # noqa: B018 - reached now, and kept for the search
 
-    def connect(self) -> Connection:
-        """The Ceph cluster the steps reach: as ``ceph`` says, else the lab or /etc/ceph."""
+    @cached_property
+    def connection(self) -> Connection:
+        """The Ceph cluster the steps reach: as ``ceph`` says, else the lab or /etc/ceph;
+        reached once for the search (its check, the OSDs' counters, ``--while``)."""
         from cephbench.planning.request import CephConnectionOptions
 
         return (self.ceph or CephConnectionOptions()).connect()

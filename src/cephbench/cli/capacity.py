@@ -297,7 +297,7 @@ def _search(
     measure: driver.Measure = run_one
     if on_ceph(target):  # each step's OSD latencies: which part grows first at the knee
         try:
-            conn = load.connect()
+            conn = load.connection
         except CephbenchError as e:
             note(f"the OSDs' latencies are not recorded with the steps: {e.message}")
         else:
@@ -321,7 +321,7 @@ def _search(
 
     run = while_scrub if during == "scrub" else while_recovery
     allowed = allow == "degrade"
-    return run(store, spec, target, measure, note, allow_degrade=allowed, conn=load.connect())
+    return run(store, spec, target, measure, note, allow_degrade=allowed, conn=load.connection)
 
 
 def _print(doc: dict, fmt: str) -> None:
