@@ -48,9 +48,10 @@ def test_a_cephfs_read_the_client_cached_is_flagged(in_lab, invoke, invoke_json,
     invoke("run", str(jobs), "--target", "cephfs:lab")
     run = invoke_json("show", "last")
     got = {r["workload"]: r for r in run["results"]}
-    assert "cached" in got["buffered_rd"]["flags"], got["buffered_rd"]
-    assert "cached" not in got["direct_rd"]["flags"], got["direct_rd"]
     served = _served(db, run["id"])
+    why = {w: (got[w]["flags"], got[w]["io_bytes"], got[w]["metrics"], served.get(w)) for w in got}
+    assert "cached" in got["buffered_rd"]["flags"], str(why)
+    assert "cached" not in got["direct_rd"]["flags"], str(why)
     assert served["buffered_rd"]["layer"] == "pool cephfs.lab.data"
     assert served["buffered_rd"]["served_read_bytes"] < 0.5 * got["buffered_rd"]["io_bytes"]
     # the pool's counters, read once every OSD reported, hold every direct read

@@ -170,3 +170,26 @@ def test_mountinfo_gives_each_mount_its_device_number():
     assert (root.devno, root.fstype, root.source) == ("254:0", "ext4", "/dev/vda")
     assert (shm.devno, shm.mountpoint) == ("0:26", "/dev/shm")
     assert over.mountpoint == "/mnt/a b" and "upperdir=/u" in over.super_options
+
+
+def test_a_reading_that_failed_leaves_the_read_unjudged_and_says_so():
+    """The pool could not be read after the step (the manager had no OSD's report in time):
+    the read is neither flagged nor cleared, its record keeps why, and ``show`` says that a
+    cache may have served it unflagged."""
+    from cephbench.cli.show import served_unread
+
+    behind = Replay([Served(0, 0), None], name="pool cephfs.lab.data")
+    behind.error = "the manager had no report of osd.1 within 10 s"  # type: ignore[attr-defined]
+    watch = Watch(behind)
+    watch.start()
+    read = WorkloadOutcome("buffered_rd", (Result("buffered_rd", 0, "read", io_bytes=10**9),))
+    [got], [record] = watch.flag([read], [], 0)
+    assert got == read and record["served_read_bytes"] is None and record["flag"] is None
+    assert record["not_read"] == behind.error
+    note = served_unread([record, {**record, "workload": "other"}, {"workload": "x"}])
+    assert note == (
+        "Not judged for a cache: buffered_rd, other: what pool cephfs.lab.data served around"
+        " them could not be read (the manager had no report of osd.1 within 10 s); a cache on"
+        " the client may have served them, unflagged."
+    )
+    assert served_unread([{**record, "not_read": None}]) is None

@@ -15,7 +15,7 @@ reading figures does not need them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -119,7 +119,25 @@ def _notes(run: StoredRun, store: Store) -> list[str]:
             + "; ".join(flag_text(f) for f in flags)
             + ". Flagged results are less trustworthy."
         )
+    unread = served_unread([v for s in store.series(run.id, "served") for v in s.values])
+    if unread:
+        notes.append(unread)
     return notes
+
+
+def served_unread(records: list[Any]) -> str | None:
+    """One note for the reads a run could not judge for a cache: the layer behind the target
+    (a Ceph pool) could not be read around them, so a cache may have served them unflagged."""
+    missed = [r for r in records if isinstance(r, dict) and r.get("not_read")]
+    if not missed:
+        return None
+    names = ", ".join(dict.fromkeys(str(r.get("workload")) for r in missed))
+    why = "; ".join(dict.fromkeys(str(r["not_read"]) for r in missed))
+    layer = missed[0].get("layer") or "the storage behind the target"
+    return (
+        f"Not judged for a cache: {names}: what {layer} served around them could not be read"
+        f" ({why}); a cache on the client may have served them, unflagged."
+    )
 
 
 def prefill_note(outputs: list[dict]) -> str | None:
