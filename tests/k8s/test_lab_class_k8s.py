@@ -87,7 +87,8 @@ exit $rc
 def test_the_runs_reads_do_not_wait_for_each_other_or_the_pods(k8s, db, tmp_path, monkeypatch):
     """What a run reads before fio's first I/O is read at once, not one call after another:
     the version, the nodes and the class together; the namespace, the claims and the pods made
-    in one call; the volumes read while the pods start, fio's version once the first runs.
+    in one call; the pods and claims watched, not polled; the volumes read while the pods
+    start, fio's version once the first runs.
     (Observed through a kubectl that logs each call; bench/k8s.py measures the time.)"""
     import os
 
@@ -113,10 +114,23 @@ def test_the_runs_reads_do_not_wait_for_each_other_or_the_pods(k8s, db, tmp_path
     # the namespace, the 3 claims and the 3 pods in one call; a second only for pods the API
     # server refused before the namespace's default ServiceAccount was there
     assert 1 <= len(creates) <= 2 and all("List" in kind for _, kind in creates), creates
-    # the volumes are read while the pods start, not after: the claims are looked at
-    # before the pods are seen running (pods just made are not running at the first look)
-    pods_polls, claim_reads = when("get", "pods"), when("get", "pvc")
-    assert len(pods_polls) >= 2 and claim_reads[0][0] < pods_polls[-1][0]
+    # watched, not polled: the pods one after another (each as soon as it runs), the claims
+    # all at once; the volumes are read while the pods start, and fio's version once the
+    # first pod runs, while the others start: both begin before the last pod is seen running
+    pod_watches = [
+        (s, e, [a for a in argv if a.startswith("pod/")])
+        for s, e, argv, _ in calls
+        if "wait" in argv and "--for=condition=Ready" in argv
+    ]
+    claim_watches = [
+        (s, e)
+        for s, e, argv, _ in calls
+        if "wait" in argv and any(a.startswith("pvc/") for a in argv)
+    ]
+    assert len(pod_watches) >= 3 and all(len(pods) == 1 for _, _, pods in pod_watches)
+    assert claim_watches and claim_watches[0][0] < pod_watches[-1][1]
+    [fio_version] = when("exec", "--version")
+    assert fio_version[0] < pod_watches[-1][1]
     [_] = when("get", "pv")  # every bound claim's PV in one call
     nothing_left(k8s, db, before)
 

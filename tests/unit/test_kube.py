@@ -362,3 +362,29 @@ def test_objects_made_in_one_call_are_read_back_one_by_one():
     made = json_documents(text)
     assert [m["metadata"]["name"] for m in made] == ["cephbench-record-a", "cephbench-record-b"]
     assert json_documents("") == [] and json_documents(" {}\n") == [{}]
+
+
+def test_fio_version_in_pods_is_read_at_once_or_when_asked():
+    """Many pods: read at once (its time sets their start gate). One pod: not read until the
+    run asks, once its workloads ended; a read that failed is no version, not an error."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cephbench.kube.pods import FioVersion
+
+    calls: list[str] = []
+
+    def read() -> ProcessResult:
+        calls.append("exec")
+        return ProcessResult(("kubectl", "exec"), 0, "fio-3.33\n", "", 0.25)
+
+    one = FioVersion(read)
+    assert calls == []
+    assert one.text == "fio-3.33" and one.seconds() == 0.25 and calls == ["exec"]
+    with ThreadPoolExecutor(1) as pool:
+        many = FioVersion(read, pool)
+    assert calls == ["exec", "exec"] and many.text == "fio-3.33"
+
+    def fails() -> ProcessResult:
+        raise KubeError("kubectl exec failed: fio: not found")
+
+    assert FioVersion(fails).text is None

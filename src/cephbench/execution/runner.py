@@ -191,9 +191,9 @@ def execute(
                 served = watch_for(target, fio_target, inventory is not None)
                 if served is not None:
                     served.begin()  # its first reading while the run sets up
-            found = target.tool_versions()  # fio's in pods: the run's fio
-            if found:
-                store.set_tool_versions(run_id, found)
+            # fio's version in pods, the volumes they got: read beside the first workload,
+            # kept once the workloads end, however they end (before the pods go)
+            stack.callback(_record_late, store, run_id, target)
             clients = None
             if inventory is not None:
                 from cephbench.execution.clients import open_clients
@@ -281,6 +281,16 @@ def execute(
         progress.stop()
         store.finish_run(run_id, status, error)
     return RunOutcome(run_id, failed)
+
+
+def _record_late(store: Store, run_id: int, target: Target) -> None:
+    """What the target read while the workloads ran: the versions of the tools that ran them
+    elsewhere (the run's tools), and its outputs."""
+    found = target.tool_versions()
+    if found:
+        store.set_tool_versions(run_id, found)
+    for raw in target.late_outputs():
+        store.record_batch(run_id, 0, raw, [])
 
 
 @contextmanager

@@ -21,6 +21,8 @@ from cephbench.system.process import ProcessResult, run, which
 CALL_TIMEOUT = 60.0
 """Seconds one kubectl call (not a wait) may take."""
 POLL = 0.25
+WATCH = 1.0
+"""Seconds one ``kubectl wait`` of :meth:`Kubectl.watch` lasts before the caller looks again."""
 T = TypeVar("T")
 
 
@@ -141,6 +143,28 @@ class Kubectl:
             raise error_of(result, args, f"pod {pod}")
         return result
 
+    def watch(
+        self, namespace: str, objects: Sequence[str], condition: str, seconds: float = WATCH
+    ) -> list[dict[str, Any]] | None:
+        """``kubectl wait --for=CONDITION`` of ``objects`` (``pod/NAME``) for up to
+        ``seconds``: the objects once every one meets it (a watch: as soon as they do, where a
+        ``get`` every so often learns it a poll later and costs a process each time); None
+        when they did not in time. Short, so that the caller looks for failures between."""
+        args = ["wait", "-n", namespace, *objects, f"--for={condition}"]
+        result = self.run(
+            *args,
+            f"--timeout={seconds:g}s",
+            "-o",
+            "json",
+            check=False,
+            timeout=seconds + CALL_TIMEOUT,
+        )
+        if result.returncode == 0:
+            return json_documents(result.stdout)
+        if "timed out waiting for the condition" in result.stderr:
+            return None
+        raise error_of(result, args, None)
+
     def server_version(self) -> str:
         """The API server's version, ``v1.37.2``."""
         data = json.loads(self.run("version", "-o", "json").stdout or "{}")
@@ -178,10 +202,12 @@ def wait_for(
     *,
     hint: str | None = None,
     why: Callable[[], str | None] = lambda: None,
+    poll: float = POLL,
 ) -> T:
     """Call ``probe`` until it gives a value (not None); WaitTimeout naming ``what`` (and
     ``why()``, e.g. a claim's events) after ``timeout`` seconds. ``probe`` may raise to fail
-    at once (a pod that failed will not become ready)."""
+    at once (a pod that failed will not become ready). ``poll``: the longest pause between
+    probes (none for a probe that waits itself: :meth:`Kubectl.watch`)."""
     deadline, delay = time.monotonic() + timeout, 0.05
     while True:
         value = probe()
@@ -193,8 +219,8 @@ def wait_for(
                 f"waited {timeout:g} s for {what}" + (f": {reason}" if reason else ""),
                 hint=hint or "see `kubectl get events` in its namespace",
             )
-        time.sleep(delay)
-        delay = min(delay * 2, POLL)
+        time.sleep(min(delay, poll))
+        delay = min(delay * 2, poll)
 
 
 _FORBIDDEN = re.compile(

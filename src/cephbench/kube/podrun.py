@@ -165,32 +165,37 @@ class PodRun:
         claims: list[str],
         on_running: Callable[[str], None] | None = None,
     ) -> dict[str, dict[str, Any]]:
+        """Each of the pods ``names`` once it runs (its containers ready), by watches of
+        :data:`~cephbench.kube.kubectl.WATCH` seconds: the pods in turn where ``on_running``
+        is to hear of each, else all at once. Between watches that ended unmet, a pod that
+        failed (its image not there, say) fails the wait at once."""
         k, ns, run_id, image = self.kubectl, self.namespace, self.run_id, self.kube.pod_image
-        seen: set[str] = set()
+        ready: dict[str, dict[str, Any]] = {}
 
-        def running(pod: dict[str, Any]) -> bool:
-            status = pod.get("status") or {}
-            return status.get("phase") == "Running" and all(
-                c.get("ready") for c in status.get("containerStatuses") or []
-            )
-
-        def probe() -> dict[str, dict[str, Any]] | None:
+        def failures() -> None:
             pods = {
                 p["metadata"]["name"]: p
                 for p in k.items("pods", "-l", objects.selector(run_id), namespace=ns)
             }
             for name in names:
                 pod = pods.get(name)
-                if pod is None:
-                    return None
-                failure = reasons.pod_failure(pod, [], image)
+                failure = reasons.pod_failure(pod, [], image) if pod is not None else None
                 if failure is not None and "no node can take" not in failure:
                     raise TargetError(failure, hint=hint(failure, image))
-            for n in names:
-                if on_running is not None and n not in seen and running(pods[n]):
-                    seen.add(n)
-                    on_running(n)
-            return pods if all(running(pods[n]) for n in names) else None
+
+        def probe() -> dict[str, dict[str, Any]] | None:
+            pending = [n for n in names if n not in ready]
+            watched = pending[:1] if on_running is not None else pending
+            got = k.watch(ns, [f"pod/{n}" for n in watched], "condition=Ready")
+            if got is None:
+                failures()
+                return None
+            for pod in got:
+                name = pod["metadata"]["name"]
+                ready[name] = pod
+                if on_running is not None:
+                    on_running(name)
+            return ready if len(ready) == len(names) else None
 
         def why() -> str | None:
             events = k.items("events", namespace=ns)
@@ -211,6 +216,7 @@ class PodRun:
             wait_seconds(),
             why=why,
             hint="`cephbench k8s check` shows the StorageClasses and nodes",
+            poll=0.0,  # each probe is a watch
         )
 
 

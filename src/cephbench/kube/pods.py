@@ -14,11 +14,14 @@ Nothing here knows fio (tools/fio/pods.py does)."""
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from cephbench.errors import CephbenchError
 from cephbench.kube.kubectl import Kubectl, KubeError
 from cephbench.system.process import ProcessInterrupted, ProcessResult
 
@@ -187,6 +190,46 @@ def split_files(out: str, mark: str) -> dict[str, str]:
         body = out[m.end() : end]
         found[m.group(1)] = body[:-1] if body.endswith("\n") else body
     return found
+
+
+class FioVersion:
+    """fio's version in a run's pods, read by one ``kubectl exec`` into the first: begun at
+    once where many pods start (that call's time sets their start gate's lead: :meth:`now`,
+    while the others are still starting), else the first time it is asked for (one pod: once
+    its workloads ended, as nothing before them needs it, and a second exec beside the first
+    workload's launch only delays it)."""
+
+    ARGV = ("fio", "--version")
+
+    def __init__(self, read: Callable[[], ProcessResult], pool: ThreadPoolExecutor | None = None):
+        """``read``: the exec of :data:`ARGV` into the first pod; ``pool``: where to begin it
+        at once (None: when first asked for)."""
+        self._read: Future[ProcessResult] | Callable[[], ProcessResult] = (
+            pool.submit(read) if pool is not None else read
+        )
+
+    def seconds(self) -> float:
+        """Seconds the read took (waited for)."""
+        return self._result().seconds
+
+    def _result(self) -> ProcessResult:
+        if not isinstance(self._read, Future):
+            done: Future[ProcessResult] = Future()
+            try:
+                done.set_result(self._read())
+            except CephbenchError as e:
+                done.set_exception(e)
+            self._read = done
+        return self._read.result()
+
+    @functools.cached_property
+    def text(self) -> str | None:
+        """``fio-3.33``; None when it could not be read (the workloads' own outputs say why
+        fio did not run)."""
+        try:
+            return first_line(self._result())
+        except CephbenchError:
+            return None
 
 
 def first_line(result: ProcessResult) -> str:

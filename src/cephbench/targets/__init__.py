@@ -115,10 +115,16 @@ class Target(ABC):
         return False
 
     def tool_versions(self) -> dict[str, str]:
-        """Once the session has started: the versions of the tools that run the workloads
-        where they do not run on this machine (fio's in Kubernetes pods), as the tool prints
-        them; the run records them as its tools' versions."""
+        """Once the workloads have ended (or stopped): the versions of the tools that ran
+        them where they do not run on this machine (fio's in Kubernetes pods), as the tool
+        prints them; the run records them as its tools' versions. Read while the workloads
+        run: nothing before the first one waits for them."""
         return {}
+
+    def late_outputs(self) -> list[RawOutput]:
+        """Once the workloads have ended (or stopped): what the target's set-up read while
+        they ran (the volumes the pods got), kept with the run."""
+        return []
 
 
 REGISTRY = Registry(BUILTIN_TARGETS, group="cephbench.targets")

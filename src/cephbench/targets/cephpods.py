@@ -22,6 +22,7 @@ environment (``target.pods.network``).
 
 from __future__ import annotations
 
+import functools
 import secrets
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -35,7 +36,7 @@ from cephbench.kube import objects
 from cephbench.kube.kubectl import Kubectl
 from cephbench.kube.options import KubeOptions
 from cephbench.kube.podrun import PodRun
-from cephbench.kube.pods import PodSet, first_line
+from cephbench.kube.pods import FioVersion, PodSet
 from cephbench.store import ResourceLog
 
 HOST_NETWORK_REASON = "the monitors are on loopback, which a pod's own network cannot reach"
@@ -50,7 +51,7 @@ class CephPods:
         kube.check_names()
         self.kube, self.conn = kube, conn
         self._files: ClientFiles | None = None
-        self.fio_version: str | None = None
+        self._fio: FioVersion | None = None
 
     @property
     def count(self) -> int:
@@ -108,6 +109,13 @@ class CephPods:
                 [run.pod(n, None, secret=secret, host_network=self.host_network) for n in names],
             )
             podset = run.pods(names, [None] * len(names), options)
-            read = podset.exec(podset.pods[0], ["fio", "--version"])
-            self.fio_version = first_line(read)
-            yield replace(podset, reach_seconds=read.seconds)
+            read = functools.partial(podset.exec, podset.pods[0], list(FioVersion.ARGV))
+            self._fio = FioVersion(read)  # one pod: read once its workloads end
+            if len(names) > 1:  # their start gate's lead is set from that call's time
+                podset = replace(podset, reach_seconds=self._fio.seconds())
+            yield podset
+
+    @property
+    def fio_version(self) -> str | None:
+        """The pods' fio (:class:`FioVersion`); None before the session."""
+        return self._fio.text if self._fio is not None else None

@@ -23,6 +23,7 @@ first and sampled throughout, as for ``rbd:``.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import secrets
@@ -50,10 +51,9 @@ from cephbench.kube.fingerprint import (
 from cephbench.kube.kubectl import Kubectl, NotFound, wait_for
 from cephbench.kube.options import VOLUME_MODES, KubeOptions
 from cephbench.kube.podrun import PodRun, wait_seconds
-from cephbench.kube.pods import PodSet, first_line
+from cephbench.kube.pods import FioVersion, PodSet
 from cephbench.model import RawOutput, now
 from cephbench.store import ResourceLog
-from cephbench.system.process import ProcessResult
 from cephbench.system.units import format_size
 from cephbench.targets import FioTarget, Target, TargetOptions
 
@@ -77,8 +77,8 @@ class PvcTarget(Target):
         """The workloads name no size: fio's file gets the claim's data size."""
         self.outputs: list[RawOutput] = []
         self.podset: PodSet | None = None
-        self.fio_version: str | None = None
-        """fio's version in the pods (``fio --version``), once they run."""
+        self._fio: FioVersion | None = None
+        self._volumes_found: list[dict[str, Any]] | None = None
         self.conn: Connection | None = None
         """The Ceph cluster behind the class, when given (else the lab's, if one runs)."""
         self.ceph_named = False
@@ -164,7 +164,8 @@ class PvcTarget(Target):
         """The claims and pods made and running. Nothing waits on what it does not need: the
         Ceph cluster's fingerprint is taken while they are made (the runner stores it), the
         volumes are read as soon as the claims are bound, while the pods start, and fio's
-        version is read once the first pod runs."""
+        version is read once the first pod runs, while the others start (in a run of one pod,
+        once its workloads end: :class:`FioVersion`)."""
         k = self.kubectl
         tag = f"cephbench-{run_id}-{secrets.token_hex(2)}"  # unique across stores sharing a NS
         with ExitStack() as undo:
@@ -195,25 +196,30 @@ class PvcTarget(Target):
                 ],
             )
             stop = threading.Event()
-            with ThreadPoolExecutor(2, thread_name_prefix="pvc-setup") as pool:
-                volumes = pool.submit(self._volumes, k, ns, claims, stop)
-                fio: list[Future[ProcessResult]] = []
+            # shut down (its reads waited for) before the pods are deleted
+            pool = undo.enter_context(ThreadPoolExecutor(2, thread_name_prefix="pvc-setup"))
+            volumes = pool.submit(self._volumes, k, ns, claims, stop)
 
-                def read_fio(pod: str) -> None:  # once the first pod runs, not all of them
-                    if pod == names[0]:
-                        fio.append(pool.submit(k.exec, ns, pod, ["fio", "--version"]))
+            def fio_in(pod: str, begin: bool) -> FioVersion:
+                read = functools.partial(k.exec, ns, pod, list(FioVersion.ARGV))
+                return FioVersion(read, pool if begin else None)
 
-                try:
-                    podset = run.pods(names, list(claims), [{} for _ in names], read_fio)
-                    read = fio[0].result()
-                    version = first_line(read)
-                    self.podset = replace(podset, reach_seconds=read.seconds)
-                except BaseException:
-                    stop.set()  # the volumes' reads stop waiting: the pods failed
-                    raise
+            version: list[FioVersion] = []
+
+            def first_runs(pod: str) -> None:  # many pods: read while the others start
+                if pod == names[0] and len(names) > 1:
+                    version.append(fio_in(pod, begin=True))
+
+            try:
+                podset = run.pods(names, list(claims), [{} for _ in names], first_runs)
+                if version:  # their start gate's lead is set from that call's time
+                    podset = replace(podset, reach_seconds=version[0].seconds())
                 found = volumes.result()
-            self.fio_version = version
-            self.outputs.append(self._fingerprint(found, version))
+            except BaseException:
+                stop.set()  # the volumes' reads stop waiting: the pods failed
+                raise
+            self.podset, self._volumes_found = podset, found
+            self._fio = version[0] if version else fio_in(names[0], begin=False)
             fresh = self.claim is None
             if fresh and self.prefill:
                 self._prefill(self.podset)
@@ -272,17 +278,18 @@ class PvcTarget(Target):
         """Each claim's volume once it is bound: its PV (one ``kubectl get`` for all) and the
         RBD image behind it as the Ceph cluster has it (``rbd info``, at once for all)."""
 
-        def bound() -> dict[str, str] | None:
+        def bound() -> dict[str, dict[str, Any]] | None:
             if stop.is_set():
                 raise TargetError("the pods did not run")
-            found = {c["metadata"]["name"]: c for c in k.items("pvc", namespace=ns)}
-            names = {c: (found.get(c) or {}).get("spec", {}).get("volumeName") for c in claims}
-            return names if all(names.values()) else None
+            got = k.watch(ns, [f"pvc/{c}" for c in claims], "jsonpath={.status.phase}=Bound")
+            return {c["metadata"]["name"]: c for c in got} if got is not None else None
 
-        pv_of = wait_for(f"the claims in namespace {ns} to be bound", bound, wait_seconds())
+        claimed = wait_for(
+            f"the claims in namespace {ns} to be bound", bound, wait_seconds(), poll=0.0
+        )
+        pv_of = {c: claimed[c]["spec"]["volumeName"] for c in claims}
         listed = k.get("pv", *sorted(set(pv_of.values())))  # one PV: the object, not a List
         pvs = {p["metadata"]["name"]: p for p in listed.get("items", [listed])}
-        claimed = {c["metadata"]["name"]: c for c in k.items("pvc", namespace=ns)}
         volumes = [
             {"claim": c, **volume_fingerprint(claimed[c], pvs.get(pv_of[c], {}))} for c in claims
         ]
@@ -294,7 +301,7 @@ class PvcTarget(Target):
                 volume["rbd"] = {**ref, **info}
         return volumes
 
-    def _fingerprint(self, volumes: list[dict[str, Any]], fio: str) -> RawOutput:
+    def _fingerprint(self, volumes: list[dict[str, Any]], fio: str | None) -> RawOutput:
         """The volumes the run got (each claim's PV) and the pods' fio, kept with the run."""
         data = {"fio_version": fio, "image": self.kube.image, "volumes": volumes}
         return RawOutput(
@@ -363,6 +370,18 @@ class PvcTarget(Target):
 
     def setup_outputs(self) -> list[RawOutput]:
         return list(self.outputs)
+
+    @property
+    def fio_version(self) -> str | None:
+        """The pods' fio (:class:`FioVersion`: read once the workloads end in a run of one
+        pod); None before the session, or when it could not be read."""
+        return self._fio.text if self._fio is not None else None
+
+    def late_outputs(self) -> list[RawOutput]:
+        """The volumes the run got and the pods' fio (:meth:`_fingerprint`)."""
+        if self._volumes_found is None:
+            return []
+        return [self._fingerprint(self._volumes_found, self.fio_version)]
 
     @property
     def tool_elsewhere(self) -> bool:
