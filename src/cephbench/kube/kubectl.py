@@ -21,7 +21,7 @@ from cephbench.system.process import ProcessResult, run, which
 CALL_TIMEOUT = 60.0
 """Seconds one kubectl call (not a wait) may take."""
 POLL = 0.25
-WATCH = 1.0
+WATCH = 3.0
 """Seconds one ``kubectl wait`` of :meth:`Kubectl.watch` lasts before the caller looks again."""
 T = TypeVar("T")
 

@@ -243,18 +243,15 @@ def make_fio_plan(
 ) -> Plan:
     """A fio suite (YAML, by name or path) or the user's own job file, with the overrides,
     the sweep's axes and the steady-state criterion applied."""
-    from cephbench.tools.fio.suites import (  # YAML and pydantic: not for --help
-        load_suite,
-        to_jobfile,
-    )
-
     axes = axes or Axes()
     path = Path(suite_or_file)
     if path.suffix in JOBFILE_SUFFIXES or (path.is_file() and path.suffix not in (".yaml", ".yml")):
         if not path.is_file():
             raise UsageError(f"fio job file {path} does not exist")
         jobfile, suite, chained, full_names = load_jobfile(path), str(path), False, False
-    else:
+    else:  # YAML and pydantic: not for --help, nor for a job file
+        from cephbench.tools.fio.suites import load_suite, to_jobfile
+
         spec = load_suite(suite_or_file)
         jobfile, suite, chained, full_names = to_jobfile(spec), spec.name, True, spec.sweep
     opts = overrides.options()
