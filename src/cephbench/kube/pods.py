@@ -200,6 +200,9 @@ class FioVersion:
     workload's launch only delays it)."""
 
     ARGV = ("fio", "--version")
+    TIMEOUT = 15.0
+    """Seconds the read may take: it may run as a stopped run cleans up, which it must not
+    hold back for long."""
 
     def __init__(self, read: Callable[[], ProcessResult], pool: ThreadPoolExecutor | None = None):
         """``read``: the exec of :data:`ARGV` into the first pod; ``pool``: where to begin it

@@ -109,7 +109,9 @@ class CephPods:
                 [run.pod(n, None, secret=secret, host_network=self.host_network) for n in names],
             )
             podset = run.pods(names, [None] * len(names), options)
-            read = functools.partial(podset.exec, podset.pods[0], list(FioVersion.ARGV))
+            read = functools.partial(
+                podset.exec, podset.pods[0], list(FioVersion.ARGV), timeout=FioVersion.TIMEOUT
+            )
             self._fio = FioVersion(read)  # one pod: read once its workloads end
             if len(names) > 1:  # their start gate's lead is set from that call's time
                 podset = replace(podset, reach_seconds=self._fio.seconds())

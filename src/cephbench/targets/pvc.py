@@ -201,7 +201,9 @@ class PvcTarget(Target):
             volumes = pool.submit(self._volumes, k, ns, claims, stop)
 
             def fio_in(pod: str, begin: bool) -> FioVersion:
-                read = functools.partial(k.exec, ns, pod, list(FioVersion.ARGV))
+                read = functools.partial(
+                    k.exec, ns, pod, list(FioVersion.ARGV), timeout=FioVersion.TIMEOUT
+                )
                 return FioVersion(read, pool if begin else None)
 
             version: list[FioVersion] = []
