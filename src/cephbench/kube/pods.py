@@ -194,7 +194,7 @@ def split_files(out: str, mark: str) -> dict[str, str]:
 
 class FioVersion:
     """fio's version in a run's pods, read by one ``kubectl exec`` into the first: begun at
-    once where many pods start (that call's time sets their start gate's lead: :meth:`now`,
+    once where many pods start (that call's time sets their start gate's lead: :meth:`seconds`,
     while the others are still starting), else the first time it is asked for (one pod: once
     its workloads ended, as nothing before them needs it, and a second exec beside the first
     workload's launch only delays it)."""
@@ -210,6 +210,14 @@ class FioVersion:
         self._read: Future[ProcessResult] | Callable[[], ProcessResult] = (
             pool.submit(read) if pool is not None else read
         )
+
+    @classmethod
+    def in_pod(
+        cls, kubectl: Kubectl, namespace: str, pod: str, pool: ThreadPoolExecutor | None = None
+    ) -> FioVersion:
+        """The read of ``pod``'s fio (see the class)."""
+        read = functools.partial(kubectl.exec, namespace, pod, list(cls.ARGV), timeout=cls.TIMEOUT)
+        return cls(read, pool)
 
     def seconds(self) -> float:
         """Seconds the read took (waited for)."""

@@ -22,7 +22,6 @@ environment (``target.pods.network``).
 
 from __future__ import annotations
 
-import functools
 import secrets
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -109,10 +108,8 @@ class CephPods:
                 [run.pod(n, None, secret=secret, host_network=self.host_network) for n in names],
             )
             podset = run.pods(names, [None] * len(names), options)
-            read = functools.partial(
-                podset.exec, podset.pods[0], list(FioVersion.ARGV), timeout=FioVersion.TIMEOUT
-            )
-            self._fio = FioVersion(read)  # one pod: read once its workloads end
+            # one pod: read once its workloads end
+            self._fio = FioVersion.in_pod(podset.kubectl, ns, podset.pods[0].name)
             if len(names) > 1:  # their start gate's lead is set from that call's time
                 podset = replace(podset, reach_seconds=self._fio.seconds())
             yield podset

@@ -23,7 +23,6 @@ first and sampled throughout, as for ``rbd:``.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import secrets
@@ -200,17 +199,11 @@ class PvcTarget(Target):
             pool = undo.enter_context(ThreadPoolExecutor(2, thread_name_prefix="pvc-setup"))
             volumes = pool.submit(self._volumes, k, ns, claims, stop)
 
-            def fio_in(pod: str, begin: bool) -> FioVersion:
-                read = functools.partial(
-                    k.exec, ns, pod, list(FioVersion.ARGV), timeout=FioVersion.TIMEOUT
-                )
-                return FioVersion(read, pool if begin else None)
-
             version: list[FioVersion] = []
 
             def first_runs(pod: str) -> None:  # many pods: read while the others start
                 if pod == names[0] and len(names) > 1:
-                    version.append(fio_in(pod, begin=True))
+                    version.append(FioVersion.in_pod(k, ns, pod, pool))
 
             try:
                 podset = run.pods(names, list(claims), [{} for _ in names], first_runs)
@@ -221,7 +214,7 @@ class PvcTarget(Target):
                 stop.set()  # the volumes' reads stop waiting: the pods failed
                 raise
             self.podset, self._volumes_found = podset, found
-            self._fio = version[0] if version else fio_in(names[0], begin=False)
+            self._fio = version[0] if version else FioVersion.in_pod(k, ns, names[0])
             fresh = self.claim is None
             if fresh and self.prefill:
                 self._prefill(self.podset)
