@@ -47,8 +47,13 @@ $(BIN)/cephbench: pyproject.toml
 # release tier (tests/releases: Reef and Tentacle labs side by side, two workers, their roots
 # built first if missing),
 # each in its own pytest; the lab's report is printed when all have ended, and any failure fails.
+# The lab tier's `quiet` tests (they compare OSDs that share this machine's one disk, which the
+# other tiers' labs and fio load in bursts) run last in it, once .other-tiers-done says the
+# others have ended.
 test: install
-	@$(BIN)/pytest -m lab --durations=40 > .lab-tests.log 2>&1 & lab=$$!; \
+	@rm -f .other-tiers-done; \
+	CEPHBENCH_QUIET_AFTER=$(CURDIR)/.other-tiers-done \
+	  $(BIN)/pytest -m lab --durations=40 > .lab-tests.log 2>&1 & lab=$$!; \
 	$(MAKE) --no-print-directory lint typecheck; static=$$?; \
 	$(BIN)/pytest -m pure -n 2 -q --durations=5; pure=$$?; \
 	$(BIN)/pytest -m fio -q --durations=10; fio=$$?; \
@@ -56,7 +61,9 @@ test: install
 	  $(BIN)/pytest -m k8s -q --durations=10; k8src=$$?; \
 	{ [ "$$(id -u)" != 0 ] || $(BIN)/cephbench lab releases --build reef --build tentacle; } && \
 	  $(BIN)/pytest -m release -n 2 --dist loadgroup -q --durations=10; relrc=$$?; \
-	wait $$lab; labrc=$$?; echo "== the lab tier"; cat .lab-tests.log; rm -f .lab-tests.log; \
+	touch .other-tiers-done; \
+	wait $$lab; labrc=$$?; echo "== the lab tier"; cat .lab-tests.log; \
+	rm -f .lab-tests.log .other-tiers-done; \
 	[ $$static = 0 ] && [ $$pure = 0 ] && [ $$fio = 0 ] && [ $$k8src = 0 ] && [ $$relrc = 0 ] && \
 	  [ $$labrc = 0 ]
 

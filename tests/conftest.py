@@ -110,6 +110,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason=reason))
         if tier == "k8s" and (why := reason or k8s_skip_reason()):
             item.add_marker(pytest.mark.skip(reason=why))
+    # a quiet test runs after every other one its session collected (see tests/lab/conftest.py)
+    items.sort(key=lambda item: item.get_closest_marker("quiet") is not None)
     if misfiled:
         raise pytest.UsageError(
             "a test's tier is its folder: tests/unit (pure: Python alone), tests/fio (starts "
