@@ -9,6 +9,7 @@ import dataclasses
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -86,7 +87,7 @@ exit $rc
 
 def test_the_runs_reads_do_not_wait_for_each_other_or_the_pods(k8s, db, tmp_path, monkeypatch):
     """What a run reads before fio's first I/O is read at once, not one call after another:
-    the version, the nodes and the class together; the namespace, the claims and the pods made
+    the version, the nodes and the class together, and the Ceph cluster's health beside them; the namespace, the claims and the pods made
     in one call; the pods and claims watched, not polled; the volumes read while the pods
     start, fio's version once the first runs.
     (Observed through a kubectl that logs each call; bench/k8s.py measures the time.)"""
@@ -98,6 +99,16 @@ def test_the_runs_reads_do_not_wait_for_each_other_or_the_pods(k8s, db, tmp_path
     wrapper.write_text(WRAPPER.format(log=log, real=k8s.k8s.kubectl))
     wrapper.chmod(0o755)
     monkeypatch.setenv("PATH", f"{wrapper.parent}:{os.environ['PATH']}")
+    from cephbench.execution import runner
+
+    health: list[float] = []  # when the Ceph cluster's health read began
+
+    def preflight(*args, **kwargs):
+        health.append(time.time())
+        return real_preflight(*args, **kwargs)
+
+    real_preflight = runner.preflight
+    monkeypatch.setattr(runner, "preflight", preflight)
     job = tmp_path / "write.fio"  # writes only: no prefill
     job.write_text("[w]\nrw=randwrite\nbs=4k\nioengine=libaio\ndirect=1\niodepth=4\n")
     before = volumes(k8s)
@@ -110,6 +121,7 @@ def test_the_runs_reads_do_not_wait_for_each_other_or_the_pods(k8s, db, tmp_path
 
     [version], [nodes], [sc] = when("version"), when("get", "nodes"), when("get", "storageclass")
     assert max(version[0], nodes[0], sc[0]) < min(version[1], nodes[1], sc[1])  # at once
+    assert len(health) == 1 and health[0] < max(version[1], nodes[1], sc[1])  # and the health
     creates = [(argv, kind) for _, _, argv, kind in calls if "create" in argv]
     # the namespace, the 3 claims and the 3 pods in one call; a second only for pods the API
     # server refused before the namespace's default ServiceAccount was there

@@ -23,7 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 from cephbench import tools
 from cephbench.ceph import caches
-from cephbench.ceph.session import CephRun, ceph_run, check_beside_preflight, preflight
+from cephbench.ceph.session import (
+    CephRun,
+    HealthOptions,
+    ceph_run,
+    check_beside_preflight,
+    preflight,
+)
 from cephbench.errors import CephbenchError, Interrupted, ToolMissing, UsageError
 from cephbench.execution.params import run_params
 from cephbench.execution.served import Watch, watch_for
@@ -49,6 +55,7 @@ from cephbench.tools.options import RunOptions
 from cephbench.tools.schedule import Schedule
 
 if TYPE_CHECKING:
+    from cephbench.ceph.connection import Connection
     from cephbench.execution.accounting import Accounting
     from cephbench.planning.request import RunRequest
 
@@ -91,6 +98,33 @@ def run_request(
         )
 
 
+def _checked(
+    tool: Tool, target: Target, size: int, health: HealthOptions
+) -> tuple[dict[str, str], Connection | None]:
+    """The target checked, and beside it what does not wait for it: this machine's tool
+    versions where the tool runs elsewhere (pods), and the health of a cluster the target
+    names before it is checked (:attr:`Target.cluster_ahead`: the lab's class). The check's
+    error comes first, then the health's. Returns the versions and the cluster whose health
+    was read (None: none was yet)."""
+    versions = None if target.tool_elsewhere else tool.versions(target.client_tools)
+    with ThreadPoolExecutor(2, thread_name_prefix="beside-check") as pool:
+        local = pool.submit(this_machines_versions, tool, target) if versions is None else None
+        ahead = pool.submit(_health_ahead, target, health)
+        target.check(size)
+    if local is not None:
+        versions = local.result()
+    return versions or {}, ahead.result()
+
+
+def _health_ahead(target: Target, health: HealthOptions) -> Connection | None:
+    """:func:`preflight` of the cluster the target names before it is checked; that cluster
+    (None: it names none yet)."""
+    conn = target.cluster_ahead
+    if conn is not None:
+        preflight(conn, health)
+    return conn
+
+
 def this_machines_versions(tool: Tool, target: Target) -> dict[str, str]:
     """The tool's version on this machine, for a run whose tool runs elsewhere (pods): none
     when this machine has no such tool, which such a run does not need."""
@@ -123,18 +157,11 @@ def execute(
     tool.check_target(plan, target)
     if resume is not None and not tool.resumable:
         raise UsageError(f"the {plan.suite} suite cannot be resumed", hint="run it again")
-    if target.tool_elsewhere:  # this machine's version, kept beside the pods', read meanwhile
-        with ThreadPoolExecutor(1, thread_name_prefix="versions") as pool:
-            local = pool.submit(this_machines_versions, tool, target)
-            target.check(plan.size or 0)
-        versions = local.result()
-    else:
-        versions = tool.versions(target.client_tools)
-        target.check(plan.size or 0)
+    versions, checked = _checked(tool, target, plan.size or 0, options.health)
     conn = target.cluster
     if isinstance(target, CephTarget):  # what it asks of the cluster beside the health read
         check_beside_preflight(target.conn, options.health, target.check_cluster)
-    elif conn is not None:
+    elif conn is not None and conn is not checked:
         preflight(conn, options.health)
     if options.drop_caches:
         caches.check_permitted()

@@ -99,6 +99,13 @@ class Target(ABC):
         return None
 
     @property
+    def cluster_ahead(self) -> Connection | None:
+        """The Ceph cluster the target is on when it is known before :meth:`check` (the run
+        reads its health beside that check), reached from a worker thread while ``check``
+        runs; None: known only once checked, or none."""
+        return None
+
+    @property
     def client_tools(self) -> CephTools | None:
         """Where the run's tool is reached (``rbd``'s fio, ``rados bench``, ``ceph tell``: the
         connection's Ceph tools); None: this machine's own (files, devices, a CephFS mount)."""

@@ -327,6 +327,12 @@ class PvcTarget(Target):
             return self.conn
         return self._ceph() if self.storage_class == STORAGE_CLASS else None
 
+    @property
+    def cluster_ahead(self) -> Connection | None:
+        """A class's cluster is known from its name (a claim's only once its class is read):
+        its health is read while the class, the nodes and Kubernetes' version are."""
+        return self.cluster if self.claim is None else None
+
     def _ceph(self) -> Connection | None:
         """The cluster to look the volumes' images up in: the one given, else the running
         lab's; None: neither."""
