@@ -1,6 +1,6 @@
-"""The readers `capacity --while recovery` judges the cluster by (cephbench/ceph/osd_out.py),
-on `ceph status` and `ceph osd dump` recorded on the lab around an OSD marked out
-(tests/data/ceph/16.2.15/capacity-recovery.source.md)."""
+"""The readers `capacity --while recovery|backfill` judges the cluster by
+(cephbench/ceph/osd_out.py), on `ceph status` and `ceph osd dump` recorded on the lab around an
+OSD marked out, and one marked down and out (tests/data/ceph/16.2.15/capacity-recovery.source.md)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ def test_recovery_figures_of_a_recovering_cluster():
     assert dict(recovery(status)) == {
         "recovering_bytes_per_s": 4711962.0,
         "pgs_degraded": 8.0,  # 7 recovery_wait+degraded, 1 recovering+degraded
+        "pgs_undersized": 0.0,  # every OSD up: each PG has its size
         "pgs_recovering": 9.0,  # those and 1 recovering
         "objects_misplaced": 4.0,
     }
@@ -50,4 +51,34 @@ def test_pick_the_highest_osd_up_and_in():
     assert pick(dump) == 2
     dump["osds"] = dump["osds"][:2]
     with pytest.raises(UsageError, match="too few"):
+        pick(dump)
+
+
+def test_an_osd_failed_leaves_its_pgs_undersized_and_the_cluster_unhealthy():
+    status = load("status-capacity-one-down.json")
+    assert dict(recovery(status)) == {
+        "recovering_bytes_per_s": 49451.0,
+        "pgs_degraded": 0.0,  # no object counted degraded yet: the PG stats lag the OSD map
+        "pgs_undersized": 12.0,  # 10 backfill_wait, 2 backfilling
+        "pgs_recovering": 12.0,
+        "objects_misplaced": 0.0,
+    }
+    assert recovering(status) and not healthy(status)
+
+
+def test_every_osd_in_is_not_healthy_while_one_is_down():
+    status = load("status-capacity-healthy.json")
+    status["osdmap"] = {**status["osdmap"], "num_up_osds": status["osdmap"]["num_osds"] - 1}
+    assert not healthy(status)
+
+
+def test_an_osd_with_a_noup_flag_of_its_own_is_never_picked():
+    dump = load("osd-dump-capacity-one-down.json")
+    assert [o["osd"] for o in dump["osds"] if "noup" in o["state"]] == [3]
+    for o in dump["osds"]:  # every OSD up and in, osd.3 still flagged
+        o["up"] = o["in"] = 1
+    assert pick(dump) == 2  # the highest without a flag of its own
+    for o in dump["osds"]:
+        o["state"] = [*o["state"], "noup"]
+    with pytest.raises(UsageError, match="noup flag of its own"):
         pick(dump)

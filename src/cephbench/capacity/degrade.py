@@ -1,5 +1,6 @@
-"""``capacity --while recovery|scrub``: the search run while the cluster recovers from one OSD
-marked out (:mod:`cephbench.ceph.osd_out`), or while its OSDs deep-scrub
+"""``capacity --while recovery|backfill|scrub``: the search run while the cluster recovers from
+one OSD failed (marked down and out: its copies rebuilt), backfills from one OSD drained (marked
+out, still up: its data moved) (:mod:`cephbench.ceph.osd_out`), or while its OSDs deep-scrub
 (:mod:`cephbench.ceph.scrub`); what the background work was doing recorded after every step,
 and a note when it ended before the search did (a scrub is asked for again before the next
 step). The lab needs no permission; any other cluster ``--allow degrade``."""
@@ -105,6 +106,14 @@ def while_scrub(
     return cap_id
 
 
+WHAT = {
+    True: ("recovery", "marks an OSD down and out", "marked down and out", "recovers"),
+    False: ("backfill", "marks an OSD out", "marked out", "backfills"),
+}
+"""Marked down too -> (its name, what it does, what was done to the OSD, what the cluster
+does meanwhile)."""
+
+
 def while_recovery(
     store: Store,
     spec: Spec,
@@ -114,13 +123,17 @@ def while_recovery(
     *,
     allow_degrade: bool,
     conn: Connection,
+    down: bool = True,
 ) -> int:
+    """The search while one OSD is out: marked down too (``down``: a failed disk, its copies
+    rebuilt: recovery), or up (drained, its data moved: backfill)."""
     from cephbench.ceph.commands import ceph_json
     from cephbench.ceph.osd_out import marked_out, recovering, recovery
     from cephbench.store import ResourceLog
 
-    _permitted(conn, "recovery", "marks an OSD out", allow_degrade)
-    _healthy(conn, "recovery")
+    during, does, done, meanwhile = WHAT[down]
+    _permitted(conn, during, does, allow_degrade)
+    _healthy(conn, during)
     steps = 0
 
     def background() -> tuple[tuple[str, float], ...]:
@@ -132,18 +145,18 @@ def while_recovery(
         if recovering(ceph_json(conn, "status")):
             return None
         return (
-            f"the recovery ended during or before step {steps}: the search stopped there, and "
-            "its figure is from the repeats that ended before it (a longer recovery, e.g. "
+            f"the {during} ended during or before step {steps}: the search stopped there, and "
+            "its figure is from the repeats that ended before it (a longer one, e.g. "
             "more data or a higher osd_recovery_sleep, gives it more)"
         )
 
-    with marked_out(conn, ResourceLog(store, None)) as osd:
-        note(f"osd.{osd} marked out; the search measures while the cluster recovers")
+    with marked_out(conn, ResourceLog(store, None), down=down) as osd:
+        note(f"osd.{osd} {done}; the search measures while the cluster {meanwhile}")
         cap_id = driver.run_capacity(
             store, spec, target, measure, note, background, ended, stop_when_ended=True
         )
         from cephbench.store import capacities
 
-        capacities.add_note(store, cap_id, f"osd.{osd} was marked out, and in again afterwards")
-    note(f"osd.{osd} marked in again; the cluster is HEALTH_OK")
+        capacities.add_note(store, cap_id, f"osd.{osd} was {done}, and put back afterwards")
+    note(f"osd.{osd} back up and in; the cluster is HEALTH_OK")
     return cap_id

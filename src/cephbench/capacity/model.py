@@ -43,8 +43,8 @@ class Spec:
     max_repeats: int = DEFAULT_MAX_REPEATS
     resolution: float = 0.05
     during: str | None = None
-    """``--while``: what ran beside the steps (``recovery``, ``scrub``), or None: a healthy
-    cluster."""
+    """``--while``: what ran beside the steps (``recovery``, ``backfill``, ``scrub``), or None:
+    a healthy cluster."""
 
     def plan(self, start: float, factor: float = 2.0) -> SearchPlan:
         return SearchPlan(

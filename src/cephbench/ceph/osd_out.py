@@ -1,10 +1,16 @@
-"""One OSD marked out for a measurement (``capacity --while recovery``), always marked in again.
+"""One OSD taken out for a measurement, always put back: ``capacity --while backfill`` marks it
+out (it stays up and serves its data while the data moves to the others, as when an OSD is
+drained), ``--while recovery`` also marks it down, as a failed disk is (its copies are gone:
+its PGs are short of one until the others rebuild it). A running OSD marked down boots
+again at once, so it is held down by a flag of its own (``ceph osd add-noup osd.N``), not the
+cluster's: no other OSD is kept from booting.
 
-``ceph osd out`` is recorded in the resource log before it is made, so a killed cephbench
-leaves it for ``cephbench cleanup`` (which marks the OSD in); on a normal exit, an error or a
-Ctrl-C the OSD is marked in (that command shielded from a second Ctrl-C) and cephbench waits
-for HEALTH_OK. Never more than one OSD: a cluster with an OSD out already is refused. The
-readers of ``ceph status`` here are pure.
+What cephbench does is recorded in the resource log before it is done, so a killed cephbench
+leaves it for ``cephbench cleanup`` (which marks the OSD in and removes its flag); on a normal
+exit, an error or a Ctrl-C the OSD is put back (those commands shielded from a second Ctrl-C)
+and cephbench waits for HEALTH_OK. Never more than one OSD: a cluster with an OSD out already
+is refused, and an OSD with a noup flag of its own is never picked (removing it would undo
+somebody else's). The readers of ``ceph osd dump`` and ``ceph status`` here are pure.
 """
 
 from __future__ import annotations
@@ -46,23 +52,31 @@ def pick(dump: dict[str, Any]) -> int:
             f"osd.{out[0]} is out already: cephbench never takes a second OSD out",
             hint="mark it in (ceph osd in), wait for HEALTH_OK, then measure",
         )
-    candidates = [o["osd"] for o in dump.get("osds", []) if o.get("up") and o.get("in")]
-    if len(candidates) < 3:
+    up_in = [o for o in dump.get("osds", []) if o.get("up") and o.get("in")]
+    if len(up_in) < 3:
         raise UsageError(
-            f"{len(candidates)} OSD(s) up and in: too few to take one out and keep the data",
+            f"{len(up_in)} OSD(s) up and in: too few to take one out and keep the data",
             hint="a lab with --osds 3 or more",
+        )
+    candidates = [o["osd"] for o in up_in if "noup" not in o.get("state", [])]
+    if not candidates:
+        raise UsageError(
+            "every OSD up and in has a noup flag of its own: none is cephbench's to take out",
+            hint="ceph osd rm-noup osd.N",
         )
     return max(candidates)
 
 
 def recovery(status: dict[str, Any]) -> tuple[tuple[str, float], ...]:
     """What ``ceph status -f json`` says the recovery is doing: its rate, bytes/s, and the PGs
-    degraded, misplaced or recovering (pure)."""
+    degraded (objects short of copies), undersized (fewer OSDs than the pool's size: an OSD
+    down and out), recovering or backfilling, and the objects misplaced (pure)."""
     pgmap = status.get("pgmap", {})
     states = [(s["state_name"].split("+"), s["count"]) for s in pgmap.get("pgs_by_state", [])]
     return (
         ("recovering_bytes_per_s", float(pgmap.get("recovering_bytes_per_sec", 0))),
         ("pgs_degraded", float(sum(n for words, n in states if "degraded" in words))),
+        ("pgs_undersized", float(sum(n for words, n in states if "undersized" in words))),
         (
             "pgs_recovering",
             float(sum(n for words, n in states if set(words) & set(RECOVERING[:4]))),
@@ -80,26 +94,39 @@ def recovering(status: dict[str, Any]) -> bool:
 
 
 @contextmanager
-def marked_out(conn: Connection, resources: ResourceLog) -> Iterator[int]:
-    """Mark one OSD out; yield its id; mark it in again and wait for HEALTH_OK on exit."""
+def marked_out(conn: Connection, resources: ResourceLog, *, down: bool = False) -> Iterator[int]:
+    """Mark one OSD out (``down``: down too, held there by its own noup flag); yield its id;
+    put it back (in, its flag removed) and wait for HEALTH_OK, every OSD up, on exit."""
     osd = pick(ceph_json(conn, "osd", "dump"))
     owner = {"pid": os.getpid(), "host": socket.gethostname()}
+    detail = {"conn": conn.to_json(), "osd": osd, "down": down, **owner}
     rid = None
     try:
         with deferred_interrupts():  # the record, then the try that undoes it
-            rid = resources.add(KIND, f"osd.{osd}", {"conn": conn.to_json(), "osd": osd, **owner})
+            rid = resources.add(KIND, f"osd.{osd}", detail)
+        if down:
+            ceph(conn, "osd", "add-noup", f"osd.{osd}")
+            ceph(conn, "osd", "down", str(osd))
         ceph(conn, "osd", "out", str(osd))
         yield osd
     finally:
         if rid is not None:
             with deferred_interrupts():
-                ceph(conn, "osd", "in", str(osd))
+                put_back(conn, osd, down)
                 resources.removed(rid)
             wait_healthy(conn)
 
 
+def put_back(conn: Connection, osd: int, down: bool) -> None:
+    """Mark the OSD in; where it was marked down, remove its noup flag (it boots at once)."""
+    ceph(conn, "osd", "in", str(osd))
+    if down:
+        ceph(conn, "osd", "rm-noup", f"osd.{osd}")
+
+
 def healthy(status: dict[str, Any]) -> bool:
-    """HEALTH_OK with every OSD in and every PG active+clean, in one ``ceph status`` (pure)."""
+    """HEALTH_OK with every OSD up and in and every PG active+clean, in one ``ceph status``
+    (pure)."""
     osdmap = status.get("osdmap", {})
     osdmap = osdmap.get("osdmap", osdmap)  # nested before Pacific
     pgmap = status.get("pgmap", {})
@@ -109,6 +136,7 @@ def healthy(status: dict[str, Any]) -> bool:
     return (
         status.get("health", {}).get("status") == "HEALTH_OK"
         and osdmap.get("num_in_osds") == osdmap.get("num_osds")
+        and osdmap.get("num_up_osds", osdmap.get("num_osds")) == osdmap.get("num_osds")
         and clean == pgmap.get("num_pgs", 0)
     )
 
@@ -131,7 +159,7 @@ def wait_healthy(conn: Connection, timeout: float = HEALTHY_TIMEOUT) -> None:
         if now > deadline:
             health = status.get("health", {}).get("status")
             raise CephbenchError(
-                f"the OSD is back in, but the cluster is {health} after {timeout:g} s",
+                f"the OSD is back, but the cluster is {health} after {timeout:g} s",
                 hint="check `ceph -s`",
             )
         time.sleep(POLL)
@@ -139,11 +167,13 @@ def wait_healthy(conn: Connection, timeout: float = HEALTHY_TIMEOUT) -> None:
 
 @undoes(KIND)
 def undo_out(resource: Resource) -> None:
-    """``cephbench cleanup``: mark the OSD a killed search took out back in (not under a
-    search that still runs: it marks the OSD in itself when it ends)."""
+    """``cephbench cleanup``: put back the OSD a killed search took out (in, and its noup
+    flag removed where it was marked down; not under a search that still runs: it puts the
+    OSD back itself when it ends)."""
     from cephbench.system.pids import exists
 
     pid, host = resource.detail.get("pid"), resource.detail.get("host")
     if host == socket.gethostname() and pid and pid != os.getpid() and exists(pid):
         raise CephbenchError(f"the capacity search (pid {pid}) that took {resource.name} out runs")
-    ceph(Connection.from_json(resource.detail["conn"]), "osd", "in", str(resource.detail["osd"]))
+    conn = Connection.from_json(resource.detail["conn"])
+    put_back(conn, int(resource.detail["osd"]), bool(resource.detail.get("down")))

@@ -97,15 +97,16 @@ MIN_STEP_TIME = 2.0
 @click.option(
     "--while",
     "during",
-    type=click.Choice(["recovery", "scrub"]),
-    help="Measure while the cluster recovers from one OSD marked out, or while its OSDs "
-    "deep-scrub (the lab; elsewhere with --allow degrade).",
+    type=click.Choice(["recovery", "backfill", "scrub"]),
+    help="Measure while the cluster recovers from one OSD failed (marked down and out), "
+    "backfills from one OSD drained (marked out), or while its OSDs deep-scrub (the lab; "
+    "elsewhere with --allow degrade).",
 )
 @click.option(
     "--allow",
     "allow",
     type=click.Choice(["degrade"]),
-    help="'degrade': let --while mark an OSD out on a cluster that is not the lab.",
+    help="'degrade': let --while mark an OSD down or out on a cluster that is not the lab.",
 )
 @click.option(
     "--clients",
@@ -319,9 +320,13 @@ def _search(
         return driver.run_capacity(store, spec, target, measure, note, cross_check=check)
     from cephbench.capacity.degrade import while_recovery, while_scrub
 
-    run = while_scrub if during == "scrub" else while_recovery
-    allowed = allow == "degrade"
-    return run(store, spec, target, measure, note, allow_degrade=allowed, conn=load.connection)
+    allowed, conn = allow == "degrade", load.connection
+    if during == "scrub":
+        return while_scrub(store, spec, target, measure, note, allow_degrade=allowed, conn=conn)
+    down = during == "recovery"  # a failed OSD; backfill: a drained one
+    return while_recovery(
+        store, spec, target, measure, note, allow_degrade=allowed, conn=conn, down=down
+    )
 
 
 def _print(doc: dict, fmt: str) -> None:

@@ -18,7 +18,7 @@ def load_undo() -> None:
     the registries: each tool, target and tuning setting kind declares its own (``undo``) and
     loading it registers them; files and run directories are ``resources.undo``'s own."""
     from cephbench import targets, tools
-    from cephbench.ceph import osd_out  # noqa: F401  (capacity --while recovery's OSD out)
+    from cephbench.ceph import osd_out  # noqa: F401  (capacity --while recovery|backfill: the OSD taken out)
     from cephbench.resources import undo
     from cephbench.tuning.settings import REGISTRY as SETTINGS
 
