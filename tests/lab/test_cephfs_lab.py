@@ -68,9 +68,26 @@ def _assert_nothing_left(lab, tmp_path: Path) -> None:
     assert [n for n in _fs_root(lab, tmp_path) if n.startswith("cephbench-")] == []
 
 
+HEALTHY_WITHIN = 120.0
+"""Seconds for a warning raised after ``lab up`` was HEALTH_OK to clear: under the other
+tiers' load one came within a second of it (a full run on 2026-11-29; which one, it did not
+print). A warning that stays (a setting the lab forgot) still fails, naming itself."""
+
+
 def test_lab_up_cephfs_is_healthy_with_an_active_mds(lab_cephfs):
-    status = status_json(lab_cephfs.dir)
-    assert status["health"] == "HEALTH_OK"
+    warned: list[list[str]] = []  # each warning seen on the way, for the failure
+
+    def healthy() -> dict | None:
+        status = status_json(lab_cephfs.dir)
+        if status["health"] == "HEALTH_OK":
+            return status
+        warned.append(status["health_checks"])
+        return None
+
+    try:
+        status = wait_for(healthy, "HEALTH_OK", HEALTHY_WITHIN, poll=1.0)
+    finally:
+        print(f"warnings seen after lab up: {warned}")  # pytest shows it on a failure
     assert [m["name"] for m in status["mdss"]] == ["a"] and status["mdss"][0]["running"]
     fs = status["cephfs"]
     assert fs["exists"] and fs["ranks"] == [{"rank": 0, "name": "a", "state": "up:active"}]
