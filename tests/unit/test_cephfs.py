@@ -117,8 +117,12 @@ def test_bad_cephfs_locations(location):
         parse_location(location)
 
 
-def test_lab_mds_ready_only_with_an_active_rank():
-    assert mds.not_ready({"fsmap": {"by_rank": [{"rank": 0, "status": "up:active"}]}}) is None
+def test_lab_mds_ready_only_with_an_active_rank_and_its_pools_reported():
+    active = {"fsmap": {"by_rank": [{"rank": 0, "status": "up:active"}]}}
+    assert mds.not_ready({**active, "pgmap": {"num_pgs": 48}}) is None
+    # the manager a report behind: the filesystem's 48 PGs not in its map yet
+    assert "(0 of 48 PGs)" in (mds.not_ready({**active, "pgmap": {"num_pgs": 0}}) or "")
+    assert "manager's report" in (mds.not_ready(active) or "")
     waiting = mds.not_ready({"fsmap": {"by_rank": [{"rank": 0, "status": "up:creating"}]}})
     assert waiting is not None and "up:creating" in waiting
     assert "no MDS" in (mds.not_ready({}) or "")

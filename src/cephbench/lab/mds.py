@@ -53,12 +53,22 @@ def active_ranks(status: dict) -> list[dict[str, Any]]:
 
 
 def not_ready(status: dict) -> str | None:
-    """What the filesystem still waits for, from ``ceph status -f json``; None when ready."""
+    """What the filesystem still waits for, from ``ceph status -f json``; None when ready.
+
+    Its pools' PGs must be in the manager's PG map too: the PG states the lab's readiness
+    judges come from the manager, which can be a report behind the OSD map just after it
+    starts. Then every PG it knows is clean and the cluster HEALTH_OK, yet the filesystem's
+    pools are missing from ``ceph df``, and its next report warns of their PGs not active
+    (seen under load: ``lab status`` read HEALTH_WARN a moment after ``lab up`` returned,
+    and ``ceph df`` listed no ``cephfs.lab.data``)."""
     fsmap = status.get("fsmap", {})
     ranks = fsmap.get("by_rank", [])
     if not active_ranks(status):
         states = ", ".join(str(r.get("status")) for r in ranks) or "no MDS in the map"
         return f"an active MDS for filesystem {FS_NAME} ({states})"
+    known, pgs = status.get("pgmap", {}).get("num_pgs", 0), META_PGS + DATA_PGS
+    if known < pgs:
+        return f"the manager's report of the filesystem's pools ({known} of {pgs} PGs)"
     return None
 
 
