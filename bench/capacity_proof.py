@@ -4,14 +4,18 @@ from an OSD taken out against healthy; optionally under a slow disk. Prints ever
 draws the curves (bench/capacity_curve.py).
 
     .venv/bin/python bench/capacity_proof.py [--existing LAB_DIR] [--p99 50ms]
-        [--step-time 5s] [--sweep 0.7:1.3:0.05] [--cases healthy,recovery,slow-disk]
+        [--step-time 5s] [--sweep 0.7:1.3:0.05] [--sweep-repeats 3] [--seed 1]
+        [--cases healthy,recovery,slow-disk]
         [--recovery-sleep 0.5] [-o capacity-proof.png]
 
 The recovery runs with ``osd_recovery_sleep`` 0.5 (``--recovery-sleep``; removed afterwards):
 the lab's pool of 1 GiB would otherwise recover within the search's first step. The fine
 sweep, right after the healthy search, offers fixed rates from 0.7 to 1.3 times the search's
-capacity in 5 % steps (one step each, the search's own step spec), and its capacity is the
-highest rate below the first that fails, as the search judges a step. Brings a lab up (3 hosts, links at 500
+capacity in 5 % steps, each ``--sweep-repeats`` times (3) in a shuffled order, with the
+search's own step spec. A rate passes when most of its steps pass, as the search judges a
+step, and the sweep's capacity is the highest rate below the first that does not. One step
+per rate would make it the minimum over noisy steps, biased low; the shuffle spreads the
+lab's drift over every rate alike. Brings a lab up (3 hosts, links at 500
 Mbit/s) in a temporary directory and takes it down afterwards, or uses the one in LAB_DIR.
 Wants a quiet machine: every figure is a latency.
 """
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -45,6 +50,8 @@ def main() -> None:
     parser.add_argument("--p99", default="50ms")
     parser.add_argument("--step-time", default="5s")
     parser.add_argument("--sweep", default="0.7:1.3:0.05", help="LOW:HIGH:STEP of the capacity")
+    parser.add_argument("--sweep-repeats", type=int, default=3, help="steps at each rate")
+    parser.add_argument("--seed", type=int, default=1, help="of the sweep's shuffled order")
     parser.add_argument("--cases", default="healthy,recovery")
     parser.add_argument("--recovery-sleep", default=RECOVERY_SLEEP, help="osd_recovery_sleep (s)")
     parser.add_argument("-o", "--output", default="capacity-proof.png")
@@ -92,7 +99,7 @@ def prove(lab: LabInfo, db: Path, args: argparse.Namespace) -> None:
                 with Store(db) as store:
                     healthy = load(store, searches[case]).to_json()
                     if healthy["result"]["capacity_iops"]:
-                        sweep(store, lab, healthy, args.sweep, env)
+                        sweep(store, healthy, args, env)
     with Store(db) as store:
         docs = {case: load(store, i).to_json() for case, i in searches.items()}
         for case, doc in docs.items():
@@ -128,46 +135,88 @@ def search(env: dict[str, str], args: list[str]) -> int:
     return int(json.loads(out.stdout)["capacity"])
 
 
-def sweep(store: Store, lab: LabInfo, doc: dict, spec_text: str, env: dict[str, str]) -> None:
-    """Fixed rates around the search's capacity, one step each, judged as the search does."""
-    from cephbench.capacity.driver import load as load_search
+def sweep(store: Store, doc: dict, args: argparse.Namespace, env: dict[str, str]) -> None:
+    """Fixed rates around the search's capacity, each several times in a shuffled order, each
+    step judged as the search judges it; a rate passes when most of its steps do."""
+    from cephbench.ceph.link import scope
 
     os.environ.update(env)
     capacity = doc["result"]["capacity_iops"]
-    spec = load_search(store, doc["capacity"]).spec
+    spec = load(store, doc["capacity"]).spec
     rule = spec.rule
-    low, high, step = (float(x) for x in spec_text.split(":"))
+    low, high, step = (float(x) for x in args.sweep.split(":"))
     rates, f = [], low
     while f <= high + 1e-9:
         rates.append(round(capacity * f))
         f += step
-    found, failed = None, None
-    print(f"fine sweep of {len(rates)} rates, {low:g}-{high:g} x {capacity:.0f} IOPS:")
-    from cephbench.ceph.link import scope
-
+    order = [r for r in rates for _ in range(args.sweep_repeats)]
+    random.Random(args.seed).shuffle(order)
+    print(
+        f"fine sweep of {len(rates)} rates x {args.sweep_repeats} steps, shuffled, "
+        f"{low:g}-{high:g} x {capacity:.0f} IOPS:"
+    )
+    verdicts: dict[int, list[str]] = {r: [] for r in rates}
     with scope():  # the ceph commands as the search's: over one connection
-        steps = [
-            (r, run_step(store, spec.step, r, 0, target=f"rbd:{POOL}/{IMAGE}", label="sweep"))
-            for r in rates
-        ]
-    for rate, s in steps:
-        verdict = outcome(s, rule)
-        p = s.latency_us(rule.percentile)
-        print(
-            f"  {rate} offered, {s.achieved_iops:.0f} achieved, p99 "
-            f"{'-' if p is None else f'{p / 1000:.2f} ms'}: {verdict}"
-        )
-        if verdict == "pass" and failed is None:
-            found = rate
-        elif verdict != "pass" and failed is None:
-            failed = rate
+        for i, rate in enumerate(order):
+            s = run_step(store, spec.step, rate, i, target=f"rbd:{POOL}/{IMAGE}", label="sweep")
+            verdict = outcome(s, rule)
+            p = s.latency_us(rule.percentile)
+            verdicts[rate].append(verdict)
+            print(
+                f"  {rate} offered, {s.achieved_iops:.0f} achieved, p99 "
+                f"{'-' if p is None else f'{p / 1000:.2f} ms'}: {verdict}",
+                flush=True,
+            )
+    found, failed = None, None
+    print("by rate (steps passed of steps):")
+    for rate in rates:
+        passed = verdicts[rate].count("pass")
+        most = passed * 2 > len(verdicts[rate])
+        print(f"  {rate}: {passed} of {len(verdicts[rate])} {verdicts[rate]}")
+        if failed is None:
+            if most:
+                found = rate
+            else:
+                failed = rate
     if found is None:
         print("fine sweep: no rate passed")
         return
     print(
-        f"fine sweep capacity {found} IOPS (first failing {failed}); the search's "
-        f"{capacity:.0f} is {100 * (capacity - found) / found:+.1f} % from it"
+        f"fine sweep capacity {found} IOPS (first rate most of whose steps failed: {failed}); "
+        f"the search's {capacity:.0f} is {100 * (capacity - found) / found:+.1f} % from it"
     )
+    half = half_passed({r: v.count("pass") / len(v) for r, v in verdicts.items()}, len(order))
+    if half is not None:
+        print(
+            f"fine sweep, the rate half its steps pass (a logistic fit of every step's "
+            f"verdict): {half:.0f} IOPS; the search's {capacity:.0f} is "
+            f"{100 * (capacity - half) / half:+.1f} % from it"
+        )
+
+
+def half_passed(passed: dict[int, float], steps: int) -> float | None:
+    """The rate at which a step passes half the time: a logistic curve of the rate fitted to
+    every step's pass or fail by maximum likelihood. What a bisection's repeats home in on,
+    and, unlike the first rate most of whose steps failed, not decided by one unlucky rate."""
+    import numpy as np
+    from scipy.optimize import minimize
+    from scipy.special import expit
+
+    rates = np.array(sorted(passed), dtype=float)
+    share = np.array([passed[int(r)] for r in rates])
+    n = steps / len(rates)
+    mid, scale = float(rates.mean()), float(rates.std()) or 1.0
+    x = (rates - mid) / scale
+
+    def nll(p: np.ndarray) -> float:
+        q = np.clip(expit(p[0] - p[1] * x), 1e-9, 1 - 1e-9)
+        return float(-(n * share * np.log(q) + n * (1 - share) * np.log(1 - q)).sum())
+
+    fit = minimize(nll, np.array([0.0, 1.0]))
+    a, b = fit.x
+    if not fit.success or b <= 0:
+        return None
+    return mid + scale * a / b
 
 
 if __name__ == "__main__":

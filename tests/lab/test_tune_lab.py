@@ -88,7 +88,7 @@ def small(tmp_path: Path) -> str:
 
 @pytest.mark.timeout(1200)  # 24 rounds of 4-15 s (a busy machine), a diagnosis, the revert
 def test_tune_keeps_the_remedy_for_debug_logging_and_revert_puts_everything_back(
-    lab: LabInfo, db: Path, image: None, small: str, monkeypatch
+    lab: LabInfo, db: Path, image: None, small: str, monkeypatch, tmp_path: Path
 ):
     monkeypatch.setenv("CEPHBENCH_LAB_DIR", str(lab.dir))
     with injected(lab, "debug-logging", "cluster"):
@@ -120,6 +120,18 @@ def test_tune_keeps_the_remedy_for_debug_logging_and_revert_puts_everything_back
     assert [k["change"] for k in doc["kept"]] == attempt["changes"]
     assert all(k["revert"] == f"cephbench tune revert {doc['tune']}" for k in doc["kept"])
     assert doc["status"] == "complete"
+    # its report: the attempts table and chart first, then the final experiment's rounds
+    md = tmp_path / "tune.md"
+    invoke("report", "--tune", str(doc["tune"]), "-o", str(md), db=db)
+    text = md.read_text()
+    assert text.startswith(f"# Tune {doc['tune']}: ") and f"## Tune {doc['tune']} on " in text
+    assert "1 change tried, 1 kept (osd-debug-off); the final against the first: better" in text
+    assert "![IOPS per attempt](tune_files/tune-attempts.png)" in text
+    assert (tmp_path / "tune_files" / "tune-attempts.png").stat().st_size > 0
+    assert f"rounds of experiment {final['experiment']} (the final configuration" in text
+    html = tmp_path / "tune.html"
+    invoke("report", "--tune", str(doc["tune"]), "-o", str(html), db=db)
+    assert 'aria-label="IOPS per attempt"><svg' in html.read_text().replace("\n", "")
 
 
 @pytest.mark.timeout(900)

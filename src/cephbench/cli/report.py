@@ -37,6 +37,14 @@ if TYPE_CHECKING:
     "and every round's figures first.",
 )
 @click.option(
+    "--tune",
+    "tune_id",
+    type=int,
+    metavar="N",
+    help="Tune N (`cephbench tune` prints its number): its attempts table and each workload's "
+    "IOPS across the attempts first, then the final configuration against the first.",
+)
+@click.option(
     "--capacity",
     "capacity_ids",
     type=int,
@@ -52,6 +60,7 @@ def report(
     run_refs: tuple[str, ...],
     output: Path,
     experiment: int | None,
+    tune_id: int | None,
     capacity_ids: tuple[int, ...],
     run_filter: RunFilter,
     store: Store,
@@ -68,6 +77,7 @@ def report(
       cephbench report last -o report.md
       cephbench report --label nightly --since 30d -o nightly.html
       cephbench report --experiment 2 -o ab.html
+      cephbench report --tune 1 -o tune.html
       cephbench report --capacity 4 --capacity 5 -o capacity.html
     """
     # scipy, matplotlib and jinja2 (~1 s) load when reporting, not for `report --help`
@@ -78,16 +88,23 @@ def report(
         raise UsageError(
             f"the directory {output.parent} does not exist", hint="create it, or write elsewhere"
         )
-    ab = capacity = title = None
-    picked = (experiment is not None) + bool(capacity_ids)
-    if picked and (run_refs or run_filter.narrows or run_filter.last is not None or picked > 1):
-        what = "--experiment" if experiment is not None else "--capacity"
+    ab = capacity = title = tune = None
+    given = {
+        "--experiment": experiment is not None,
+        "--tune": tune_id is not None,
+        "--capacity": bool(capacity_ids),
+    }
+    picked = [name for name, on in given.items() if on]
+    if picked and (run_refs or run_filter.narrows or run_filter.last is not None or picked[1:]):
+        what = picked[0]
         raise UsageError(
-            f"{what} picks the runs itself (its {'rounds' if experiment else 'steps'})",
+            f"{what} picks the runs itself (its {'steps' if what == '--capacity' else 'rounds'})",
             hint=f"give {what} alone, or runs without it",
         )
     if experiment is not None:
         ab, run_refs = _experiment(store, experiment)
+    if tune_id is not None:
+        tune, title, run_refs = _tune(store, tune_id)
     if capacity_ids:
         capacity, title, runs = _capacities(store, capacity_ids)
     else:
@@ -104,6 +121,7 @@ def report(
         fsids=_fsids(store, runs),
         capacity=capacity,
         title=title,
+        tune=tune,
     )
     click.echo(str(written[0]))
 
@@ -156,6 +174,28 @@ def _experiment(store: Store, exp_id: int) -> tuple[dict, tuple[str, ...]]:
             hint="run the experiment again (cephbench ab)",
         )
     return doc, tuple(str(i) for i in (*a, *b))
+
+
+def _tune(store: Store, tune_id: int) -> tuple[dict, str, tuple[str, ...]]:
+    """Tune ``tune_id``'s document, the report's title, and the runs its other sections
+    compare: the rounds of its final experiment (or of its first attempt's)."""
+    from cephbench.errors import StoreError
+    from cephbench.store import tunings
+    from cephbench.tuning.tune_section import reported_experiment
+
+    try:
+        doc = tunings.get(store, tune_id).doc
+    except StoreError as e:
+        raise UsageError(str(e), hint="`cephbench tune` prints the number of each tune") from e
+    exp = reported_experiment(doc)
+    if exp is None:
+        raise UsageError(
+            f"tune {tune_id} measured no attempt ({doc.get('status')}): nothing to report",
+            hint="a tune whose diagnosis found nothing a remedy answers changes nothing",
+        )
+    _, runs = _experiment(store, exp)
+    title = f"Tune {tune_id}: {doc['suite']} on {doc.get('target') or 'the lab'}"
+    return doc, title, runs
 
 
 def _capacities(store: Store, ids: tuple[int, ...]) -> tuple[dict, str, list]:

@@ -94,13 +94,15 @@ def write_report(
     fsids: Mapping[int, str] | None = None,
     capacity: dict[str, Any] | None = None,
     title: str | None = None,
+    tune: dict[str, Any] | None = None,
 ) -> list[Path]:
     """Write ``path`` (.html or .md); returns every file written. ``provenance``: run id ->
     ``Store.outputs(run_id)``; ``series``: the runs' time series, by run id (none: no Time
     series section); ``ab``: the A/B experiment (``cephbench.ab/1``) they are the rounds of
     (its section first); ``fsids``: run id -> its cluster's fsid, where known (the title of a
     diagnosis names its cluster); ``capacity``: the capacity searches they are steps of (see
-    :class:`ReportData`), with the report's ``title``."""
+    :class:`ReportData`), with the report's ``title``; ``tune``: the tune (``cephbench.tuning/1``)
+    whose experiment's rounds they are (its section first)."""
     suffix = path.suffix.lower()
     if suffix not in (".html", ".htm", ".md"):
         raise UsageError(
@@ -111,7 +113,9 @@ def write_report(
     written: list[Path] = []  # the Markdown report's PNG charts
     sink = _sink_for(path, written) if markdown else _svg
     with charts.style():
-        data = ReportData(cmp, provenance, sink, series or {}, ab, capacity=capacity, title=title)
+        data = ReportData(
+            cmp, provenance, sink, series or {}, ab, tune=tune, capacity=capacity, title=title
+        )
         ctx = context(data, fsids)
     template = "report.md.j2" if markdown else "report.html.j2"
     path.write_text(_env(not markdown).get_template(template).render(**ctx))

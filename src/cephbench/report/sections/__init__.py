@@ -8,8 +8,8 @@ has nothing to show; its fragments ``<name>.html.j2`` and ``<name>.md.j2`` in it
 ``templates`` folder render that context, given as ``section``. A section of scope ``"run"``
 is built once per run and shown inside that run's block of the Runs section.
 
-Sections of layers above the report (the A/B experiment's, the capacity searches', a run's
-diagnosis) are named here
+Sections of layers above the report (the A/B experiment's, the tune's, the capacity
+searches', a run's diagnosis) are named here
 by string only: the report never imports them, the registry does when a report is written.
 """
 
@@ -41,6 +41,7 @@ SECTIONS = Registry(
     {  # in the order shown; each section's ``order`` says the same
         "diagnosis_first": "cephbench.diagnose.section:DiagnosisFirstSection",
         "ab": "cephbench.tuning.section:AbSection",
+        "tune": "cephbench.tuning.tune_section:TuneSection",
         "capacity": "cephbench.capacity.section:CapacitySection",
         "summary": "cephbench.report.sections.summary:SummarySection",
         "sweep": "cephbench.report.sections.sweep:SweepSection",
@@ -71,6 +72,8 @@ class ReportData:
     series: SeriesByRun = field(default_factory=dict)
     ab: dict[str, Any] | None = None
     """The A/B experiment (``cephbench.ab/1``) the runs are the rounds of, if any."""
+    tune: dict[str, Any] | None = None
+    """The tune (``cephbench.tuning/1``) whose final experiment the runs are the rounds of."""
     capacity: dict[str, Any] | None = None
     """The capacity searches the runs are steps of: ``searches`` (``cephbench.capacity/1``
     documents) and ``comparison`` (the second against the first, or None)."""
