@@ -124,11 +124,18 @@ def test_tune_keeps_the_remedy_for_debug_logging_and_revert_puts_everything_back
     md = tmp_path / "tune.md"
     invoke("report", "--tune", str(doc["tune"]), "-o", str(md), db=db)
     text = md.read_text()
-    assert text.startswith(f"# Tune {doc['tune']}: ") and f"## Tune {doc['tune']} on " in text
+    assert (
+        text.startswith(f"# Tune {doc['tune']}: ")
+        and f"## The attempts of tune {doc['tune']}" in text
+    )
     assert "1 change tried, 1 kept (osd-debug-off); the final against the first: better" in text
-    assert "![IOPS per attempt](tune_files/tune-attempts.png)" in text
+    assert (
+        "better (rand\\_rd +" in text
+        and "**\n\n![IOPS per attempt](tune_files/tune-attempts.png)" in text
+    )
     assert (tmp_path / "tune_files" / "tune-attempts.png").stat().st_size > 0
     assert f"rounds of experiment {final['experiment']} (the final configuration" in text
+    assert "(Welch's test).\n\n## Summary" in text  # the report's own sections after it
     html = tmp_path / "tune.html"
     invoke("report", "--tune", str(doc["tune"]), "-o", str(html), db=db)
     assert 'aria-label="IOPS per attempt"><svg' in html.read_text().replace("\n", "")

@@ -181,7 +181,7 @@ def _tune(store: Store, tune_id: int) -> tuple[dict, str, tuple[str, ...]]:
     compare: the rounds of its final experiment (or of its first attempt's)."""
     from cephbench.errors import StoreError
     from cephbench.store import tunings
-    from cephbench.tuning.tune_section import reported_experiment
+    from cephbench.tuning.tune_section import reported_experiment, shown_suite
 
     try:
         doc = tunings.get(store, tune_id).doc
@@ -194,7 +194,7 @@ def _tune(store: Store, tune_id: int) -> tuple[dict, str, tuple[str, ...]]:
             hint="a tune whose diagnosis found nothing a remedy answers changes nothing",
         )
     _, runs = _experiment(store, exp)
-    title = f"Tune {tune_id}: {doc['suite']} on {doc.get('target') or 'the lab'}"
+    title = f"Tune {tune_id}: {shown_suite(doc)} on {doc.get('target') or 'the lab'}"
     return doc, title, runs
 
 

@@ -13,7 +13,8 @@ it kept nothing.
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import replace
+from pathlib import Path, PurePath
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -38,14 +39,19 @@ class TuneSection:
 def tune_section(doc: dict[str, Any], chart: ChartSink) -> dict[str, Any]:
     """The section's context from a tune's ``cephbench.tuning/1`` document."""
     return {
-        "title": f"Tune {doc['tune']} on {doc.get('target') or 'the lab'}: {doc['suite']}",
+        "title": f"The attempts of tune {doc['tune']}",
         "summary": summary(doc),
         "status": doc.get("status", ""),
-        "table": attempts_table(doc, " "),
+        "table": replace(attempts_table(doc, " "), title=None),  # the section's title says it
         "lines": kept_lines(doc) + [f"stopped: {doc['stopped']}"] * bool(doc.get("stopped")),
         "chart": chart(attempts_chart(doc), "tune-attempts"),
         "compared": compared(doc),
     }
+
+
+def shown_suite(doc: dict[str, Any]) -> str:
+    """The suite as a title names it: a suite file by its name, not its whole path."""
+    return PurePath(doc["suite"]).name if "/" in doc["suite"] else doc["suite"]
 
 
 def summary(doc: dict[str, Any]) -> str:
@@ -92,6 +98,12 @@ def attempts_chart(doc: dict[str, Any]) -> Figure | None:
     workloads = list(dict.fromkeys(c["workload"] for a in attempts for c in a["cells"]))
     if len(attempts) < 2 or not workloads:
         return None
+    final = next((a for a in doc.get("attempts", []) if a["final"]), None)
+    final_moves = {
+        c["workload"]: fmt_change(c["to_first"]["pct"], c["to_first"]["ci95"])
+        for c in (final["cells"] if final else [])
+        if c["to_first"]
+    }
     fig, axes = plt.subplots(
         len(workloads),
         1,
@@ -119,7 +131,10 @@ def attempts_chart(doc: dict[str, Any]) -> Figure | None:
         if path:
             xs, ys = zip(*path, strict=True)
             ax.plot(xs, ys, color=PALETTE[0], marker="o", zorder=2)
-        ax.set_title(short(workload, 40), loc="left")
+        moved = final_moves.get(workload)
+        ax.set_title(
+            short(workload, 40) + (f": final against first {moved}" if moved else ""), loc="left"
+        )
         ax.set_ylabel("IOPS")
         ax.set_xticks([a["attempt"] for a in attempts])
         ax.set_xticklabels(
