@@ -85,3 +85,39 @@ def test_interrupted_or_killed_on_cephfs_leaves_nothing(in_rlab, db, how):
         )
         assert "removed cephfs_dir" in cleaned.stdout and "removed cephfs_mount" in cleaned.stdout
     _nothing_left(in_rlab, db)
+
+
+WRITE_JOB = """[global]
+ioengine=psync
+size=16m
+bs=1m
+[write]
+rw=write
+"""
+
+
+def test_a_mount_that_refuses_fallocate_runs_fio_with_fallocate_none(
+    in_rlab, invoke, invoke_json, tmp_path, db
+):
+    """Tentacle's ceph-fuse refuses fallocate(2) (its release notes; tried here: "Operation not
+    supported"): the run tries it first, tells fio fallocate=none, keeps the probe's output and
+    says so. Reef's ceph-fuse takes it: fio keeps its default, and nothing is kept or said."""
+    job = tmp_path / "write.fio"
+    job.write_text(WRITE_JOB)
+    shown = invoke("run", str(job), "--target", "cephfs:lab")
+    rows = query(db, "SELECT tool, argv, input_text, stderr FROM outputs ORDER BY id")
+    probes = [r for r in rows if r[0] == "fallocate-probe"]
+    [fio] = [r for r in rows if r[0] == "fio"]
+    given = f"{fio[1]}\n{fio[2]}"
+    release = invoke_json("show", "last")["cluster"]["ceph_version"].split("(")[1].rstrip(")")
+    if release == "tentacle":
+        [probe] = probes
+        assert "Operation not supported" in probe[3]
+        assert "fallocate=none" in given
+        assert (
+            "Files: the mount refused fallocate(2) (fallocate: fallocate failed: Operation "
+            "not supported), so fio ran with fallocate=none" in shown.output.replace("\n", " ")
+        )
+    else:
+        assert probes == [] and "fallocate" not in given and "fallocate" not in shown.output
+    _nothing_left(in_rlab, db)

@@ -167,3 +167,16 @@ def test_kernel_mount_argv():
         "-o",
         "name=bench,fs=myfs,conf=/etc/ceph/ceph.conf",
     ]
+
+
+def test_the_note_of_a_mount_that_refused_fallocate():
+    """The probe's output as kept on a Tentacle lab's ceph-fuse mount (20.2.4, Debian's
+    testing suite; tests/releases/test_release_cephfs.py makes it)."""
+    from cephbench.cli.show import fallocate_note
+
+    output = {"stderr": "fallocate: fallocate failed: Operation not supported\n"}
+    assert fallocate_note(output) == (
+        "Files: the mount refused fallocate(2) (fallocate: fallocate failed: Operation not "
+        "supported), so fio ran with fallocate=none: its files were laid out by writing them."
+    )
+    assert "(no reason given)" in fallocate_note({"stderr": ""})

@@ -103,13 +103,15 @@ def emit_run(run: Run, fmt: str, store: Store | None = None, raw: bool = False) 
 
 
 def _notes(run: StoredRun, store: Store) -> list[str]:
-    from cephbench.contracts.write import PREFILL_TOOL
+    from cephbench.contracts.write import FALLOCATE_TOOL, PREFILL_TOOL
     from cephbench.model import FLAGS, flag_text
 
     notes = []
-    prefill = prefill_note([o for o in store.outputs(run.id) if o["tool"] == PREFILL_TOOL])
+    outputs = store.outputs(run.id)
+    prefill = prefill_note([o for o in outputs if o["tool"] == PREFILL_TOOL])
     if prefill:
         notes.append(prefill)
+    notes += [fallocate_note(o) for o in outputs if o["tool"] == FALLOCATE_TOOL]
     if run.status == "aborted" and run.results and run.error:  # an empty run's table says it
         notes.append(f"Run {run.id} {run.error}.")
     flags = sorted({f for r in run.results for f in r.flags if f in FLAGS and FLAGS[f].health})
@@ -137,6 +139,15 @@ def served_unread(records: list[Any]) -> str | None:
     return (
         f"Not judged for a cache: {names}: what {layer} served around them could not be read"
         f" ({why}); a cache on the client may have served them, unflagged."
+    )
+
+
+def fallocate_note(output: dict) -> str:
+    """The note for a mount that refused ``fallocate(2)`` (targets/cephfs.py's probe)."""
+    said = (output["stderr"] or "").strip().splitlines()
+    return (
+        f"Files: the mount refused fallocate(2) ({said[-1] if said else 'no reason given'}), "
+        "so fio ran with fallocate=none: its files were laid out by writing them."
     )
 
 

@@ -15,6 +15,8 @@ from cephbench.model import Run, Series, StoredRun, now
 from cephbench.store import Store
 
 PREFILL_TOOL = "fio-prefill"
+FALLOCATE_TOOL = "fallocate-probe"
+"""A CephFS mount's fallocate probe, kept when the mount refused it (targets/cephfs.py)."""
 
 
 def run_document(run: Run, store: Store | None = None, raw: bool = False) -> dict[str, Any]:

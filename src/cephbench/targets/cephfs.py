@@ -9,6 +9,13 @@ must to remove the directory, then unmounts and stops the ceph-fuse daemon by it
 ``--client kernel`` mounts with ``mount -t ceph`` instead, where the kernel has CephFS
 (:func:`cephbench.ceph.cephfs.kernel_available`); elsewhere it is one clear error. (The
 machines this was built on have no ``ceph`` kernel module: that path is untried.)
+
+Tentacle's ceph-fuse refuses ``fallocate(2)`` (mode 0: "Operation not supported"). fio's
+default, ``fallocate=native``, meets that refusal when it lays out its files and goes on
+without a word. So the run first tries ``fallocate`` (util-linux: mode 0) on a file of its
+own in its directory; where the mount refuses it, fio is told ``fallocate=none`` (the files
+laid out by writing them, as fio then does anyway), the probe's output is kept with the run
+and ``show`` says so (:data:`FALLOCATE_TOOL`).
 """
 
 from __future__ import annotations
@@ -27,10 +34,13 @@ from typing import Any
 from cephbench.ceph import cephfs, compat
 from cephbench.ceph.connection import Connection
 from cephbench.ceph.tools import CephTools
-from cephbench.errors import CephbenchError, TargetError
+from cephbench.contracts.write import FALLOCATE_TOOL
+from cephbench.errors import CephbenchError, TargetError, ToolMissing
+from cephbench.model import RawOutput, now
 from cephbench.resources.shield import deferred_interrupts
 from cephbench.resources.undo import undoes
 from cephbench.store import Resource, ResourceLog
+from cephbench.system.process import run
 from cephbench.targets import FioTarget, fio_escape
 from cephbench.targets.cluster import FRESH, CephTarget
 
@@ -58,6 +68,7 @@ class CephfsTarget(CephTarget):
         self.fs_name, self.root = parse_location(location)
         self.client = options.cephfs_client
         self.filesystem: dict[str, Any] = {}
+        self.outputs: list[RawOutput] = []
 
     def check(self, size: int) -> None:
         if self.client == "kernel" and not cephfs.kernel_available():
@@ -114,10 +125,39 @@ class CephfsTarget(CephTarget):
                         f"client.{self.conn.id} may not write to {self.fs_name}:{self.root}",
                         hint="give it rw caps on the path (ceph fs authorize FS client.ID PATH rw)",
                     ) from None
-            yield FioTarget(
-                {"filename": fio_escape(str(workdir / f"cephbench-{run_id}.dat"))},
-                tree=str(workdir),
+            options = {"filename": fio_escape(str(workdir / f"cephbench-{run_id}.dat"))}
+            if self._fallocate_refused(workdir / f"cephbench-{run_id}.fallocate"):
+                options["fallocate"] = "none"
+            yield FioTarget(options, tree=str(workdir))
+
+    def _fallocate_refused(self, probe: Path) -> bool:
+        """Whether the mount refuses ``fallocate(2)``: tried on ``probe`` (in the run's own
+        directory; removed), the output kept when it is refused."""
+        started = now()
+        try:
+            result = run(["fallocate", "--length", "4096", str(probe)], timeout=60)
+        except ToolMissing:  # util-linux's: on every Debian; without it, fio's own default
+            return False
+        finally:
+            probe.unlink(missing_ok=True)
+        refused = result.returncode != 0 and "not supported" in result.stderr.lower()
+        if refused:
+            self.outputs.append(
+                RawOutput(
+                    FALLOCATE_TOOL,
+                    result.argv,
+                    None,
+                    result.stdout,
+                    result.stderr,
+                    result.returncode,
+                    started,
+                    result.seconds,
+                )
             )
+        return refused
+
+    def setup_outputs(self) -> list[RawOutput]:
+        return list(self.outputs)
 
     def _mount(self, mountpoint: str, pid_file: str) -> None:
         if self.client == "kernel":
