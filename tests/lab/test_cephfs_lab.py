@@ -99,7 +99,9 @@ def _wr_bytes(lab) -> int:
     return next(p["stats"]["wr_bytes"] for p in pools if p["name"] == "cephfs.lab.data")
 
 
-def test_quick_on_cephfs_lab_is_stored_and_leaves_nothing(in_lab, invoke, invoke_json, tmp_path):
+def test_quick_on_cephfs_lab_is_stored_and_leaves_nothing(
+    in_lab, invoke, invoke_json, tmp_path, db
+):
     before = _wr_bytes(in_lab)
     invoke("run", "quick", "--target", "cephfs:lab", "--runtime", "1", "--size", "16m")
     run = invoke_json("show", "last")
@@ -108,6 +110,11 @@ def test_quick_on_cephfs_lab_is_stored_and_leaves_nothing(in_lab, invoke, invoke
     target = run["environment"]["target"]
     assert target["cephfs"]["name"] == "lab" and target["cephfs"]["client"] == "ceph-fuse"
     assert target["cephfs"]["data_pools"][0]["name"] == "cephfs.lab.data"
+    # Pacific's ceph-fuse takes fallocate(2): fio keeps its default (Tentacle's: releases/)
+    with Store(db) as store:
+        raw = store.outputs(run["id"])
+    assert [o["tool"] for o in raw if o["tool"] == "fallocate-probe"] == []
+    assert all("fallocate" not in (o.get("input_text") or "") for o in raw)
     wait_for(lambda: _wr_bytes(in_lab) > before, "the data pool's written bytes to grow")
     _assert_nothing_left(in_lab, tmp_path)
 
