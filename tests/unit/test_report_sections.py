@@ -25,6 +25,7 @@ def test_the_registry_order_is_the_report_order():
     assert [s.name for s in sections.sections("report")] == [
         "diagnosis_first",
         "ab",
+        "tune",
         "capacity",
         "summary",
         "sweep",
@@ -123,7 +124,7 @@ def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_section_registered_at_runtime_shows_at_its_order(plugin, invoke, db, tmp_path):
     ids = [store_run(db, "a", RUN), store_run(db, "b", RUN)]
-    assert [s.name for s in sections.sections("report")][3:5] == ["summary", "tiny"]
+    assert [s.name for s in sections.sections("report")][4:6] == ["summary", "tiny"]
     invoke("report", *map(str, ids), "-o", str(tmp_path / "r.html"))
     invoke("report", *map(str, ids), "-o", str(tmp_path / "r.md"))
 

@@ -16,7 +16,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, Self, TypeVar
 
 from cephbench.ceph.commands import ceph_json
 from cephbench.ceph.connection import Connection
@@ -129,7 +129,7 @@ class Sampler(Generic[T]):
     def take(self) -> T:
         raise NotImplementedError
 
-    def __enter__(self) -> Sampler[T]:
+    def __enter__(self) -> Self:
         self._thread = threading.Thread(target=self._loop, name=type(self).__name__, daemon=True)
         self._thread.start()
         return self

@@ -10,15 +10,11 @@ is created and removed however it ends.
 
 from __future__ import annotations
 
-import secrets
-import shutil
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cephbench import tools
@@ -26,13 +22,13 @@ from cephbench.ceph import caches
 from cephbench.ceph.session import (
     CephRun,
     HealthOptions,
-    ceph_run,
     check_beside_preflight,
     preflight,
 )
 from cephbench.errors import CephbenchError, Interrupted, ToolMissing, UsageError
 from cephbench.execution.params import run_params
-from cephbench.execution.served import Watch, watch_for
+from cephbench.execution.phases import PHASES, Opening
+from cephbench.execution.served import Watch
 from cephbench.execution.stopped import (
     BEFORE,
     WORKLOADS,
@@ -44,9 +40,9 @@ from cephbench.execution.stopped import (
 )
 from cephbench.hosts.session import RunHosts, host_fingerprints
 from cephbench.model import Result, RunStatus, Series
-from cephbench.resources.shield import recorded, shielded_exit
+from cephbench.resources.shield import shielded_exit
 from cephbench.resources.undo import ResourceLeft
-from cephbench.store import ResourceLog, Store
+from cephbench.store import Store
 from cephbench.system import environment
 from cephbench.targets import Target
 from cephbench.targets.cluster import CephTarget
@@ -58,8 +54,6 @@ if TYPE_CHECKING:
     from cephbench.ceph.connection import Connection
     from cephbench.execution.accounting import Accounting
     from cephbench.planning.request import RunRequest
-
-WORKDIR_PREFIX = "cephbench-run-"
 
 
 class _NoProgress:
@@ -209,85 +203,30 @@ def execute(
     try:
         # the clean-up (fio gone, image, pool, flags, files) runs to its end, Ctrl-C or not
         with shielded_exit(ExitStack()) as stack:
-            stage.now("setting up the run's work directory")
-            work = stack.enter_context(workdir(run_id, resources))
-            stage.now("preparing the target")
-            fio_target = stack.enter_context(target.session(run_id, resources))
-            served = None  # what is behind the target, read around each workload
-            if plan.reads and tool.accounted:
-                served = watch_for(target, fio_target, inventory is not None)
-                if served is not None:
-                    served.begin()  # its first reading while the run sets up
-            # fio's version in pods, the volumes they got: read beside the first workload,
-            # kept once the workloads end, however they end (before the pods go)
-            stack.callback(_record_late, store, run_id, target)
-            clients = None
-            if inventory is not None:
-                from cephbench.execution.clients import open_clients
-
-                stage.now("preparing the client hosts")
-                clients = open_clients(
-                    stack,
-                    inventory,
-                    target,
-                    fio_target,
-                    run_id,
-                    resources,
-                    shared=options.shared_image,
-                )
-            for raw in target.setup_outputs():
-                store.record_batch(run_id, 0, raw, [])
-            live = None
-            if conn is not None:
-                stage.now("recording the cluster and starting its health watch")
-                live = stack.enter_context(
-                    ceph_run(
-                        store,
-                        run_id,
-                        conn,
-                        resources,
-                        options.health,
-                        getattr(target, "pool", None),
-                        getattr(target, "facts_ahead", None),
-                    )
-                )
-            accounting = None
-            remote = None
-            if options.hosts:
-                stage.now("connecting to the hosts")
-                remote = stack.enter_context(RunHosts.open(options.hosts))
-            if conn is not None and tool.accounted:
-                from cephbench.execution.accounting import Accounting
-
-                stage.now("recording the pool's placement")
-                accounting = stack.enter_context(
-                    Accounting.open(
-                        store,
-                        run_id,
-                        conn,
-                        getattr(target, "pool", None),
-                        client_here=fio_target.pods is None,  # fio in pods: not this process's CPU
-                        hosts=remote,  # the OSDs' CPU read on the hosts over ssh
-                    )
-                )
+            run = Opening(
+                store, run_id, tool, plan, target, conn, options, inventory, resources, stage
+            )
+            for phase in PHASES:
+                phase(stack, run)
+            assert run.work is not None and run.fio_target is not None
             ctx: RunContext[RunPlan] = RunContext(
                 run_id,
                 plan,
                 target,
-                fio_target,
+                run.fio_target,
                 resources,
-                work,
+                run.work,
                 schedule,
                 progress,
                 options,
-                _dropper(store, run_id, remote) if options.drop_caches else (lambda: None),
-                clients,
-                live.facts if live is not None else {},
+                _dropper(store, run_id, run.remote) if options.drop_caches else (lambda: None),
+                run.clients,
+                run.live.facts if run.live is not None else {},
             )
-            if served is not None:
-                ctx.group_ended = served.group_ended
+            if run.served is not None:
+                ctx.group_ended = run.served.group_ended
             stage.now(WORKLOADS)
-            failed = _run_steps(store, tool, ctx, live, accounting, served)
+            failed = _run_steps(store, tool, ctx, run.live, run.accounting, run.served)
             ended = ("failed", f"{failed} workload(s) failed") if failed else ("complete", None)
             stage.now("cleaning up")
         assert ended is not None, "the run's block sets how it ended, or raises"
@@ -308,16 +247,6 @@ def execute(
         progress.stop()
         store.finish_run(run_id, status, error)
     return RunOutcome(run_id, failed)
-
-
-def _record_late(store: Store, run_id: int, target: Target) -> None:
-    """What the target read while the workloads ran: the versions of the tools that ran them
-    elsewhere (the run's tools), and its outputs."""
-    found = target.tool_versions()
-    if found:
-        store.set_tool_versions(run_id, found)
-    for raw in target.late_outputs():
-        store.record_batch(run_id, 0, raw, [])
 
 
 @contextmanager
@@ -415,15 +344,3 @@ def _dropper(store: Store, run_id: int, remote: RunHosts | None = None) -> Calla
         store.add_series(run_id, [Series(0, "", "", "drop_caches", [time.time()], [dropped])])
 
     return before_each
-
-
-@contextmanager
-def workdir(run_id: int, resources: ResourceLog) -> Iterator[Path]:
-    """The run's private directory (job files, chain gates), recorded before it is made."""
-    path = Path(tempfile.gettempdir()) / f"{WORKDIR_PREFIX}{run_id}-{secrets.token_hex(4)}"
-    with recorded(resources, "dir", str(path)):
-        try:
-            path.mkdir(mode=0o700)
-            yield path
-        finally:
-            shutil.rmtree(path, ignore_errors=True)

@@ -226,7 +226,7 @@ def watch_for(target: Target, fio_target: FioTarget, clients: bool) -> Watch | N
     if conn is not None:
         if target.kind == "ceph":  # osd bench, iperf3: nothing read from a pool
             return None
-        return Watch(Pool(conn, getattr(target, "pool", None), CACHES.get(target.kind)))
+        return Watch(Pool(conn, target.pool, CACHES.get(target.kind)))
     if clients or fio_target.pods is not None:
         return None
     location = getattr(target, "directory", None) or getattr(target, "device", None)

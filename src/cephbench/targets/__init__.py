@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -73,6 +74,12 @@ class Target(ABC):
         self.options = options
         self.wants_tree = False
         """The plan creates files of its own (the metadata suite): the session gives a tree."""
+        self.pool: str | None = None
+        """The Ceph pool the target's I/O goes to, once known (checked or created): the run
+        records its placement and reads what it served; None: none, or not known."""
+        self.facts_ahead: Future[dict[str, Any]] | None = None
+        """The cluster's fingerprint, begun while the target was set up; None: the run
+        reads it when it starts recording the cluster."""
 
     @property
     def spec(self) -> str:

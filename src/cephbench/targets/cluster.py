@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -47,12 +46,8 @@ class CephTarget(Target):
     def __init__(self, location: str, options: TargetOptions):
         super().__init__(location, options)
         self.ceph = CephOptions()
-        self.pool: str | None = None
-        """The pool the run uses, once the session has started."""
         self.pool_created = False
         """Whether the session's pool is the run's own, made for it (nothing else is in it)."""
-        self.facts_ahead: Future[dict[str, Any]] | None = None
-        """The cluster's fingerprint, begun as the pool became ready (the runner takes it)."""
         self.kube: KubeOptions | None = None
         """``--pods`` and the other Kubernetes options: fio in pods (targets/cephpods.py)."""
 

@@ -29,7 +29,7 @@ import secrets
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from typing import Any
@@ -81,9 +81,6 @@ class PvcTarget(Target):
         self.conn: Connection | None = None
         """The Ceph cluster behind the class, when given (else the lab's, if one runs)."""
         self.ceph_named = False
-        self.facts_ahead: Future[dict[str, Any]] | None = None
-        """The Ceph cluster's fingerprint, begun as the run's objects are made (ceph_run
-        stores it)."""
         self._cluster: dict[str, Any] | None = None
         """Kubernetes' version, the nodes and the class, as :meth:`check` read them."""
         if location.startswith(CLAIM):
