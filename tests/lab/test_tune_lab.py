@@ -94,6 +94,13 @@ def test_tune_keeps_the_remedy_for_debug_logging_and_revert_puts_everything_back
     with injected(lab, "debug-logging", "cluster"):
         before, pools = config_dump(lab), pool_properties(lab)
         assert '"debug_osd","value":"20/20"' in before.replace(" ", "")
+        monkeypatch.setenv("COLUMNS", "80")  # the plan as blocks: a change a line, 80 columns
+        plan = invoke("tune", "--suite", small, *TARGET, "--dry-run", db=db).stdout
+        assert "attempt 2: osd-debug-off (answers osd.debug_logging" in plan
+        assert "\n    ceph config rm osd debug_osd\n" in plan
+        assert max(map(len, plan.splitlines())) <= 80, plan
+        assert config_dump(lab) == before  # a plan changes nothing
+        monkeypatch.delenv("COLUMNS")
         out = invoke(
             "tune", "--suite", small, *TARGET, "--rounds", "24", "--keep", "--format", "json", db=db
         ).stdout

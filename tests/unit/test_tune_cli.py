@@ -72,3 +72,52 @@ def test_the_document_validates_and_the_table_shows_each_attempt():
     md = to_markdown(attempts_table(doc, " "))
     assert "final vs first" in md and "better, kept" in md and "osd-debug-off" in md
     assert "Bonferroni over 4 tests" in md
+
+
+def test_the_plan_at_80_columns_is_blocks_with_a_change_a_line():
+    """--dry-run's plan in a narrow terminal: the candidates as _propose makes them (debug
+    logging tried; too few PGs skipped without --allow data-movement)."""
+    from cephbench.tuning.tune_report import plan_blocks
+
+    doc = {
+        "candidates": [
+            {
+                "remedy": "osd-debug-off",
+                "finding": "osd.debug_logging (osd)",
+                "changes": ["ceph config rm osd debug_bluestore", "ceph config rm osd debug_osd"],
+                "cost": "online",
+                "attempt": 2,
+                "skipped": None,
+            },
+            {
+                "remedy": "pg-num-up",
+                "finding": "placement.too_few_pgs (pool cb-tune)",
+                "changes": ["ceph osd pool set cb-tune pg_num 32"],
+                "cost": "data-movement",
+                "attempt": None,
+                "skipped": "moves data: --allow data-movement",
+            },
+        ],
+        "plan_notes": [
+            "diagnosis: run 4, 2 finding(s): osd.debug_logging (osd), placement.too_few_pgs "
+            "(pool cb-tune)",
+            "1 attempt(s) after the first, then the final against the first if one is kept; "
+            "each at least 4 rounds of quick (~40 s each) and at most 24 rounds or 10 min, "
+            "until every IOPS CI is within ±10 %",
+        ],
+    }
+    text = plan_blocks(doc, 80)
+    lines = text.splitlines()
+    assert max(map(len, lines)) <= 80
+    assert lines[:5] == [
+        "Tune plan",
+        "",
+        "attempt 2: osd-debug-off (answers osd.debug_logging (osd); online)",
+        "    ceph config rm osd debug_bluestore",
+        "    ceph config rm osd debug_osd",
+    ]
+    assert "not tried: pg-num-up (answers placement.too_few_pgs (pool cb-tune);" in text
+    assert "    skipped: moves data: --allow data-movement" in lines
+    assert lines[-1].startswith("  ") and "until every IOPS CI is within" in text
+    empty = plan_blocks({"candidates": [], "plan_notes": []}, 80)
+    assert "No finding has a remedy cephbench knows (tune --list)." in empty

@@ -153,6 +153,18 @@ def _emit(table: Any, fmt: str) -> None:
     emit_table(table, fmt)
 
 
+def _emit_plan(doc: dict[str, Any], fmt: str) -> None:
+    """The plan of ``--dry-run``: a table, or as blocks in a terminal narrower than
+    :data:`PLAN_NARROW` columns (each change then on a line of its own)."""
+    from cephbench.cli.common import console
+    from cephbench.tuning.tune_report import PLAN_NARROW, plan_blocks, plan_table
+
+    if fmt == "table" and console.width < PLAN_NARROW:
+        click.echo(plan_blocks(doc, console.width))
+    else:
+        _emit(plan_table(doc), fmt)
+
+
 def _percent(option: str, text: str) -> float:
     try:
         pct = float(text.strip().removesuffix("%"))
@@ -197,7 +209,7 @@ def _run(
         DEFAULT_TARGET_CI,
         check_rounds,
     )
-    from cephbench.tuning.tune_report import attempts_table, kept_lines, plan_table
+    from cephbench.tuning.tune_report import attempts_table, kept_lines
     from cephbench.tuning.tuner import TuneOptions, run_tune
 
     guard = _percent("--guard", guard_text)
@@ -266,7 +278,7 @@ def _run(
         if fmt == "json":
             print_json(doc)
         else:
-            _emit(plan_table(doc), fmt)
+            _emit_plan(doc, fmt)
         return
     tune_id = tunings.start(store)
     doc["tune"] = tune_id

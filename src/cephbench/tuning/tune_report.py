@@ -5,6 +5,7 @@ the verdict, kept or reverted), the remedies ``tune --list`` prints, and the pla
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from cephbench.tables.table import Table, fmt_change, fmt_figure
@@ -111,3 +112,35 @@ def plan_table(doc: dict[str, Any]) -> Table:
 
 def kept_lines(doc: dict[str, Any]) -> list[str]:
     return [f"kept: {k['change']} (undo: {k['revert']})" for k in doc.get("kept", [])]
+
+
+PLAN_NARROW = 100
+"""Below this many columns ``--dry-run`` prints its plan as blocks (:func:`plan_blocks`): the
+table's six columns, a change a line each, wrap a command over several lines at 80."""
+
+
+def plan_blocks(doc: dict[str, Any], width: int) -> str:
+    """The plan of ``--dry-run`` as blocks of at most ``width`` columns: per candidate, its
+    attempt (or that it is not tried), the remedy, the finding it answers and its cost, then
+    each change on a line of its own and why it is skipped; then the plan's notes."""
+    lines = ["Tune plan", ""]
+    for c in doc.get("candidates", []):
+        head = f"attempt {c['attempt']}: " if c.get("attempt") else "not tried: "
+        lines += _wrap(f"{head}{c['remedy']} (answers {c['finding']}; {c['cost']})", width, 4)
+        for change in c["changes"]:
+            lines += _wrap(f"    {change}", width, 6)
+        if c.get("skipped"):
+            lines += _wrap(f"    skipped: {c['skipped']}", width, 6)
+        lines.append("")
+    if not doc.get("candidates"):
+        lines += ["No finding has a remedy cephbench knows (tune --list).", ""]
+    for note in doc.get("plan_notes", []):
+        lines += _wrap(note, width, 2)
+    return "\n".join(lines)
+
+
+def _wrap(text: str, width: int, indent: int) -> list[str]:
+    """``text`` in lines of at most ``width`` columns, each after the first indented."""
+    return textwrap.wrap(
+        text, width, subsequent_indent=" " * indent, break_on_hyphens=False, drop_whitespace=True
+    ) or [""]
