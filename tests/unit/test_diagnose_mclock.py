@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from cephbench.ceph import scheduler
 from cephbench.diagnose.config_db import entries
 from cephbench.diagnose.finding import Diagnosis, Severity
+from cephbench.diagnose.findings import diagnose
 from cephbench.diagnose.rules.mclock import mclock_findings
+from cephbench.diagnose.rules.osd import osd_figures
 from tests.helpers import DATA
 
 T = DATA / "ceph" / "20.2.4"
@@ -74,3 +78,18 @@ def test_pacifics_wpq_says_nothing():
     d = Diagnosis()
     mclock_findings(e, d)
     assert d.findings == [] and d.checked == []
+
+
+@pytest.mark.parametrize("name", ["", "-b", "-c"])
+def test_an_osd_that_mclock_limits_is_named_for_its_limit_not_its_cpu(name):
+    """Three ``diagnose --quick`` of a 3-host Tentacle lab with ``lab fault mclock osd.1``
+    (release-lab.source.md): osd.1's client writes wait in mClock's queue, up to 1,000x its
+    peers'. That wait is the limit's, which the mClock rule names; the OSD peers' rule named
+    it as CPU starvation too, with the OSD's device near its peers'. The limit alone now."""
+    e = json.loads((T / f"diagnose-mclock-osd1{name}.evidence.json").read_text())
+    queued = {o: f["queued_ms"] for o, f in osd_figures(e).items() if f.get("queued_ms")}
+    assert queued["osd.1"] > 100 * max(v for o, v in queued.items() if o != "osd.1")
+    d = diagnose(e)
+    assert [(f.code.name, f.component) for f in d.findings] == [
+        ("osd.mclock_client_limit", "osd.1")
+    ]

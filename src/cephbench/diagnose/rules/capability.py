@@ -24,6 +24,7 @@ from cephbench.diagnose.finding import (
     severity,
 )
 from cephbench.diagnose.rules import rule
+from cephbench.diagnose.rules.mclock import client_limited
 from cephbench.diagnose.rules.osd import column, osd_figures
 
 DEVICE_SLOW_MS = 20.0
@@ -72,7 +73,7 @@ def capability_findings(e: dict[str, Any], d: Diagnosis) -> None:
     slow_devices = _devices(figs, _named_devices(d), d)
     named |= slow_devices
     _bench(figs, named, d)
-    _cpu(figs, named | _named(d), d)
+    _cpu(figs, named | _named(d) | client_limited(e), d)  # mClock's limit queues by design
 
 
 def _devices(figs: dict[str, dict[str, float | None]], named: set[str], d: Diagnosis) -> set[str]:

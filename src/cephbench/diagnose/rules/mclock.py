@@ -4,7 +4,8 @@ wpq and this rule says nothing there). Pure: the OSDs' schedulers
 
 - A limit on the client class (only the ``custom`` profile keeps one: the built-in profiles
   leave clients unlimited) caps each OSD's client I/O at that fraction of its capacity,
-  whatever the device can do: a finding on that OSD, with the limit in IOPS.
+  whatever the device can do: a finding on that OSD, with the limit in IOPS. Its client ops
+  wait in mClock's queue, which is no sign of a CPU short (:func:`client_limited`).
 - A capacity far from what the OSD measurably does (its own start-up benchmark rejected, or
   a value set by hand) is noted: mClock's shares between client I/O and recovery or scrub
   are fractions of it, so it matters when those run beside the benchmark, and with a limit.
@@ -37,10 +38,25 @@ class ClientLimit(Evidence):
     bench_4k_iops: float | None
 
 
+def client_limited(e: dict[str, Any]) -> set[str]:
+    """The OSDs (``osd.N``) whose mClock caps client I/O (a custom profile's client limit of
+    a known capacity): their client ops wait in mClock's queue by design, so that wait says
+    nothing of their CPU (the OSD peers' rule reads it so)."""
+    return {
+        f"osd.{osd}"
+        for osd, s in _mclock(e).items()
+        if s.get("client_limit_iops") is not None and s.get("capacity_iops")
+    }
+
+
+def _mclock(e: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    schedulers = e.get("osd_scheduler") or {}
+    return {osd: s for osd, s in schedulers.items() if s.get("queue") == "mclock_scheduler"}
+
+
 @rule(OSD_MCLOCK_CLIENT_LIMIT)
 def mclock_findings(e: dict[str, Any], d: Diagnosis) -> None:
-    schedulers = e.get("osd_scheduler") or {}
-    mclock = {osd: s for osd, s in schedulers.items() if s.get("queue") == "mclock_scheduler"}
+    mclock = _mclock(e)
     if not mclock:
         return
     off = []
@@ -58,7 +74,7 @@ def mclock_findings(e: dict[str, Any], d: Diagnosis) -> None:
                     Severity.WARNING if not bench or bench > 2 * limit else Severity.INFO,
                     f"{name}: mClock's {s.get('profile')} profile limits client I/O to "
                     f"{limit:,.0f} IOPS (osd_mclock_scheduler_client_lim {lim:g} of a "
-                    f"capacity of {cap:,.0f} IOPS, {_FROM.get(s.get('capacity_from'), '')})"
+                    f"capacity of {cap:,.0f} IOPS, {_FROM.get(str(s.get('capacity_from')), '')})"
                     f"{can}",
                     ClientLimit(s.get("profile"), lim, cap, s.get("capacity_from"), limit, bench),
                     f"ceph config rm {name} osd_mclock_scheduler_client_lim; "

@@ -22,6 +22,7 @@ from cephbench.diagnose.finding import (
     severity,
 )
 from cephbench.diagnose.rules import rule
+from cephbench.diagnose.rules.mclock import client_limited
 
 DEVICE_CLEAR = 4.0
 """A device wait this many times its peers' median can be the device's whatever else is slow
@@ -183,6 +184,8 @@ def osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
         if len(v) >= 2 or (k in device and device[k].ratio < DEVICE_CLEAR)
     }
     held = {f.component for f in d.findings if f.code == codes.OSD_CPU_LIMITED}
+    # ops queued behind mClock's client limit wait by design: its rule names the limit
+    throttled = client_limited(e)
     for name in sorted(set(device) | set(queued) | set(bench) | set(subops) | set(signals)):
         dev, ben = device.get(name), bench.get(name)
         if name in held:
@@ -199,7 +202,7 @@ def osd_findings(e: dict[str, Any], d: Diagnosis) -> None:
         # a slow device backs ops up in the queue and slows the replica writes too: the OSD
         # is short of CPU only when its device wait stayed near its peers' (a starved OSD's
         # kv sync thread runs late too, ~2x; a slow device's grows tenfold)
-        if name in held:
+        if name in held or name in throttled:
             que = None
         if que is not None and not _device_first(dev, figs, name):
             if _absolutely_slow_device(figs, name):
