@@ -37,13 +37,19 @@ def tune_doc() -> dict:
     m = measured(blocks(6, rand_wr=[1.95, 2.05, 2.0], rand_rd=[0.99, 1.01, 1.0]))
     plan = Plan(1, 2)
     rows = tune([DEBUG], [m], plan, [7], final=m, final_experiment=8)
-    doc = {
+    return document(rows, plan, kept_changes=["ceph config rm osd debug_osd"])
+
+
+def document(rows: list, plan: Plan, **over) -> dict:
+    """A tune's ``cephbench.tuning/1`` document of the attempts ``rows`` judged by ``plan``,
+    as ``cephbench tune`` stores it (tune 1 of the quick suite), with ``over`` over it."""
+    return {
         "schema": TUNING,
         "tune": 1,
         "status": "complete",
         "suite": "quick",
         "target": None,
-        "workloads": ["rand_rd", "rand_wr"],
+        "workloads": sorted({c.workload for r in rows for c in r.cells}),
         "diagnosis_run": 1,
         "findings": [{"code": "osd.debug_logging", "component": "osd", "summary": "..."}],
         "candidates": [],
@@ -59,11 +65,11 @@ def tune_doc() -> dict:
         },
         "attempts": [attempt_json(r) for r in rows],
         "kept": [],
-        "kept_changes": ["ceph config rm osd debug_osd"],
+        "kept_changes": [],
         "stopped": None,
         "error": None,
+        **over,
     }
-    return doc
 
 
 def test_the_document_validates_and_the_table_shows_each_attempt():

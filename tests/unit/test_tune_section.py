@@ -11,8 +11,10 @@ import pytest
 from matplotlib.figure import Figure
 
 from cephbench.report.sections import SECTIONS
-from cephbench.tuning.attempts import Plan, attempt_json, tune
+from cephbench.tuning.attempts import Plan, tune
 from cephbench.tuning.tune_section import attempts_chart, reported_experiment, tune_section
+from tests.contract import validate
+from tests.unit.test_tune_cli import document
 from tests.unit.test_tune_recorded import recorded
 
 
@@ -24,24 +26,7 @@ def tune_doc(sequential: bool) -> dict[str, Any]:
     rows = tune([cand], [m], plan, [7])
     if rows[1].kept:
         rows = tune([cand], [m], plan, [7], m, 7)
-    return {
-        "schema": "cephbench.tuning/1",
-        "tune": 3,
-        "status": "complete",
-        "suite": "quick",
-        "target": "rbd:bench/img",
-        "guard_pct": 5.0,
-        "correction": {
-            "method": "bonferroni",
-            "tests": plan.tests,
-            "alpha": 0.05,
-            "level": plan.level,
-        },
-        "attempts": [attempt_json(r) for r in rows],
-        "kept": [],
-        "kept_changes": [],
-        "stopped": None,
-    }
+    return validate(document(rows, plan, tune=3, target="rbd:bench/img"))
 
 
 class Charts:

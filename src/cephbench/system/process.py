@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from cephbench.errors import Interrupted, ToolFailed, ToolMissing
+from cephbench.model import RawOutput
 from cephbench.system import interrupts
 
 POLL_SECONDS = 0.2
@@ -78,6 +79,19 @@ class ProcessResult:
             if lines:
                 return lines[-1]
         return f"exit status {self.returncode}"
+
+    def as_raw(self, tool: str, started: str, input_text: str | None = None) -> RawOutput:
+        """This result as the run keeps it: ``tool``'s raw output, begun at ``started``."""
+        return RawOutput(
+            tool,
+            self.argv,
+            input_text,
+            self.stdout,
+            self.stderr,
+            self.returncode,
+            started,
+            self.seconds,
+        )
 
 
 class ProcessTimeout(ToolFailed):

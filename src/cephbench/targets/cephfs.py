@@ -142,18 +142,7 @@ class CephfsTarget(CephTarget):
             probe.unlink(missing_ok=True)
         refused = result.returncode != 0 and "not supported" in result.stderr.lower()
         if refused:
-            self.outputs.append(
-                RawOutput(
-                    FALLOCATE_TOOL,
-                    result.argv,
-                    None,
-                    result.stdout,
-                    result.stderr,
-                    result.returncode,
-                    started,
-                    result.seconds,
-                )
-            )
+            self.outputs.append(result.as_raw(FALLOCATE_TOOL, started))
         return refused
 
     def setup_outputs(self) -> list[RawOutput]:

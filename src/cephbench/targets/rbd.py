@@ -172,18 +172,7 @@ class RbdTarget(CephTarget):
         """fio's rbd engine of the connection's tools, its output kept with the run's."""
         started = now()
         result = self.conn.tools.run("fio", *args, env=env, check=True, timeout=3600)
-        self.prefill_outputs.append(
-            RawOutput(
-                PREFILL_TOOL,
-                result.argv,
-                None,
-                result.stdout,
-                result.stderr,
-                result.returncode,
-                started,
-                result.seconds,
-            )
-        )
+        self.prefill_outputs.append(result.as_raw(PREFILL_TOOL, started))
         return result
 
     def _prefill(self, pool: str, image: str) -> None:

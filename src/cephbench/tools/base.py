@@ -226,16 +226,7 @@ class Tool(ABC):
 def raw_output(
     tool: str, result: ProcessResult, started: str, jobfile: str | None = None
 ) -> RawOutput:
-    return RawOutput(
-        tool,
-        result.argv,
-        jobfile,
-        result.stdout,
-        result.stderr,
-        result.returncode,
-        started,
-        result.seconds,
-    )
+    return result.as_raw(tool, started, jobfile)
 
 
 class Stopped(Exception):
