@@ -1,7 +1,8 @@
 """Diagnosis and explain against injected faults on a 3-host lab: N trials each of healthy, a
 slow disk, a CPU-starved OSD, a slow link to one host, every link rate-limited, two faults of
-different layers at once (a slow disk and a slow link) and most OSDs slow (two slow disks of
-three). Prints the confusion matrix of the fault injected against the findings above info
+different layers at once (a slow disk and a slow link), two of different kinds in two OSDs (a
+slow disk and another OSD's starved CPU: ``cpu+disk``), random reads under a slow disk
+(``disk-reads``) and most OSDs slow (two slow disks of three). Prints the confusion matrix of the fault injected against the findings above info
 (the top one, or every injected part found for two faults), and against the limiting part
 `explain` names for a 1M sequential write (QD16) and a 4k random write (QD32) run made under
 the fault; the healthy lab's efficiencies; every result above its ceiling; the median time
@@ -60,6 +61,15 @@ CASES = [
         ["device|osd osd.1", "device|osd osd.2"],
         ["osd.1", "osd.2"],
     ),
+    # two faults of different kinds in two OSDs: the slow disk must not hide the starved CPU
+    (
+        "cpu+disk",
+        [("slow-disk", "osd.1", SLOW_DISK), ("cpu", "osd.2", {"percent": 15})],
+        ["device|osd osd.1", "osd osd.2"],
+        ["osd.1", "osd.2"],
+    ),
+    # random reads under a slow disk (explain runs READ_JOBS on a prefilled image)
+    ("disk-reads", [("slow-disk", "osd.1", SLOW_DISK)], ["device|osd osd.1"], ["osd.1"]),
     # Reef and later (--release): clients held to 100 IOPS on osd.1 by its mClock
     ("mclock", [("mclock", "osd.1", {})], ["osd osd.1"], ["osd.1"]),
 ]
@@ -84,6 +94,17 @@ stonewall
 """The 1M writes first: under a slow disk BlueStore takes the 4k writes' first second at full
 speed (deferred, into its WAL) and drains them at the disk's throttled rate afterwards, so a
 workload after them would be measured during that drain and charged the CPU it costs."""
+READ_JOBS = """\
+[rand_rd_4k]
+rw=randread
+bs=4k
+iodepth=32
+time_based=1
+runtime=6
+"""
+"""Random reads for the ``disk-reads`` case, on an image prefilled first: reads of objects
+never written are answered without touching a device."""
+READ_CASES = {"disk-reads"}
 
 
 def above_info(doc: dict) -> list[str]:
@@ -160,6 +181,8 @@ def main() -> int:
         spec = LabSpec(dir=lab_dir, hosts=3, osds=3, rate="500mbit", ssh=True, release=args.release)
         info = up(spec, timeout=240).info
     jobs.write_text(JOBS)
+    read_jobs = work / "explain-reads.fio"
+    read_jobs.write_text(READ_JOBS)
     print(f"store: {db}", flush=True)
     try:
         for trial in range(args.trials):
@@ -184,7 +207,7 @@ def main() -> int:
                                 {**env, "CEPH_ARGS": "--rbd_cache=false"}
                                 if args.no_client_cache
                                 else env,
-                                jobs,
+                                read_jobs if name in READ_CASES else jobs,
                                 doc["run"],
                                 name,
                                 efficiencies,
@@ -243,10 +266,12 @@ def explain_under(
     efficiencies: dict[str, list[float]],
     out_of_bounds: tuple[list[str], list[str]],
 ) -> list[str]:
-    """A 4k random write and a 1M write run under the fault, explained by the diagnosis made
+    """A 4k random write and a 1M write (random reads on a prefilled image: READ_JOBS) run under the fault, explained by the diagnosis made
     under it: the limiting part of each."""
+    reads = jobs.name == "explain-reads.fio"
+    size = ["--size", "64M"] if reads else ["--size", "256M", "--no-prefill"]
     out = run(
-        [cb, "run", str(jobs), "--size", "256M", "--no-prefill", "--format", "json"],
+        [cb, "run", str(jobs), *size, "--format", "json"],
         env=env,
         timeout=600,
     )

@@ -116,5 +116,5 @@ def test_under_a_slow_disk_the_bounded_phases_end_early(on_lab3, invoke_json, db
     prefill = next(o for o in outputs if o["tool"] == "fio-prefill")
     written = json.loads(prefill["stdout"][prefill["stdout"].index("{") :])["jobs"][0]["write"]
     assert region == written["io_bytes"] < 16 << 20
-    loads = [o for o in outputs if o["tool"] == "fio"]
+    loads = [o for o in outputs if o["tool"] == "fio" and "--ioengine=rbd" in o["argv"]]
     assert len(loads) == 2 and all(f"--size={region}" in o["argv"] for o in loads)

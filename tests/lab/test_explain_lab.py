@@ -1,14 +1,18 @@
 """``cephbench explain`` on the shared 3-host lab: a run of a 4k random write and a 1M write
 explained by a diagnosis made just before it; healthy, under a slow disk (a 1M write's limiting
-part is that OSD) and under two faults of different layers at once (both found)."""
+part is that OSD), under two faults of different layers at once (both found), and under a
+slow disk and another OSD's starved CPU (both found; random reads wait on the disk)."""
 
 from __future__ import annotations
 
+import os
 from contextlib import ExitStack
 
 import pytest
 
-from cephbench.lab import faults
+from cephbench.lab import ensure_pool, faults, remove_pool
+from cephbench.store import Store
+from cephbench.system.process import run as run_process
 
 RAND_WR_4K = """\
 [rand_wr_4k]
@@ -95,3 +99,59 @@ def test_two_faults_of_different_layers_are_both_found(on_lab3, invoke_json):
     assert named & {("device", "osd.1"), ("osd", "osd.1")}, d["findings"]
     assert ("network", "host2") in named, d["findings"]
     assert faults.list_faults(on_lab3) == []
+
+
+RAND_RD_4K = """\
+[rand_rd_4k]
+rw=randread
+bs=4k
+iodepth=32
+time_based=1
+runtime=3
+"""
+
+
+def test_a_starved_osd_behind_a_slow_disk_is_found_and_reads_wait_on_the_disk(
+    on_lab3, invoke_json, tmp_path, db
+):
+    """osd.1's disk held to 150 IOPS and osd.2 to 15 % of a core at once. Under the client's
+    load osd.2 idles behind osd.1 and shows nothing; its own osd bench runs it out of its
+    quota, so both are named. Random reads of an image written before the faults then wait on
+    osd.1's disk, and explain says so from osd.1's own reads (not this machine's CPU, as it
+    did when reads had no device ceiling). The image has 512 objects of 64 KiB, so each OSD's
+    share of its reads is its share of the PGs' primaries."""
+    image = f"{POOL}/reads"
+    created = ensure_pool(on_lab3, POOL, pg_num=32)
+    try:
+        rbd(on_lab3, "create", "--size", "32M", "--object-size", "64K", image)
+        rbd(on_lab3, "bench", "--io-type", "write", "--io-size", "1M", "--io-total", "32M", image)
+        with ExitStack() as stack:
+            stack.enter_context(faults.injected(on_lab3, "slow-disk", "osd.1", iops=150))
+            stack.enter_context(faults.injected(on_lab3, "cpu", "osd.2", percent=15))
+            diag = invoke_json("diagnose", "--quick")
+            jobs = tmp_path / "reads.fio"
+            jobs.write_text(RAND_RD_4K)
+            run = invoke_json("run", str(jobs), "--target", f"rbd:{image}")
+        doc = invoke_json("explain", str(run["id"]), "--diagnosis", str(diag["run"]))
+    finally:
+        rbd(on_lab3, "rm", "--no-progress", image, check=False)
+        if created:
+            remove_pool(on_lab3, POOL)
+    named = {(f["layer"], f["component"]) for f in diag["findings"] if f["severity"] != "info"}
+    assert named & {("device", "osd.1"), ("osd", "osd.1")}, diag["findings"]
+    [cpu] = [f for f in diag["findings"] if f["component"] == "osd.2"]
+    assert cpu["layer"] == "osd" and "its own 4k osd bench" in cpu["summary"], cpu
+    [reads] = doc["workloads"]
+    assert reads["limiting_part"] == "osd.1's device", reads["line"]
+    assert "under reads of its own" in reads["line"] and not reads["model_defect"], reads["line"]
+    assert "the run's 512 data objects" in reads["line"], reads["line"]
+    assert faults.list_faults(on_lab3) == []
+    with Store(db) as s:
+        assert s.open_resources() == []  # the diagnosis' pool, with its read objects: gone
+
+
+POOL = "cb-explain-reads"
+
+
+def rbd(lab, *args: str, check: bool = True) -> None:
+    run_process(["rbd", *args], env={**os.environ, **lab.env}, check=check, timeout=300)

@@ -5,6 +5,7 @@ link on the replication path, a CPU-limited run, a result above its ceiling."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -128,7 +129,7 @@ def test_a_slow_link_on_the_replication_path_limits_large_writes():
     assert "100 Mbit/s measured" in x.limit.why
 
 
-def test_reads_have_no_device_ceiling_and_say_so():
+def test_large_reads_have_no_device_ceiling_and_say_so():
     caps = Capabilities(
         [osd(i, 5000, 800, THIRD, 0.5 if i == 0 else 0.25) for i in range(3)],
         PoolLayout("replicated", 3),
@@ -138,7 +139,44 @@ def test_reads_have_no_device_ceiling_and_say_so():
     x = explain(caps, w)
     assert x.limit is not None and x.limit.part == "host0's link"  # half the reads
     assert x.limit.iops == pytest.approx(60e6 / (MIB * 0.5))
-    assert any("osd bench measures writes only" in n for n in x.not_measured)
+    assert any("each OSD's own reads measured at 4 KiB only" in n for n in x.not_measured)
+
+
+def randread(iops: float, bs: int = 4096) -> Workload:
+    return Workload("rand_rd", "randread", bs, 32, 1, iops, iops * bs, None, "read")
+
+
+def test_small_reads_under_a_slow_disk_are_held_by_its_own_reads_over_its_primaries():
+    """The recorded slow disk: osd.1 read 151 IOPS on its own, primary of 11 of 32 PGs."""
+    e = evidence("slow-disk-reads")
+    caps = capability.capabilities(e, PoolLayout("replicated", 3))
+    reads = {o.name: o.read_4k_iops for o in caps.osds}
+    assert reads == {"osd.0": 13745.508982, "osd.1": 151.037344, "osd.2": 13617.148554}
+    x = explain(caps, randread(479.0))
+    assert x.limit is not None and (x.limit.part, x.limit.layer) == ("osd.1's device", "osd")
+    share = next(o.primary_share for o in caps.osds if o.name == "osd.1")
+    assert x.limit.iops == pytest.approx(151.037344 / share)
+    assert "read 4k at 151 IOPS under reads of its own" in x.limit.why
+    # healthy: no OSD's reads come near the links' (or anything's) ceiling
+    healthy = capability.capabilities(evidence("healthy-reads"), PoolLayout("replicated", 3))
+    parts = [p for p in explain(healthy, randread(5000.0)).parts if p.layer == "osd"]
+    assert len(parts) == 3 and min(p.iops for p in parts) > 13_000
+
+
+def test_reads_without_their_figures_or_from_erasure_coding_say_why_not():
+    plain = Capabilities(
+        [osd(i, 5000, 800, THIRD, THIRD) for i in range(3)], PoolLayout("replicated", 3)
+    )
+    x = explain(plain, randread(1000.0))
+    assert not [p for p in x.parts if p.layer == "osd"]
+    assert any("no OSD's own reads measured" in n for n in x.not_measured)
+    ec = Capabilities(
+        [replace(osd(i, 5000, 800, 0.25, 0.25), read_4k_iops=100.0) for i in range(4)],
+        PoolLayout("erasure", 3, k=2, m=1),
+    )
+    x = explain(ec, randread(1000.0))
+    assert not [p for p in x.parts if p.layer == "osd"]
+    assert any("erasure-coded pool: not modelled" in n for n in x.not_measured)
 
 
 def test_cpu_per_io_against_the_cores_can_be_the_limit():

@@ -112,3 +112,27 @@ def test_a_run_and_a_diagnosis_record_the_same_limits_under_the_same_key(osds, d
         for p in explain(caps, randwrite(1000.0), use).parts
         if p.part == "osd.1's CPU allowance"
     )
+
+
+def test_the_quota_cgroups_throttling_counters_v1_and_v2(osds, tmp_path, monkeypatch):
+    """cpu.stat of the cgroup whose quota holds the process (v1 in ns, v2 in µs); none for a
+    process no quota holds. The bench counts what changed."""
+    base = tmp_path / "cgroup" / "cpu,cpuacct" / "ceph-osd-102"
+    (base / "cpu.stat").write_text("nr_periods 40\nnr_throttled 12\nthrottled_time 916300000\n")
+    got = cpu_limit.throttling(102)
+    assert got == cpu_limit.Throttling(40, 12, 0.9163)
+    assert got.since(cpu_limit.Throttling(33, 5, 0.0)) == cpu_limit.Throttling(7, 7, 0.9163)
+    assert cpu_limit.throttling(100) is None  # no quota
+    assert cpu_limit.throttling(101) is None  # a cpuset, no quota
+    assert cpu_limit.throttling(103) is None  # gone
+    # cgroup v2: cpu.max and cpu.stat in the unified hierarchy
+    proc, v2 = tmp_path / "proc2", tmp_path / "v2"
+    (proc / "7").mkdir(parents=True)
+    (proc / "7" / "cgroup").write_text("0::/osd.7\n")
+    (v2 / "osd.7").mkdir(parents=True)
+    (v2 / "osd.7" / "cpu.max").write_text("15000 100000\n")
+    (v2 / "osd.7" / "cpu.stat").write_text(
+        "usage_usec 5\nnr_periods 9\nnr_throttled 4\nthrottled_usec 250000\n"
+    )
+    assert cpu_limit.throttling(7, proc, v2) == cpu_limit.Throttling(9, 4, 0.25)
+    assert cpu_limit.quota(7, proc, v2) == pytest.approx(0.15)

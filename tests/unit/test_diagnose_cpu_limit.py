@@ -2,7 +2,9 @@
 an OSD that shares one machine with its peers, on recorded diagnoses of the lab with each
 OSD's CPU read during the QD32 load: the ``cpu`` fault (``diagnose-cpu-osd2-h``), a healthy
 lab (``diagnose-healthy-e``) and one right after another lab's teardown
-(``diagnose-healthy-f``); and the peak over a span, by hand."""
+(``diagnose-healthy-f``); the peak over a span, by hand; and a starved OSD hidden behind
+another's slow disk, named from its own osd bench (``diagnose-cpu-and-disk``; not from a
+bench too short to spend its quota, ``diagnose-cpu-and-disk-short-bench``)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import pytest
 from cephbench.diagnose import codes, findings
 from cephbench.diagnose.cpu_use import peak, used
 from cephbench.diagnose.finding import Status
+from cephbench.diagnose.rules.cpu_limit import throttled_in_bench
 
 DATA = Path(__file__).parents[1] / "data" / "ceph" / "16.2.15"
 
@@ -136,3 +139,45 @@ def test_used_and_peak_over_a_span():
     # shorter than the span: the whole series
     assert peak(series[:3], 2.0) == pytest.approx(0.0)
     assert peak([(0.0, 1.0), (1.0, 1.5)], 2.0) == pytest.approx(0.5)
+
+
+def test_a_starved_osd_behind_a_slow_disk_is_named_by_its_own_bench():
+    """Under the client's load osd.2 idled behind osd.1's slow disk (0.03 of its 0.15 cores);
+    its own 4k osd bench ran it out of its quota: both faults named."""
+    e = evidence("cpu-and-disk")
+    assert e["osds"]["2"]["cpu"]["peak_cores"] < 0.85 * 0.15  # the load alone shows nothing
+    d = findings.diagnose(e)
+    above = [(f.code, f.component) for f in d.findings if f.severity != "info"]
+    assert above[0] == (codes.DEVICE_SLOW_COMMIT, "osd.1")
+    [cpu] = [f for f in d.findings if f.code == codes.OSD_CPU_LIMITED]
+    assert cpu.component == "osd.2" and cpu.severity != "info"
+    assert (
+        "osd.2 is held by its cgroup's CPU quota (0.15 cores): its own 4k osd bench took "
+        "598.6 ms, and the quota throttled it 7 time(s), for 916.3 ms in all; under the "
+        "client's load it used at most 0.03 cores" in cpu.summary
+    )
+    assert cpu.to_json()["evidence"]["figures"]["bench_4k_throttled_ms"] == 916.3
+
+
+def test_a_bench_too_short_to_spend_the_quota_names_no_limit():
+    """1,024 writes took osd.2 24 ms: its quota was never spent, nothing to judge on."""
+    e = evidence("cpu-and-disk-short-bench")
+    assert e["osds"]["2"]["cpu_bench_4k"]["throttled"] == 0
+    d = findings.diagnose(e)
+    assert not [f for f in d.findings if f.code == codes.OSD_CPU_LIMITED]
+    assert [(f.code, f.component) for f in d.findings if f.severity != "info"][:1] == [
+        (codes.DEVICE_SLOW_COMMIT, "osd.1")
+    ]
+
+
+def test_the_bench_rule_needs_a_limit_a_throttle_and_half_the_bench_time():
+    base = {"limit_cores": 0.15, "throttled": 2, "periods": 8, "bench_ms": 100.0}
+    judged = {
+        "held": {**base, "throttled_ms": 50.0},
+        "short": {**base, "throttled_ms": 49.9},
+        "no-limit": {**base, "limit_cores": None, "throttled_ms": 90.0},
+        "never": {**base, "throttled": 0, "throttled_ms": 0.0},
+        "no-time": {**base, "bench_ms": None, "throttled_ms": 90.0},
+    }
+    e = {"osds": {k: {"cpu_bench_4k": v} for k, v in judged.items()}}
+    assert list(throttled_in_bench(e)) == ["osd.held"]

@@ -351,6 +351,8 @@ def test_not_checked_texts_are_filed_under_their_code_s_layer():
         unchecked.SYNC_WRITE_OUT_OF_REACH.text: "device",
         unchecked.SYNC_WRITE_HOLDS_DATA.text: "device",
         unchecked.OSD_BENCH_SKIPPED.text: "osd",
+        unchecked.OSD_READS_SKIPPED.text: "osd",
+        unchecked.OSD_READS_UNPLACED.text: "osd",
     }
     held = finding.Check(
         "device", unchecked.SYNC_WRITE_HOLDS_DATA.text, finding.Status.NOT_POSSIBLE

@@ -37,7 +37,8 @@ def test_explain_gives_every_workload_a_ceiling_a_limiting_part_and_an_efficienc
         assert w["line"].startswith(w["line"].split(":")[0])
     assert names["seq_wr"]["limiting_layer"] == "network"  # 128k writes: a host's 500 Mbit/s
     assert names["rand_wr"]["limiting_layer"] == "cpu"  # 4k writes: the lab's 2 cores
-    assert any("osd bench measures writes only" in n for n in names["rand_rd"]["not_measured"])
+    # a diagnosis recorded before each OSD's own reads were measured: said so
+    assert any("no OSD's own reads measured" in n for n in names["rand_rd"]["not_measured"])
     # an rbd: run is librbd: its cache, as the run's fingerprint recorded the configuration
     cache = doc["capabilities"]["client_cache"]
     assert cache["policy"] == "writearound" and cache["early_bytes"] == 24 << 20

@@ -1,4 +1,5 @@
-"""Capabilities read from what was measured: a diagnosis' evidence (each OSD's ``osd bench``,
+"""Capabilities read from what was measured: a diagnosis' evidence (each OSD's ``osd bench``
+and its own reads,
 the links' iperf3 and ping, the PGs per OSD), a run's pool (its fingerprint) and what the run
 recorded (its pool's placement, each workload's CPU seconds: ``execution.accounting``). Pure:
 recorded dicts in, :mod:`cephbench.diagnose.ceiling_inputs` out."""
@@ -6,8 +7,10 @@ recorded dicts in, :mod:`cephbench.diagnose.ceiling_inputs` out."""
 from __future__ import annotations
 
 import statistics
+from dataclasses import replace
 from typing import Any
 
+from cephbench.ceph import placement
 from cephbench.diagnose.ceiling_inputs import Capabilities, CpuUse, OsdCapability, PoolLayout
 
 
@@ -46,6 +49,51 @@ def shares_from_pgs(pgs: list[dict[str, Any]]) -> dict[str, tuple[float, float]]
     return _normalise(held, prim)
 
 
+MAX_OBJECTS = 4096
+"""Objects placed one by one (a hash each); a larger image's are sampled evenly: 4,096 of
+them put each OSD's share within about a percent of the whole image's."""
+
+
+def shares_from_objects(
+    pgs: list[dict[str, Any]], objects: list[dict[str, Any]]
+) -> dict[str, tuple[float, float]] | None:
+    """PG up sets and the objects the data lives in (each ``{"prefix", "count"}``: an RBD
+    image's ``PREFIX.N``, N as 16 hex digits) -> OSD id -> (share of the copies, share of the
+    primaries), each object counted where Ceph places it; None when they cannot be placed
+    (no objects, or PGs missing from the listing). A small image's few objects fall on its
+    PGs unevenly, and its reads on the primaries with them, not as the PGs do."""
+    by_pg = {str(pg.get("pgid")): pg for pg in pgs}
+    names = [
+        f"{o['prefix']}.{n:016x}"
+        for o in objects
+        for n in _spread(int(o.get("count") or 0), MAX_OBJECTS // max(1, len(objects)))
+    ]
+    seeds = {int(pgid.split(".")[1], 16) for pgid in by_pg}
+    if not names or not by_pg or seeds != set(range(len(by_pg))):
+        return None  # nothing to place, or a listing without every PG: pg_num not known
+    pool_id = int(next(iter(by_pg)).split(".")[0])
+    held: dict[str, int] = {}
+    prim: dict[str, int] = {}
+    for name in names:
+        pg = by_pg.get(placement.pg_of(name, pool_id, len(by_pg)))
+        if pg is None:
+            return None
+        for osd in pg.get("up", []):
+            if osd is not None and osd >= 0:
+                held[str(osd)] = held.get(str(osd), 0) + 1
+        p = pg.get("up_primary")
+        if p is not None and p >= 0:
+            prim[str(p)] = prim.get(str(p), 0) + 1
+    return _normalise(held, prim)
+
+
+def _spread(count: int, most: int) -> range | list[int]:
+    """Object numbers 0..count-1, or ``most`` of them evenly spaced."""
+    if count <= most:
+        return range(count)
+    return [i * count // most for i in range(most)]
+
+
 def shares_from_counts(per_osd: dict[str, dict[str, int]]) -> dict[str, tuple[float, float]]:
     """The diagnosis' placement (``per_osd``: pgs, primaries) -> shares."""
     held = {k: int(v.get("pgs", 0)) for k, v in per_osd.items()}
@@ -82,11 +130,16 @@ def capabilities(
     e: dict[str, Any],
     layout: PoolLayout,
     pgs: list[dict[str, Any]] | None = None,
+    objects: list[dict[str, Any]] | None = None,
 ) -> Capabilities:
     """What the diagnosis measured, for a pool of ``layout`` (its PGs' up sets ``pgs`` when
-    the run recorded them; else the PGs per OSD the diagnosis read)."""
+    the run recorded them, each OSD weighed by the run's data ``objects`` it holds when
+    recorded too; else the PGs per OSD the diagnosis read)."""
     notes: list[str] = []
-    if pgs:
+    placed = shares_from_objects(pgs, objects) if pgs and objects else None
+    if placed is not None:
+        shares = placed
+    elif pgs:
         shares = shares_from_pgs(pgs)
     else:
         shares = shares_from_counts(e.get("placement", {}).get("per_osd", {}))
@@ -103,10 +156,14 @@ def capabilities(
                 rep,
                 prim,
                 ((info.get("qd1_write") or {}).get("commit") or {}).get("ms"),
+                (info.get("read_4k") or {}).get("iops"),
             )
         )
     link, rtt = links(e)
-    return Capabilities(osds, layout, link, rtt, notes)
+    total = sum(int(o.get("count") or 0) for o in objects or [])
+    basis = f"the run's {total:,} data objects" if placed else None
+    caps = Capabilities(osds, layout, link, rtt, notes)
+    return replace(caps, shares_of=basis) if basis else caps
 
 
 def cpu_use(records: list[dict[str, Any]], workload: str) -> CpuUse | None:

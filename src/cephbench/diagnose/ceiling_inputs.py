@@ -28,6 +28,9 @@ class OsdCapability:
     commit_ms: float | None = None
     """BlueStore's commit of one write at QD1 (the diagnosis' QD1 writes), ms; else the
     floor takes one osd bench write's share of its time."""
+    read_4k_iops: float | None = None
+    """4 KiB random reads of objects whose primary it is, under a load of its own (the
+    diagnosis' read bench, :mod:`cephbench.diagnose.read_bench`); None: not measured."""
 
     def commit_time_ms(self, bs: int) -> float | None:
         if self.commit_ms is not None:
@@ -116,6 +119,9 @@ class CpuUse:
         }
 
 
+POOL_PGS = "the pool's PGs"
+
+
 @dataclass(frozen=True)
 class Capabilities:
     osds: list[OsdCapability]
@@ -128,6 +134,9 @@ class Capabilities:
     """What was not measured, said plainly."""
     client_cache: ClientCache | None = None
     """librbd's cache for the run's client (None: the client is not librbd)."""
+    shares_of: str = POOL_PGS
+    """What the OSDs' shares were counted over: the pool's PGs, or the run's data objects
+    where each lies (:func:`cephbench.diagnose.capability.shares_from_objects`)."""
 
 
 @dataclass(frozen=True)

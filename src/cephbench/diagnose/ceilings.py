@@ -10,8 +10,12 @@ The model, for a workload of block size ``bs`` (client operations per second ``x
   writing at once, so what they share shows) as a cost per write ``a + bs / B``. A client
   write lands ``size`` times (replicated) or as ``k + m`` chunks of ``bs / k`` (erasure
   coded); OSD ``i`` receives the share of them its PGs hold, so it saturates at
-  ``x = cap_i(bs) / (copies x share_i)``. Reads go to the primary: ``share_i`` is its share
-  of primaries; ``osd bench`` measures writes only, so reads have no device ceiling.
+  ``x = cap_i(bs) / (copies x share_i)``. Reads go to the primary: OSD ``i``'s own 4 KiB
+  random reads (objects whose primary it is, read on their own:
+  :mod:`cephbench.diagnose.read_bench`) over its share of the primaries,
+  ``x = read_i / primary_i``, for reads of 4 KiB and less from a replicated pool (larger
+  reads, and an erasure-coded pool's, which gather chunks from several OSDs, are not
+  modelled).
 - **The network.** Host ``h``'s link (iperf3) carries, per client write, the copies its OSDs
   hold (``bs x copies x share_h`` in: the client's to the primary, the primary's to the
   replicas) and the copies its primaries send on (``bs x (copies - 1) x primary_h`` out);
@@ -33,6 +37,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from cephbench.diagnose.ceiling_inputs import (
+    POOL_PGS,
+    SMALL,
     Capabilities,
     CpuUse,
     Workload,
@@ -242,10 +248,33 @@ def _early(caps: Capabilities, w: Workload) -> tuple[float, str | None]:
     )
 
 
+def _read_parts(caps: Capabilities, w: Workload, missing: list[str]) -> list[Part]:
+    """Each primary's reads: its own 4 KiB read rate over its share of the primaries."""
+    if caps.layout.kind == "erasure":
+        missing.append("OSD reads of an erasure-coded pool: not modelled (they gather chunks)")
+        return []
+    if w.bs > SMALL:
+        missing.append(f"OSD reads of {_size(w.bs)}: each OSD's own reads measured at 4 KiB only")
+        return []
+    out = [
+        Part(
+            f"{o.name}'s device",
+            "osd",
+            o.read_4k_iops / o.primary_share,
+            f"it is primary of {_pct(o.primary_share)} of {caps.shares_of} and read 4k at "
+            f"{_n(o.read_4k_iops)} IOPS under reads of its own",
+        )
+        for o in caps.osds
+        if o.read_4k_iops and o.primary_share > 0
+    ]
+    if not out:
+        missing.append("OSD reads: no OSD's own reads measured (diagnose without --no-osd-bench)")
+    return out
+
+
 def _osd_parts(caps: Capabilities, w: Workload, missing: list[str]) -> list[Part]:
     if not w.writes:
-        missing.append("OSD reads: osd bench measures writes only, so reads have no device ceiling")
-        return []
+        return _read_parts(caps, w, missing)
     lay = caps.layout
     piece = lay.piece(w.bs)
     out = []
@@ -257,12 +286,17 @@ def _osd_parts(caps: Capabilities, w: Workload, missing: list[str]) -> list[Part
             continue
         iops = cap / (lay.copies * o.replica_share)
         held = "chunks" if lay.kind == "erasure" else "replicas"
+        of = (
+            f"the pool's {held}"
+            if caps.shares_of == POOL_PGS
+            else f"the {held} of {caps.shares_of}"
+        )
         out.append(
             Part(
                 f"{o.name}'s device",
                 "osd",
                 iops,
-                f"it holds {_pct(o.replica_share)} of the pool's {held} and writes "
+                f"it holds {_pct(o.replica_share)} of {of} and writes "
                 f"{_size(piece)} at {_n(cap)} IOPS; {lay.describe()}",
             )
         )

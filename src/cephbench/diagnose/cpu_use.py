@@ -8,6 +8,11 @@ are slow too. Its peer figures (ops queued, replica writes) may or may not show 
 busy two-core machine a starved OSD's queue sometimes stays near its peers' while its
 BlueStore kv sync runs late, which reads as a slow device (CI, 2026-11-27).
 
+Under a shared load one OSD's limit can hide behind another part: when one disk is slow the
+client's queue waits on it and every other OSD idles, a starved one too (0.03 of its 0.15
+cores, 2026-11-30). So each OSD is also read under a load of its own, its ``osd bench``:
+:class:`BenchThrottling` counts the periods in which its quota throttled it meanwhile.
+
 Read from ``/proc`` and the cgroup files, so only where the OSDs are this machine's
 processes (the lab); elsewhere the evidence says it was not measured.
 """
@@ -19,7 +24,7 @@ from typing import Any
 
 from cephbench.ceph.connection import Connection
 from cephbench.execution.accounting import Sampler, cores, lab_osd_pids, proc_cpu_seconds
-from cephbench.system.cpu_limit import cpu_limits
+from cephbench.system.cpu_limit import Throttling, cpu_limits, throttling
 
 Sample = tuple[float, dict[str, float | None]]
 """(time.monotonic(), "osd.N" -> its CPU seconds so far)."""
@@ -103,3 +108,46 @@ def peak(series: list[tuple[float, float | None]], span: float) -> float:
             break
         spans.append(used(a, series[j]))
     return max(spans) if spans else used(series[0], series[-1])
+
+
+class BenchThrottling:
+    """Each lab OSD's quota cgroup's CFS counters before and after the OSDs' own benches of
+    one size (a context manager); :meth:`record` puts what they counted meanwhile into each
+    OSD's evidence (``cpu_bench_4k``), beside the time its bench took as it measured it. An
+    OSD that no quota holds has nothing to count."""
+
+    def __init__(self, conn: Connection, label: str):
+        self.pids = lab_osd_pids(conn)
+        self.label = label
+        self.before: dict[str, Throttling] = {}
+        self.after: dict[str, Throttling] = {}
+
+    def _read(self) -> dict[str, Throttling]:
+        found = {osd: throttling(pid) for osd, pid in self.pids.items()}
+        return {osd: t for osd, t in found.items() if t is not None}
+
+    def __enter__(self) -> BenchThrottling:
+        self.before = self._read()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.after = self._read()
+
+    def record(self, e: dict[str, Any]) -> None:
+        limits = cpu_limits(self.pids, cores()) if self.after else {}
+        for osd, after in self.after.items():
+            info = e.get("osds", {}).get(osd.removeprefix("osd."))
+            if info is None or osd not in self.before:
+                continue
+            counted = after.since(self.before[osd])
+            limit = limits.get(osd)
+            bench = info.get(f"bench_{self.label}") or {}
+            rate, written = bench.get("bytes_per_sec"), bench.get("bytes")
+            info[f"cpu_bench_{self.label}"] = {
+                "periods": counted.periods,
+                "throttled": counted.throttled,
+                "throttled_ms": round(counted.throttled_s * 1000, 1),
+                "bench_ms": round(1000 * written / rate, 1) if rate and written else None,
+                "limit_cores": round(limit.cores, 4) if limit else None,
+                "limit_by": limit.by if limit else None,
+            }

@@ -128,7 +128,8 @@ def run_capabilities(
     layout = capability.layout_of(entry)
     placement = _records(store, run_id, "placement")
     pgs = placement[0].get("pgs") if placement else None
-    caps = capability.capabilities(evidence, layout, pgs)
+    objects = placement[0].get("objects") if placement else None
+    caps = capability.capabilities(evidence, layout, pgs, objects)
     run = store.get_run(run_id)
     if run.target.startswith("rbd:"):  # fio's rbd engine: librbd, and its cache
         client = ((run.environment or {}).get("target") or {}).get("client") or "client.admin"
@@ -173,6 +174,7 @@ def capabilities_json(caps: Capabilities) -> dict[str, Any]:
                 "replica_share": round(o.replica_share, 4),
                 "primary_share": round(o.primary_share, 4),
                 "commit_ms": o.commit_ms,
+                "read_4k_iops": o.read_4k_iops,
             }
             for o in caps.osds
         ],
@@ -181,6 +183,7 @@ def capabilities_json(caps: Capabilities) -> dict[str, Any]:
             for h, v in sorted(caps.link_bytes_per_s.items())
         ],
         "rtt_ms": caps.rtt_ms,
+        "shares_of": caps.shares_of,
         "client_cache": caps.client_cache.to_json() if caps.client_cache else None,
         "notes": list(caps.notes),
     }
@@ -258,18 +261,29 @@ def capability_tables(caps: dict[str, Any]) -> list[Table]:
             "n/a"
             if o["write_4m_bytes_per_s"] is None
             else f"{o['write_4m_bytes_per_s'] / (1 << 20):,.1f}",
+            "n/a" if o.get("read_4k_iops") is None else f"{o['read_4k_iops']:,.0f}",
             f"{o['replica_share'] * 100:.0f} %",
             f"{o['primary_share'] * 100:.0f} %",
         )
         for o in caps["osds"]
     )
+    shares_of = caps.get("shares_of") or "the pool's PGs"
     out = [
         Table(
-            ("OSD", "Host", "4k write IOPS", "4M write MiB/s", "Copies held", "Primaries"),
+            (
+                "OSD",
+                "Host",
+                "4k write IOPS",
+                "4M write MiB/s",
+                "4k read IOPS",
+                "Copies held",
+                "Primaries",
+            ),
             osd_rows,
-            title="Capabilities: each OSD (osd bench, all OSDs at once) and its share of the pool",
+            title="Capabilities: each OSD (osd bench, all OSDs at once; reads, one OSD at a "
+            f"time) and its share of {shares_of}",
             notes=tuple(caps.get("notes", [])) + _cache_note(caps.get("client_cache")),
-            align=("l", "l", "r", "r", "r", "r"),
+            align=("l", "l", "r", "r", "r", "r", "r"),
         )
     ]
     if caps["links"]:

@@ -19,7 +19,7 @@ from typing import Any
 from cephbench.ceph import counters
 from cephbench.ceph.tools import CephTools
 from cephbench.diagnose import evidence, unchecked
-from cephbench.diagnose.cpu_use import OsdCpu
+from cephbench.diagnose.cpu_use import BenchThrottling, OsdCpu
 from cephbench.diagnose.facts import after_load
 from cephbench.diagnose.probes import Probe
 from cephbench.diagnose.session import Session, parse_loose
@@ -154,7 +154,9 @@ class OsdBenchProbe(Probe):
     """``ceph tell osd.N bench`` at 4 MiB and 4 KiB on every OSD, all OSDs at once (so that
     what they share, the machine's CPU or a host's disks, shows in each OSD's figure, as it
     does under a client's load; and the probe takes one OSD's time, not the sum); skipped
-    with ``--no-osd-bench`` (it writes into the OSDs).
+    with ``--no-osd-bench`` (it writes into the OSDs). On the lab, each OSD's CPU quota
+    is watched meanwhile (:class:`~cephbench.diagnose.cpu_use.BenchThrottling`): under its
+    own load an OSD short of CPU shows it, whatever the client's load waited on.
 
     The 4 MiB bench is bounded by time (:func:`next_bench`): each OSD writes a quarter of its
     bytes first, and the rest only if the whole would end within the bound at the rate it
@@ -176,12 +178,14 @@ class OsdBenchProbe(Probe):
             ("4k", opts.bench_small_bytes, 4096, None),
         ):
             t0 = time.monotonic()
-            done = together(
-                [
-                    functools.partial(self._one, session, o, label, total, bs, bound, t0)
-                    for o in session.osds
-                ]
-            )
+            with BenchThrottling(session.conn, label) as throttled:
+                done = together(
+                    [
+                        functools.partial(self._one, session, o, label, total, bs, bound, t0)
+                        for o in session.osds
+                    ]
+                )
+            throttled.record(session.evidence)
             for steps, outcome, window in done:
                 yield from steps
                 session.pending.append((outcome, window))

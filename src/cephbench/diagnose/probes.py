@@ -24,6 +24,7 @@ PROBES: dict[str, str] = {
     "scheduler": "cephbench.diagnose.scheduler_probe:OsdScheduler",
     "load": "cephbench.diagnose.load:ClientLoad",
     "osd-bench": "cephbench.diagnose.load:OsdBenchProbe",
+    "osd-read": "cephbench.diagnose.read_bench:OsdReadBench",
     "network": "cephbench.diagnose.netprobe:LabNetwork",
     "mds": "cephbench.diagnose.mds:MdsProbe",
 }

@@ -40,9 +40,11 @@ WORDS: dict[str, str] = {
     "qd1_write_queued_ms": "QD1 writes queued",
     "qd1_subop_w_ms": "QD1 replica writes",
     "bench_4k_iops": "osd bench 4k",
+    "read_4k_iops": "own 4k reads",
     "osd_perf_commit_ms": "commit",
     "cpu_peak_cores": "CPU used at most",
     "cpu_limit_cores": "CPU limit",
+    "bench_4k_throttled_ms": "throttled in its own 4k bench",
 }
 
 

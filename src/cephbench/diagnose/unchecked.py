@@ -41,6 +41,14 @@ SYNC_WRITE_HOLDS_DATA = Unchecked(
     "BlueStore's counters and osd bench were read instead)",
 )
 OSD_BENCH_SKIPPED = Unchecked(codes.OSD_BENCH_UNCHECKED, "osd bench: skipped (--no-osd-bench)")
+OSD_READS_SKIPPED = Unchecked(
+    codes.OSD_BENCH_UNCHECKED, "each OSD's own reads: skipped (--no-osd-bench)"
+)
+OSD_READS_UNPLACED = Unchecked(
+    codes.OSD_BENCH_UNCHECKED,
+    "each OSD's own reads: not possible (the diagnosis' pool is not replicated, or no PG of "
+    "it has a primary that is up)",
+)
 
 BY_TEXT = {
     u.text: u
@@ -50,6 +58,8 @@ BY_TEXT = {
         SYNC_WRITE_OUT_OF_REACH,
         SYNC_WRITE_HOLDS_DATA,
         OSD_BENCH_SKIPPED,
+        OSD_READS_SKIPPED,
+        OSD_READS_UNPLACED,
     )
 }
 

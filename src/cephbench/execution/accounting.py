@@ -1,7 +1,8 @@
 """What ``cephbench explain`` needs of a Ceph run beyond its figures, recorded as the run goes:
-the placement of the run's pool (each PG's up set and primary, once at the start) and the
-CPU seconds each workload cost (the lab's OSD daemons' and this process' children's, i.e.
-fio's, user + system time before and after each step, from the processes' own accounting).
+the placement of the run's pool (each PG's up set and primary, and the objects its data lives
+in, once at the start) and the CPU seconds each workload cost (the lab's OSD daemons' and this
+process' children's, i.e. fio's, user + system time before and after each step, from the
+processes' own accounting).
 
 Stored as run-wide record series (workload ''): ``placement`` and ``cpu``. With ``--hosts``
 the OSDs' CPU is read on those hosts over ssh (``hosts.osd_cpu``: every second, hosts grouped
@@ -16,7 +17,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
 from cephbench.ceph.commands import ceph_json
 from cephbench.ceph.connection import Connection
@@ -182,20 +183,20 @@ class Accounting(Sampler[Sample]):
         *,
         client_here: bool = True,
         hosts: RunHosts | None = None,
+        objects: list[dict[str, Any]] | None = None,
     ) -> Accounting:
-        """Record the pool's placement now; the OSDs read on ``hosts`` over ssh when given,
-        else the lab's OSD pids when ``conn`` is the lab's."""
+        """Record the pool's placement now (with ``objects``, the RADOS objects the workloads'
+        data lives in: ``Target.data_objects``); the OSDs read on ``hosts`` over ssh when
+        given, else the lab's OSD pids when ``conn`` is the lab's."""
         if hosts is not None:
             acc = cls(store, run_id, {}, client_here, hosts)
-            if pool:
-                acc._placement(conn, pool)
-            return acc
-        acc = cls(store, run_id, lab_osd_pids(conn), client_here)
+        else:
+            acc = cls(store, run_id, lab_osd_pids(conn), client_here)
         if pool:
-            acc._placement(conn, pool)
+            acc._placement(conn, pool, objects or [])
         return acc
 
-    def _placement(self, conn: Connection, pool: str) -> None:
+    def _placement(self, conn: Connection, pool: str, objects: list[dict[str, Any]]) -> None:
         try:
             data = ceph_json(conn, "pg", "ls-by-pool", pool)
         except CephbenchError:
@@ -206,7 +207,7 @@ class Accounting(Sampler[Sample]):
             for s in stats
             if isinstance(s, dict)
         ]
-        record = {"pool": pool, "pgs": pgs}
+        record = {"pool": pool, "pgs": pgs, "objects": [o for o in objects if o["pool"] == pool]}
         self.store.add_series(self.run_id, [Series(0, "", "", "placement", [0.0], [record])])
 
     def _client(self, a: Sample, b: Sample) -> dict[str, float]:

@@ -146,6 +146,7 @@ def _open_accounting(stack: ExitStack, run: Opening) -> None:
             run.target.pool,
             client_here=run.fio_target.pods is None,  # fio in pods: not this process's CPU
             hosts=run.remote,  # the OSDs' CPU read on the hosts over ssh
+            objects=run.target.data_objects,
         )
     )
 

@@ -34,6 +34,15 @@ class CpuLimit:
 def quota(pid: int, proc: Path | None = None, cgroup: Path | None = None) -> float | None:
     """The cores ``pid``'s cgroup lets it use (its CFS quota / period); None when unlimited
     or unreadable (the process gone)."""
+    found = _quota_cgroup(pid, proc, cgroup)
+    return found[1] if found else None
+
+
+def _quota_cgroup(
+    pid: int, proc: Path | None = None, cgroup: Path | None = None
+) -> tuple[Path, float] | None:
+    """The cgroup directory whose CFS quota holds ``pid``, and the cores that quota allows;
+    None when no quota holds it or it cannot be read (the process gone)."""
     proc, cgroup = proc or PROC, cgroup or CGROUP
     try:
         lines = (proc / str(pid) / "cgroup").read_text().splitlines()
@@ -49,16 +58,53 @@ def quota(pid: int, proc: Path | None = None, cgroup: Path | None = None) -> flo
                     if (base / "cpu.cfs_quota_us").is_file():
                         q = int((base / "cpu.cfs_quota_us").read_text())
                         period = int((base / "cpu.cfs_period_us").read_text())
-                        return q / period if q > 0 and period > 0 else None
+                        return (base, q / period) if q > 0 and period > 0 else None
             elif controllers == "":
                 limit = cgroup / rel / "cpu.max"
                 if limit.is_file():
                     quota_text, period_text = limit.read_text().split()
                     if quota_text != "max" and int(period_text) > 0:
-                        return int(quota_text) / int(period_text)
+                        return cgroup / rel, int(quota_text) / int(period_text)
         except (OSError, ValueError):
             continue
     return None
+
+
+@dataclass(frozen=True)
+class Throttling:
+    """A quota cgroup's CFS counters (``cpu.stat``): the enforcement periods in which its
+    processes ran, those that ended with them throttled (out of quota), and for how long."""
+
+    periods: int
+    throttled: int
+    throttled_s: float
+
+    def since(self, before: Throttling) -> Throttling:
+        """What was counted between ``before`` and this reading."""
+        return Throttling(
+            self.periods - before.periods,
+            self.throttled - before.throttled,
+            round(self.throttled_s - before.throttled_s, 6),
+        )
+
+
+def throttling(pid: int, proc: Path | None = None, cgroup: Path | None = None) -> Throttling | None:
+    """The CFS counters of the cgroup whose quota holds ``pid`` (v1: ``throttled_time`` in
+    ns, v2: ``throttled_usec``); None when no quota holds it or they cannot be read."""
+    found = _quota_cgroup(pid, proc, cgroup)
+    if found is None:
+        return None
+    try:
+        fields = dict(
+            line.split(maxsplit=1) for line in (found[0] / "cpu.stat").read_text().splitlines()
+        )
+        if "throttled_usec" in fields:
+            seconds = int(fields["throttled_usec"]) / 1e6
+        else:
+            seconds = int(fields["throttled_time"]) / 1e9
+        return Throttling(int(fields["nr_periods"]), int(fields["nr_throttled"]), seconds)
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def affinity(pid: int, proc: Path | None = None) -> int | None:

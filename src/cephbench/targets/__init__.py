@@ -80,6 +80,10 @@ class Target(ABC):
         self.facts_ahead: Future[dict[str, Any]] | None = None
         """The cluster's fingerprint, begun while the target was set up; None: the run
         reads it when it starts recording the cluster."""
+        self.data_objects: list[dict[str, Any]] = []
+        """The RADOS objects its workloads' data lives in, as the run's placement records
+        them (an RBD image's: its object prefix, object size and count), so ``explain``
+        weighs each OSD by the objects it holds rather than by its PGs alone."""
 
     @property
     def spec(self) -> str:

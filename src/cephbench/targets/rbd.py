@@ -139,6 +139,7 @@ class RbdTarget(CephTarget):
                     self._rbd("create", "--size", f"{max(1, self.size >> 20)}M", spec)
                 if self.ceph.prefill:
                     self._prefill(pool, image)
+            self.data_objects.append(self._objects(pool, image))
             yield FioTarget(
                 {"ioengine": "rbd", **self.conn.fio_options(), "pool": pool, "rbdname": image},
                 self.env,
@@ -185,8 +186,38 @@ class RbdTarget(CephTarget):
     def _image_exists(self, pool: str, image: str) -> bool:
         return self._image_size(pool, image) is not None
 
+    def _objects(self, pool: str, image: str) -> dict[str, Any]:
+        """The data objects of ``pool/image`` the workloads reach (``rbd_data.ID.N``, N in
+        hex from 0): its prefix, object size, and how many cover the workloads' size (the
+        image's, when the plan gave none)."""
+        info = self._image_info(pool, image)
+        if info is None:
+            raise TargetError(f"image {pool}/{image} is gone")
+        try:
+            size, object_bytes = int(info["size"]), int(info["object_size"])
+            prefix = str(info["block_name_prefix"])
+        except (KeyError, TypeError, ValueError):
+            raise TargetError(f"`rbd info {pool}/{image}` did not say its objects") from None
+        reached = min(self.asked or size, size)
+        return {
+            "pool": pool,
+            "prefix": prefix,
+            "object_bytes": object_bytes,
+            "count": -(-reached // object_bytes),
+        }
+
     def _image_size(self, pool: str, image: str) -> int | None:
         """The image's size in bytes; None when it does not exist."""
+        info = self._image_info(pool, image)
+        if info is None:
+            return None
+        try:
+            return int(info["size"])
+        except (KeyError, TypeError, ValueError):
+            raise TargetError(f"`rbd info {pool}/{image}` did not say its size") from None
+
+    def _image_info(self, pool: str, image: str) -> dict[str, Any] | None:
+        """``rbd info``'s JSON of the image; None when it does not exist."""
         result = self.conn.tools.run(
             "rbd",
             *self.conn.args(),
@@ -202,9 +233,12 @@ class RbdTarget(CephTarget):
                 raise failed(self.conn, result, f"rbd info {pool}/{image}")
             return None
         try:
-            return int(json.loads(result.stdout)["size"])
-        except (ValueError, KeyError, TypeError):
+            info = json.loads(result.stdout)
+        except ValueError:
             raise failed(self.conn, result, f"rbd info {pool}/{image}") from None
+        if not isinstance(info, dict):
+            raise failed(self.conn, result, f"rbd info {pool}/{image}")
+        return info
 
     def _rbd(self, *args: str) -> None:
         result = self.conn.tools.run(

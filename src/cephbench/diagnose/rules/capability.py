@@ -17,9 +17,11 @@ from typing import Any
 from cephbench.diagnose import codes
 from cephbench.diagnose.finding import (
     SEVERITIES,
+    Check,
     Diagnosis,
     Evidence,
     Finding,
+    Status,
     rounded,
     severity,
 )
@@ -74,6 +76,22 @@ def capability_findings(e: dict[str, Any], d: Diagnosis) -> None:
     named |= slow_devices
     _bench(figs, named, d)
     _cpu(figs, named | _named(d) | client_limited(e), d)  # mClock's limit queues by design
+    _own_reads(figs, d)
+
+
+def _own_reads(figs: dict[str, dict[str, float | None]], d: Diagnosis) -> None:
+    """Each OSD's own 4 KiB reads, for reference: the ceiling ``explain`` draws for reads."""
+    reads = column(figs, "read_4k_iops")
+    if reads:
+        d.checked.append(
+            Check(
+                layer="osd",
+                check="each OSD's own 4k random reads (objects whose primary it is, QD32, "
+                "one OSD at a time)",
+                status=Status.MEASURED,
+                detail=", ".join(f"{n} {v:,.0f} IOPS" for n, v in sorted(reads.items())),
+            )
+        )
 
 
 def _devices(figs: dict[str, dict[str, float | None]], named: set[str], d: Diagnosis) -> set[str]:

@@ -71,9 +71,11 @@ def osd_figures(e: dict[str, Any]) -> dict[str, dict[str, float | None]]:
             "qd1_write_queued_ms": counters.queued_ms(qd1),
             "qd1_subop_w_ms": sub1["ms"] if sub1 else None,
             "bench_4k_iops": b4k,
+            "read_4k_iops": (info.get("read_4k") or {}).get("iops"),
             "osd_perf_commit_ms": info.get("osd_perf_commit_ms"),
             "cpu_peak_cores": (info.get("cpu") or {}).get("peak_cores"),
             "cpu_limit_cores": (info.get("cpu") or {}).get("limit_cores"),
+            "bench_4k_throttled_ms": (info.get("cpu_bench_4k") or {}).get("throttled_ms"),
         }
     return out
 
