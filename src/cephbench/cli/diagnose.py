@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     "--no-osd-bench",
     "no_osd_bench",
     is_flag=True,
-    help="Skip `ceph tell osd.N bench` (it writes into every OSD).",
+    help="Skip the OSDs' own benches: `ceph tell osd.N bench` (it writes into every OSD) "
+    "and each OSD's own reads (objects written to the diagnosis' pool).",
 )
 @click.option("--label", help="A label stored with the diagnosis.")
 @click.option(
@@ -46,9 +47,10 @@ def diagnose(
     """Diagnose a Ceph cluster: where the performance goes, layer by layer, with evidence.
 
     It creates its own pool and RBD image (removed afterwards), runs a short known load
-    (fio 4k writes and reads at QD1 and QD32, `ceph tell osd.N bench`), reads the OSDs'
-    counters before and after, and prints findings sorted by impact, what was checked, and
-    the latency budget of a 4k write at QD1. Stored as a run (suite `diagnose`).
+    (fio 4k writes and reads at QD1 and QD32), then loads each OSD on its own (`ceph tell
+    osd.N bench`, and 4k reads of objects whose primary it is), reads the OSDs' counters
+    before and after, and prints findings sorted by impact, what was checked, and the
+    latency budget of a 4k write at QD1. Stored as a run (suite `diagnose`).
 
     \b
     Examples:
