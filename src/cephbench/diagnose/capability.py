@@ -7,6 +7,7 @@ recorded dicts in, :mod:`cephbench.diagnose.ceiling_inputs` out."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -37,6 +38,12 @@ def layout_of(pool: dict[str, Any] | None, profiles: dict[str, Any] | None = Non
 
 def shares_from_pgs(pgs: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
     """PG up sets -> OSD id -> (share of the copies, share of the primaries)."""
+    return _counted(pgs)
+
+
+def _counted(pgs: Iterable[dict[str, Any]]) -> dict[str, tuple[float, float]]:
+    """Each OSD's copies and primaries over ``pgs`` (a PG counted once per time it comes),
+    as shares."""
     held: dict[str, int] = {}
     prim: dict[str, int] = {}
     for pg in pgs:
@@ -72,19 +79,7 @@ def shares_from_objects(
     if not names or not by_pg or seeds != set(range(len(by_pg))):
         return None  # nothing to place, or a listing without every PG: pg_num not known
     pool_id = int(next(iter(by_pg)).split(".")[0])
-    held: dict[str, int] = {}
-    prim: dict[str, int] = {}
-    for name in names:
-        pg = by_pg.get(placement.pg_of(name, pool_id, len(by_pg)))
-        if pg is None:
-            return None
-        for osd in pg.get("up", []):
-            if osd is not None and osd >= 0:
-                held[str(osd)] = held.get(str(osd), 0) + 1
-        p = pg.get("up_primary")
-        if p is not None and p >= 0:
-            prim[str(p)] = prim.get(str(p), 0) + 1
-    return _normalise(held, prim)
+    return _counted(by_pg[placement.pg_of(name, pool_id, len(by_pg))] for name in names)
 
 
 def _spread(count: int, most: int) -> range | list[int]:

@@ -26,7 +26,7 @@ from cephbench.diagnose.session import Session, parse_loose
 from cephbench.diagnose.together import together
 from cephbench.errors import ParseError
 from cephbench.model import WorkloadOutcome, now
-from cephbench.system.process import ProcessInterrupted
+from cephbench.system.process import ProcessInterrupted, ProcessResult
 from cephbench.tools.base import Step, Stopped, raw_output
 from cephbench.tools.fio.parse import parse
 from cephbench.tools.osd_bench import driver as osd_bench
@@ -127,27 +127,32 @@ class ClientLoad(Probe):
             raise Stopped from None
         window = (t0, time.monotonic())
         raw = raw_output("fio", result, started)
-        try:
-            done = [j.outcome() for j in parse(result.stdout, 0, result.stderr)]
-            parsed = {o.name: o for o in done}
-            error = "no fio job"
-        except ParseError as err:
-            parsed, error = {}, str(err)
+        parsed, error = fio_jobs(result)
         outcomes: list[WorkloadOutcome] = []
         figures: dict[str, dict[str, Any]] = {}
         for name, *_ in jobs:
             outcome = parsed.get(name) or WorkloadOutcome(name, error=error)
             outcomes.append(outcome)
-            if outcome.results:
-                r = outcome.results[0]
-                figures[name] = {
-                    "iops": r.iops,
-                    "lat_mean_us": r.lat_mean_us,
-                    "lat_p99_us": r.lat_p99_us,
-                }
-            else:
-                figures[name] = {"error": outcome.error}
+            figures[name] = job_figures(outcome)
         return Step(0, raw, outcomes, [window] * len(outcomes)), figures
+
+
+def fio_jobs(result: ProcessResult) -> tuple[dict[str, WorkloadOutcome], str]:
+    """fio's jobs by name, and what a job missing from them failed of (fio's error, or that
+    it printed no such job)."""
+    try:
+        done = [j.outcome() for j in parse(result.stdout, 0, result.stderr)]
+    except ParseError as err:
+        return {}, str(err)
+    return {o.name: o for o in done}, "no fio job"
+
+
+def job_figures(outcome: WorkloadOutcome) -> dict[str, Any]:
+    """A job's IOPS and latencies, as the evidence keeps them; or why it has none."""
+    if not outcome.results:
+        return {"error": outcome.error}
+    r = outcome.results[0]
+    return {"iops": r.iops, "lat_mean_us": r.lat_mean_us, "lat_p99_us": r.lat_p99_us}
 
 
 class OsdBenchProbe(Probe):

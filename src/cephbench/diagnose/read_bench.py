@@ -30,14 +30,13 @@ from cephbench.ceph import placement
 from cephbench.ceph.commands import rados_args
 from cephbench.ceph.tools import CephTools
 from cephbench.diagnose import unchecked
+from cephbench.diagnose.load import fio_jobs, job_figures
 from cephbench.diagnose.probes import Probe
 from cephbench.diagnose.session import Session
 from cephbench.diagnose.together import together
-from cephbench.errors import ParseError
 from cephbench.model import WorkloadOutcome, now
 from cephbench.system.process import ProcessInterrupted
 from cephbench.tools.base import Step, Stopped, raw_output
-from cephbench.tools.fio.parse import parse
 
 PGS_PER_OSD = 8
 """Objects per OSD, each in a PG of its own: as many reads at once as a replicated pool's PGs
@@ -176,21 +175,11 @@ def _read(
         raise Stopped from None
     window = (t0, time.monotonic())
     raw = raw_output("fio", result, started)
-    try:
-        parsed = {o.name: o for o in (j.outcome() for j in parse(result.stdout, 0, result.stderr))}
-        error = "no fio job"
-    except ParseError as err:
-        parsed, error = {}, str(err)
+    parsed, error = fio_jobs(result)
     outcomes, figures = [], {}
     for osd, objs in names.items():
         outcome = parsed.get(job_name(osd)) or WorkloadOutcome(job_name(osd), error=error)
         outcomes.append(outcome)
         if outcome.results:
-            r = outcome.results[0]
-            figures[osd] = {
-                "iops": r.iops,
-                "lat_mean_us": r.lat_mean_us,
-                "objects": len(objs),
-                "qd": QD,
-            }
+            figures[osd] = {**job_figures(outcome), "objects": len(objs), "qd": QD}
     return Step(0, raw, outcomes, [window] * len(outcomes)), figures
