@@ -3,8 +3,8 @@ whose primary is that OSD, read by fio's rados engine one OSD at a time.
 
 Under the shared load a slow part hides what the others can do: when one disk is slow the
 client's queue waits on it and every other OSD idles. And ``osd bench`` writes only, so reads
-had no device ceiling at all: under a slow disk ``explain`` named this machine's CPU, at 10 %
-efficiency, as the limit of random reads that waited on that disk (2026-11-30: 5 of 5). Here
+had no device ceiling at all: under a slow disk ``explain`` named this machine's CPU as the
+limit of random reads that waited on that disk (5 times of 5, 2026-11-30). Here
 each OSD is read on its own: its figure is what its device and object store give reads, the
 ceiling :mod:`cephbench.diagnose.ceilings` draws for reads through its share of the primaries.
 
