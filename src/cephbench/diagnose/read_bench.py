@@ -148,8 +148,8 @@ def _read(
     session: Session, pool: str, names: dict[int, list[str]]
 ) -> tuple[Step, dict[int, dict[str, Any]]]:
     """One fio: a job per OSD, one after another, random 4 KiB reads of its objects at QD
-    :data:`QD` for the load's read time; (its step, OSD -> its figures)."""
-    seconds = session.options.seconds("read-4k-qd32")
+    :data:`QD`, each for ``own_read_seconds``; (its step, OSD -> its figures)."""
+    seconds = session.options.own_read_seconds
     target = session.ctx.fio_target
     args = [
         "--ioengine=rados",

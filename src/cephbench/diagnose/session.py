@@ -36,6 +36,11 @@ class DiagnoseOptions:
         return 2.0 if workload.startswith("write") else 1.0
 
     @property
+    def own_read_seconds(self) -> float:
+        """Each OSD's own reads (one OSD after another, so not the load's 10 s each)."""
+        return 1.0 if self.quick else 3.0
+
+    @property
     def bench_small_bytes(self) -> int:
         """4 KiB osd bench total: Ceph's cap of bs x 30 s x 100 IOPS (3,000 writes), long
         enough for the OSDs benched at once to overlap, and for an OSD held by a CPU quota to
