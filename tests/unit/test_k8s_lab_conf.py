@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from cephbench.errors import ToolFailed
 from cephbench.kube import image
 from cephbench.lab import k8s, k8s_build, k8s_down, k8s_pki, k8s_provisioner, k8s_storage
 from cephbench.lab import k8s_conf as conf
@@ -306,3 +307,70 @@ def test_a_failed_provisioning_is_an_event_on_the_claim():
     assert event["metadata"]["namespace"] == "ns1"
     assert event["type"] == "Warning" and event["reason"] == "ProvisioningFailed"
     assert "no space" in event["message"]
+
+
+def _root(tmp_path: Path) -> Path:
+    """A merged-/usr root as Debian's are: relative and absolute links inside it."""
+    root = tmp_path / "root"
+    lib = root / "usr/lib/x86_64-linux-gnu"
+    lib.mkdir(parents=True)
+    (root / "usr/bin").mkdir()
+    (root / "usr/lib64").mkdir()
+    for f in (lib / "libc.so.6", lib / "ld-linux-x86-64.so.2", root / "usr/bin/dash"):
+        f.write_text(f.name)
+    (root / "bin").symlink_to("usr/bin")
+    (root / "lib64").symlink_to("usr/lib64")
+    (root / "usr/bin/sh").symlink_to("dash")
+    # absolute: the root's own /usr/lib..., never this machine's
+    (root / "usr/lib64/ld-linux-x86-64.so.2").symlink_to(
+        "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+    )
+    (root / "usr/bin/libc").symlink_to("../lib/x86_64-linux-gnu/libc.so.6")
+    (root / "usr/bin/loop").symlink_to("/usr/bin/loop")
+    return root
+
+
+def test_a_roots_links_are_followed_inside_the_root(tmp_path: Path):
+    root = _root(tmp_path)
+    loader = "/lib64/ld-linux-x86-64.so.2"
+    assert image.resolve_in(root, loader) == "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+    assert Path(image.host_file(root, loader)).read_text() == "ld-linux-x86-64.so.2"
+    assert image.host_file(root, loader).startswith(str(root) + "/")
+    assert image.resolve_in(root, "/bin/sh") == "/usr/bin/dash"
+    assert image.resolve_in(root, "/bin/libc") == "/usr/lib/x86_64-linux-gnu/libc.so.6"
+    assert image.resolve_in(root, "/usr/bin/../bin/dash") == "/usr/bin/dash"
+    with pytest.raises(ToolFailed, match="too many levels of symbolic links"):
+        image.resolve_in(root, "/bin/loop")
+    # no root: this machine's own paths
+    assert image.host_file(None, str(root / "bin/sh")) == str(root / "usr/bin/dash")
+
+
+def test_rbd_fuse_is_given_only_the_options_that_differ_from_its_defaults():
+    from cephbench.lab.k8s_volumes import rbd_fuse_args
+
+    # Pacific's lab: its pool and its conf
+    assert rbd_fuse_args("/l/k8s/volumes/pv/rbd", "k8s", "pv", "/l/ceph.conf") == [
+        "/l/k8s/volumes/pv/rbd", "-r", "pv", "-p", "k8s", "-c", "/l/ceph.conf", "-f",
+    ]  # fmt: skip
+    # a release lab: the default pool, the view's /etc/ceph/ceph.conf (Tentacle's rbd-fuse
+    # dies of SIGSEGV on any -p or -c)
+    assert rbd_fuse_args("/m", "rbd", "pv", None) == ["/m", "-r", "pv", "-f"]
+    assert rbd_fuse_args("/m", "rbd", "pv", "/etc/ceph/ceph.conf") == ["/m", "-r", "pv", "-f"]
+    assert conf.pool_for("pacific") == "k8s"
+    assert conf.pool_for("reef") == conf.pool_for("tentacle") == conf.FUSE_POOL == "rbd"
+
+
+def test_a_provisioners_failure_is_the_claims_reason_over_the_controllers_waiting():
+    """The controller's ExternalProvisioning event recurs every few seconds, after the
+    provisioner's ProvisioningFailed: the failure is still the reason given."""
+    from cephbench.kube.reasons import pending_reason
+
+    data = Path(__file__).parent.parent / "data" / "k8s"
+    claim = json.loads((data / "pending-claim.json").read_text())
+    events = json.loads((data / "events.json").read_text())["items"]
+    failed = k8s_provisioner.failure_event(
+        {**claim, "metadata": {**claim["metadata"], "uid": "u"}}, "rbd-fuse did not expose k8s/pv"
+    )
+    reason = pending_reason(claim, [failed, *events])
+    assert reason == "provisioning failed: cephbench.lab/rbd-fuse: rbd-fuse did not expose k8s/pv"
+    assert pending_reason(claim, events).startswith("no provisioner has answered")  # type: ignore[union-attr]

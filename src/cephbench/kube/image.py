@@ -3,7 +3,9 @@
 Air-gapped clusters and the lab's Kubernetes need an image with fio in it, and no registry
 may be reached to get one. :func:`build_fio_image` puts this machine's fio (with every library
 ``ldd`` lists, librbd and librados included, so the rbd and rados engines work), ``/bin/sh``,
-``sleep``, ``tail`` and ``cat`` and an empty ``/etc/ceph`` in one layer;
+``sleep``, ``tail`` and ``cat`` and an empty ``/etc/ceph`` in one layer; or the same programs
+of a root filesystem (a release lab's root, whose fio and librbd are of the cluster's release:
+their libraries as the root's own loader lists them, every symlink followed inside the root);
 :func:`build_pause_image` does the same for the pod sandbox's pause process, a tiny static Go
 program built from ``pause/main.go``. Both tars load with ``ctr -n k8s.io images import``
 (or ``docker load``). Pods use them with ``imagePullPolicy: Never``.
@@ -22,7 +24,7 @@ import tarfile
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from cephbench.errors import ToolFailed, ToolMissing
 from cephbench.system.process import run
@@ -36,6 +38,10 @@ PAUSE_SOURCE = Path(__file__).with_name("pause")
 TOOLS = ("/bin/sh", "/usr/bin/sleep", "/usr/bin/tail", "/usr/bin/cat", "/usr/bin/date")
 """What pods need beside fio: a shell, and the programs the in-pod scripts call (date for the
 shared start instant of several pods, tools/fio/pods.py)."""
+LOADER = "/lib64/ld-linux-x86-64.so.2"
+"""The dynamic loader of an amd64 root: ``LOADER --list PROGRAM`` is ``ldd`` (a minbase root has
+no ``ldd``; it is in libc-dev-bin)."""
+MAX_LINKS = 40
 PATH_ENV = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 _LDD_PATH = re.compile(r"(?:=>\s*)?(/\S+)\s+\(0x[0-9a-f]+\)")
 _FIO_VERSION = re.compile(r"fio-(\d[\w.+~-]*)")
@@ -104,22 +110,63 @@ def parse_fio_version(text: str) -> str:
     return m.group(1)
 
 
-def libraries(binary: str) -> list[str]:
-    """The shared libraries ``binary`` loads, as ``ldd`` lists them (none if it is static)."""
-    result = run(["ldd", binary], timeout=30)
+def libraries(binary: str, root: Path | None = None) -> list[str]:
+    """The shared libraries ``binary`` loads, as ``ldd`` lists them (none if it is static);
+    with ``root``, ``binary`` and its libraries are the root's, listed by its own loader."""
+    argv = ["ldd", binary] if root is None else ["chroot", str(root), LOADER, "--list", binary]
+    result = run(argv, timeout=30)
     if result.returncode != 0:
         return []  # "not a dynamic executable"
     return parse_ldd(result.stdout)
 
 
-def closure(programs: Iterable[str]) -> list[str]:
+def closure(programs: Iterable[str], root: Path | None = None) -> list[str]:
     """``programs`` and every library they load, each path once."""
     paths: list[str] = []
     for program in programs:
-        for p in (program, *libraries(program)):
+        for p in (program, *libraries(program, root)):
             if p not in paths:
                 paths.append(p)
     return paths
+
+
+def resolve_in(root: Path | None, path: str) -> str:
+    """``path`` with every symlink followed as a program inside ``root`` sees it (an absolute
+    link is the root's, never this machine's: a root's ``/lib64/ld-linux-x86-64.so.2`` points
+    at ``/usr/lib/...`` of the root); with no root, this machine's own ``realpath``."""
+    if root is None:
+        return os.path.realpath(path)
+    current = PurePosixPath("/")
+    todo = list(PurePosixPath(path).parts[1:])
+    hops = 0
+    while todo:
+        part = todo.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            current = current.parent
+            continue
+        step = current / part
+        host = root / str(step).lstrip("/")
+        if not host.is_symlink():
+            current = step
+            continue
+        hops += 1
+        if hops > MAX_LINKS:
+            raise ToolFailed(f"{path} in {root}: too many levels of symbolic links")
+        target = PurePosixPath(os.readlink(host))
+        if target.is_absolute():
+            current = PurePosixPath("/")
+            todo = [*target.parts[1:], *todo]
+        else:
+            todo = [*target.parts, *todo]
+    return str(current)
+
+
+def host_file(root: Path | None, path: str) -> str:
+    """The file of this machine that ``path`` inside ``root`` is (symlinks followed there)."""
+    inside = resolve_in(root, path)
+    return inside if root is None else str(root / inside.lstrip("/"))
 
 
 def image_config(diff_id: str, entrypoint: list[str], cmd: list[str] | None = None) -> dict:
@@ -229,21 +276,31 @@ def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     tar.addfile(info, io.BytesIO(data))
 
 
-def build_fio_image(out: Path, fio: str = FIO) -> ImageRef:
-    """Write the fio image (``localhost/cephbench-fio:<fio version>``) to ``out``."""
-    if not Path(fio).exists():
-        raise ToolMissing(f"{fio} does not exist", hint="install it with: apt-get install fio")
-    version = parse_fio_version(run([fio, "--version"], timeout=30, check=True).stdout)
-    programs = [fio, *(t for t in TOOLS if Path(t).exists())]
-    files = {p: p for p in closure(programs) if p != "/bin/sh"}
-    shell = os.path.realpath("/bin/sh")  # dash on Debian
-    files[shell] = shell
-    files.update({lib: lib for lib in libraries(shell)})
+def build_fio_image(
+    out: Path, fio: str = FIO, root: Path | None = None, flavour: str | None = None
+) -> ImageRef:
+    """Write the fio image (``localhost/cephbench-fio:<fio version>``) to ``out``.
+
+    ``root``: the programs are that root filesystem's (``fio`` a path inside it), the tag
+    ``<fio version>-<flavour>`` (``3.41-ceph20.2.4``: its librbd is that release's)."""
+    if not Path(host_file(root, fio)).exists():
+        where = "" if root is None else f" in {root}"
+        raise ToolMissing(
+            f"{fio} does not exist{where}", hint="install it with: apt-get install fio"
+        )
+    argv = [fio, "--version"] if root is None else ["chroot", str(root), fio, "--version"]
+    version = parse_fio_version(run(argv, timeout=30, check=True).stdout)
+    programs = [fio, *(t for t in TOOLS if Path(host_file(root, t)).exists())]
+    files = {p: host_file(root, p) for p in closure(programs, root) if p != "/bin/sh"}
+    shell = resolve_in(root, "/bin/sh")  # dash on Debian
+    files[shell] = host_file(root, shell)
+    files.update({lib: host_file(root, lib) for lib in libraries(shell, root)})
     symlinks = {} if shell == "/bin/sh" else {"/bin/sh": shell}
     etc = {"/etc/passwd": _text(out, "passwd"), "/etc/group": _text(out, "group")}
     dirs = {"/tmp": 0o1777, "/etc/ceph": 0o755, "/data": 0o755}
     dirs |= {"/proc": 0o555, "/sys": 0o555, "/dev": 0o755}
-    ref = ImageRef(FIO_IMAGE, version, version, out)
+    tag = f"{version}-{flavour}" if flavour else version
+    ref = ImageRef(FIO_IMAGE, tag, version, out)
     try:
         write_archive(out, ref.ref, ["/usr/bin/fio"], {**files, **etc}, dirs, symlinks)
     finally:

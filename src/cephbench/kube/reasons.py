@@ -31,7 +31,10 @@ def pending_reason(claim: dict[str, Any], events: list[dict[str, Any]]) -> str |
         return None
     name = claim.get("metadata", {}).get("name", "")
     mine = events_for(events, "PersistentVolumeClaim", name)
-    for event in reversed(mine):
+    # a provisioner's failure first: the controller's "waiting for a volume to be created"
+    # (ExternalProvisioning) comes back every few seconds after it and would hide it
+    failed = [e for e in mine if e.get("reason") == "ProvisioningFailed"]
+    for event in [*failed[-1:], *reversed(mine)]:
         reason, message = event.get("reason", ""), _message(event)
         if reason == "WaitForFirstConsumer":
             return (

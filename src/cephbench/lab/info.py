@@ -31,6 +31,9 @@ class LabInfo:
     k8s: K8sInfo | None = None  # lab up --k8s
     tools: CephTools = field(default_factory=CephTools)
     """Where the lab's Ceph programs run: this machine's, or its release root's."""
+    view: Path | None = None
+    """A release lab's view of its root, whose ``/etc/ceph`` is the lab's directory: a client
+    program run there finds the lab's ``ceph.conf`` and admin keyring with no option."""
 
 
 def info_from_state(layout: Layout, state: LabState) -> LabInfo:
@@ -49,6 +52,7 @@ def info_from_state(layout: Layout, state: LabState) -> LabInfo:
         osds=tuple(range(state.spec.osds)),
         k8s=_k8s(layout, state),
         tools=chroot(state.view, state.spec.release) if state.view else CephTools(),
+        view=Path(state.view) if state.view else None,
     )
 
 

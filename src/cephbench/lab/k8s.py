@@ -28,7 +28,7 @@ from typing import Protocol
 
 from cephbench.errors import ToolMissing
 from cephbench.kube import image as kimage
-from cephbench.lab import k8s_build, k8s_pki, lab_pools, net
+from cephbench.lab import k8s_build, k8s_pki, lab_pools, net, releases
 from cephbench.lab.daemons import CLIENT_ENV, log_tail
 from cephbench.lab.errors import LabError
 from cephbench.lab.info import info_from_state
@@ -36,7 +36,6 @@ from cephbench.lab.k8s_conf import (
     HARDWIRED,
     KERNEL_TUNABLES,
     KUBELET,
-    POOL,
     PROVISIONER_DAEMON,
     STORAGE_CLASS,
     K8sInfo,
@@ -45,6 +44,7 @@ from cephbench.lab.k8s_conf import (
     apiserver_argv,
     bridge_name,
     cgroup_root,
+    pool_for,
     containerd_argv,
     controller_manager_argv,
     etcd_argv,
@@ -135,7 +135,7 @@ def start(
         bridge=bridge_name(layout.dir),
         cgroup=cgroup_root(layout.dir),
         ports=asdict(ports),
-        pool=POOL,
+        pool=pool_for(rec.state.spec.release),
     )
     rec(lambda s: setattr(s, "k8s", k))
     progress(f"Kubernetes {k.version}: certificates, images, configuration")
@@ -194,16 +194,18 @@ def start(
 
 def create_pool(rec: Recorder) -> None:
     """The pool of the class's images (recorded first), once Ceph is up."""
-    rec(lambda s: s.pools.append(POOL) if POOL not in s.pools else None)
-    lab_pools.create_pool(info_from_state(rec.layout, rec.state), POOL, pg_num=16)
+    pool = pool_for(rec.state.spec.release)
+    rec(lambda s: s.pools.append(pool) if pool not in s.pools else None)
+    lab_pools.create_pool(info_from_state(rec.layout, rec.state), pool, pg_num=16)
 
 
 def finish(rec: Recorder, progress: Progress) -> K8sInfo:
     """Once both clusters are up (and the pool made): the StorageClass and its provisioner."""
     layout = rec.layout
     kl = K8sLayout(layout.dir)
-    progress(f"Kubernetes: StorageClass {STORAGE_CLASS} on pool {POOL}")
-    kubectl(kl, "apply", "-f", "-", stdin=json.dumps(storage_class(layout.dir)))
+    pool = pool_for(rec.state.spec.release)
+    progress(f"Kubernetes: StorageClass {STORAGE_CLASS} on pool {pool}")
+    kubectl(kl, "apply", "-f", "-", stdin=json.dumps(storage_class(layout.dir, pool)))
     _start(
         rec,
         PROVISIONER_DAEMON,
@@ -239,20 +241,29 @@ def _ports(rec: Recorder, deadline: float, stop: threading.Event) -> Ports:
 
 
 def _images(rec: Recorder, progress: Progress) -> tuple[str, list[Path]]:
-    """The sandbox image's name and the tars to import (pause cached per Go, fio per fio)."""
+    """The sandbox image's name and the tars to import (pause cached per Go, fio per fio).
+
+    The pods' fio is the lab's release's: this machine's for Pacific, else its root's fio
+    with that root's librbd and librados (a Pacific librbd cannot read a Tentacle key)."""
     cache = k8s_build.cache_root() / "images"
     cache.mkdir(parents=True, exist_ok=True)
     pause = cache / "pause.tar"
     if not pause.exists():
         go = k8s_build.find_go((1, 21, 0), progress)
         kimage.build_pause_image(pause, go.path, go.env)
-    st = Path(kimage.FIO).stat()
+    release = releases.get(rec.state.spec.release)
+    stamp = releases.built(release) if release.needs_root else None
+    root = releases.root(release) if stamp else None
+    flavour = f"ceph{stamp.version}" if stamp else None
+    st = Path(kimage.host_file(root, kimage.FIO)).stat()
     tools = zlib.crc32(" ".join(kimage.TOOLS).encode())  # a new fio binary or tool: a new image
-    fio = cache / f"fio-{st.st_size}-{st.st_mtime_ns}-{tools:08x}.tar"
+    name = f"fio-{st.st_size}-{st.st_mtime_ns}-{tools:08x}" + (f"-{flavour}" if flavour else "")
+    fio = cache / f"{name}.tar"
     if fio.with_suffix(".ref").exists():  # written after the tar
-        ref = kimage.ImageRef(kimage.FIO_IMAGE, _fio_tag(fio), _fio_tag(fio), fio)
+        tag = _fio_tag(fio)
+        ref = kimage.ImageRef(kimage.FIO_IMAGE, tag, tag.split("-")[0], fio)
     else:
-        ref = kimage.build_fio_image(fio)
+        ref = kimage.build_fio_image(fio, root=root, flavour=flavour)
         fio.with_suffix(".ref").write_text(ref.tag)
     rec(lambda s: setattr(s.k8s, "fio_image", ref.ref) if s.k8s else None)
     return f"{kimage.PAUSE_IMAGE}:{kimage.PAUSE_TAG}", [pause, fio]

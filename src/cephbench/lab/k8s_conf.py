@@ -23,6 +23,17 @@ from pathlib import Path
 STORAGE_CLASS = "cephbench-lab"
 PROVISIONER = "cephbench.lab/rbd-fuse"
 POOL = "k8s"
+FUSE_POOL = "rbd"
+"""rbd-fuse's own default pool: the class's pool on a release lab, whose rbd-fuse is given no
+``-p`` (:func:`pool_for`)."""
+
+
+def pool_for(release: str) -> str:
+    """The pool of the class's images on a lab of ``release``: ``k8s`` on Pacific; rbd-fuse's
+    default pool ``rbd`` on a release lab, since Tentacle's rbd-fuse (with libfuse 3.18) dies
+    of SIGSEGV in ``fuse_opt_parse`` on any option that has a default (``-p``, ``-c``): libfuse
+    frees the option's old value, a string literal in rbd-fuse."""
+    return POOL if release == "pacific" else FUSE_POOL
 BACKEND = "rbd-fuse"
 SERVICE_RANGE = "10.96.0.0/24"
 POD_SUBNET = "10.244.0.0/24"

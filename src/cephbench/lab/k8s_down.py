@@ -188,13 +188,24 @@ def down(layout: Layout, state: LabState) -> None:
         _stop([daemons.get(n) or 0 for n in names], kl, grace=10.0)
     k8s_volumes.release_all(kl)  # rbd-fuse, loop devices and filesystems of the volumes
     _stop(processes(kl), kl, grace=5.0)  # shims, anything else naming the lab
-    unmount_under(kl.root)
-    k8s_volumes.detach_loops(kl.root)
+    for root in volume_roots(kl, state):
+        unmount_under(root)
+        k8s_volumes.detach_loops(root)
     _remove_cgroups(k)
     if net.link_exists(k.bridge):
         net.delete_link(k.bridge)
     if k.host_paths:
         _release_host_paths(layout.dir)
+
+
+def volume_roots(kl: K8sLayout, state: LabState) -> list[Path]:
+    """Where the volumes' mounts and the files under their loop devices are seen: the lab's
+    ``k8s`` directory, and on a release lab the same inside its view (the release's rbd-fuse
+    mounts there)."""
+    roots = [kl.root]
+    if state.view:
+        roots.append(Path(state.view) / str(kl.root).lstrip("/"))
+    return roots
 
 
 def mounts_under(root: Path, mountinfo: str) -> list[str]:
@@ -246,8 +257,9 @@ def leftovers(layout: Layout, state: LabState) -> list[str]:
     kl = K8sLayout(layout.dir)
     left = [f"process {p}" for p in processes(kl)]
     left += [f"pod process {p}" for p in cgroup_pids(k) if running(p)]
-    left += [f"mount {m}" for m in mounts_under(kl.root, MOUNTINFO.read_text())]
-    left += [f"loop device {d}" for d in k8s_volumes.loops_under(kl.root)]
+    for root in volume_roots(kl, state):
+        left += [f"mount {m}" for m in mounts_under(root, MOUNTINFO.read_text())]
+        left += [f"loop device {d}" for d in k8s_volumes.loops_under(root)]
     for root in hierarchies(MOUNTS.read_text()):
         if (root / k.cgroup.strip("/")).exists():
             left.append(f"cgroup {root / k.cgroup.strip('/')}")

@@ -8,6 +8,10 @@ claims ext4 on the loop device, mounted under ``<lab>/k8s/volumes/<pv>/fs``. A `
 then points at the mount (or at the loop device for Block claims), so every read and write a
 pod makes reaches the OSDs, as with a kernel RBD volume.
 
+On a release lab ``rbd-fuse`` is the release's, run in the lab's view of its root (a Pacific
+rbd-fuse cannot read a Tentacle key): its mount is made inside the view, and the loop device
+is put on the image file where this machine sees it there (``CephTools.host_path``).
+
 Each volume keeps a record (``volume.json``) written before each thing is made, so the
 provisioner, and ``lab down`` after a crash, undo exactly what exists.
 """
@@ -27,12 +31,14 @@ from cephbench.ceph.tools import Outcome, classify, failure
 from cephbench.errors import ToolFailed
 from cephbench.lab.daemons import signal_until_gone
 from cephbench.lab.info import LabInfo
-from cephbench.lab.k8s_conf import K8sLayout
+from cephbench.lab.k8s_conf import FUSE_POOL, K8sLayout
 from cephbench.system.pids import running
 from cephbench.system.process import run, spawn
 
 SYS_BLOCK = Path("/sys/block")
 FUSE_WAIT = 30.0
+FUSE_CONF = "/etc/ceph/ceph.conf"
+"""rbd-fuse's default configuration file."""
 
 
 def vdir(kl: K8sLayout, pv: str) -> Path:
@@ -74,6 +80,19 @@ def _check(argv: list[str], what: str, env: dict[str, str] | None = None) -> str
     return result.stdout.strip()
 
 
+def rbd_fuse_args(mount: str, pool: str, image: str, conf: str | None) -> list[str]:
+    """rbd-fuse's arguments exposing ``pool/image`` at ``mount``, in the foreground: only the
+    options that differ from its defaults (pool ``rbd``, ``/etc/ceph/ceph.conf``; ``conf``
+    None: that one). Tentacle's rbd-fuse dies of SIGSEGV on ``-p`` or ``-c`` whatever their
+    value (``k8s_conf.pool_for``); ``-r`` has no default and is safe."""
+    args = [mount, "-r", image]
+    if pool != FUSE_POOL:
+        args += ["-p", pool]
+    if conf is not None and conf != FUSE_CONF:
+        args += ["-c", conf]
+    return [*args, "-f"]
+
+
 def provision(
     kl: K8sLayout, lab: LabInfo, pv: str, pool: str, size_mib: int, block: bool, claim: str
 ) -> str:
@@ -90,6 +109,7 @@ def provision(
         "block": block,
         "image_created": True,
         "rbd_fuse_pid": None,
+        "fuse": None,
         "loop": None,
         "mounted": False,
     }
@@ -110,11 +130,13 @@ def provision(
         raise failure(result, f"rbd create {spec}", lab.tools)
     fuse = d / "rbd"
     fuse.mkdir(exist_ok=True)
-    args = (str(fuse), "-p", pool, "-r", pv, "-c", str(lab.conf_path), "-f")
-    argv = lab.tools.argv("rbd-fuse", *args)
+    conf = None if lab.view else str(lab.conf_path)  # a view's /etc/ceph is the lab's
+    argv = lab.tools.argv("rbd-fuse", *rbd_fuse_args(str(fuse), pool, pv, conf))
+    vol["fuse"] = lab.tools.host_path(str(fuse))  # where this machine sees its mount
+    save(kl, vol)
     vol["rbd_fuse_pid"] = spawn(argv, str(d / "rbd-fuse.log"), env=lab.env)
     save(kl, vol)
-    image_file = fuse / pv
+    image_file = Path(vol["fuse"]) / pv
     deadline = time.monotonic() + FUSE_WAIT
     while not image_file.exists():
         if not running(vol["rbd_fuse_pid"]) or time.monotonic() > deadline:
@@ -152,10 +174,10 @@ def release(kl: K8sLayout, vol: dict[str, Any], lab: LabInfo | None) -> list[str
         result = run(["umount", str(fs)], timeout=60)
         if result.returncode != 0:
             problems.append(f"umount {fs}: {result.last_error_line()}")
+    fuse = Path(vol.get("fuse") or d / "rbd")
     loop = vol.get("loop")
-    if loop and _backing(Path(loop).name).startswith(str(d)):
+    if loop and _backing(Path(loop).name).startswith(str(fuse)):
         detach(loop)
-    fuse = d / "rbd"
     if _is_mount(fuse):
         run(["umount", str(fuse)], timeout=60)
     pid = vol.get("rbd_fuse_pid")

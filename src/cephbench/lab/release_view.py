@@ -4,7 +4,10 @@ The cached root (``lab/releases.py``) is bind-mounted at ``/run/cephbench/views/
 private at once (so nothing mounted inside it reaches the cache or the machine), with
 ``/dev``, ``/proc`` and ``/sys`` inside it, each made a slave (unmounting the view never
 unmounts the machine's own), ``/tmp`` without the mounts under it (:data:`ALONE`), and the
-lab directory at its own path: inside the view a program sees the paths cephbench gives it. The view is recorded in the lab's state before it
+lab directory at its own path: inside the view a program sees the paths cephbench gives it.
+The lab directory is ``/etc/ceph`` too, as on a Ceph node: a client program given no
+``--conf`` finds the lab's ``ceph.conf`` and admin keyring (Tentacle's rbd-fuse crashes on
+any ``-c``, see ``lab/k8s_volumes.py``). The view is recorded in the lab's state before it
 is made, and ``lab down`` unmounts it; it is never removed recursively, only unmounted and then
 ``rmdir``-ed, so nothing under a mount point is ever deleted.
 """
@@ -28,6 +31,9 @@ SHARED = ("dev", "proc", "sys", "tmp")
 #: Pacific CephFS test could not remove its mount point, and the Tentacle view's tests saw
 #: that mount as theirs).
 ALONE = ("tmp",)
+ETC_CEPH = "/etc/ceph"
+"""Where Ceph's programs look for ``ceph.conf`` and keyrings with no option: the view binds
+the lab's directory there."""
 
 
 def path_for(lab_id: str, lab_dir: Path) -> Path:
@@ -69,6 +75,9 @@ def create(view: Path, root: Path, lab_dir: Path) -> None:
         inside.mkdir(parents=True, exist_ok=True)
         _mount("--bind", str(lab_dir), str(inside))
         _mount("--make-private", str(inside))
+    etc = view / ETC_CEPH.lstrip("/")
+    _mount("--bind", str(lab_dir), str(etc))
+    _mount("--make-private", str(etc))
 
 
 #: The client programs ``lab env`` gives a shell, each run from the view.

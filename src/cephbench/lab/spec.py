@@ -132,10 +132,6 @@ class LabSpec(BaseModel):
             raise ValueError("--ssh runs an sshd per host namespace: it needs --hosts 2 or more")
         if self.k8s and self.hosts != 1:
             raise ValueError("--k8s runs beside a one-host lab: use it with --hosts 1")
-        if self.release != "pacific" and self.k8s:
-            raise ValueError(
-                f"--release {self.release} does not run with --k8s yet: use the Pacific lab"
-            )
         if self.osd_size < 1024**2:
             raise ValueError("--osd-size must be at least 1M")
         return self
