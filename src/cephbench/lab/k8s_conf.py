@@ -34,6 +34,8 @@ def pool_for(release: str) -> str:
     of SIGSEGV in ``fuse_opt_parse`` on any option that has a default (``-p``, ``-c``): libfuse
     frees the option's old value, a string literal in rbd-fuse."""
     return POOL if release == "pacific" else FUSE_POOL
+
+
 BACKEND = "rbd-fuse"
 SERVICE_RANGE = "10.96.0.0/24"
 POD_SUBNET = "10.244.0.0/24"
