@@ -402,3 +402,35 @@ def test_the_cache_accounts_for_no_more_than_it_holds():
 def test_the_clients_cache_from_a_config_dump(entries, enabled, policy, early):
     c = client_cache.from_config(entries, "client.admin")
     assert (c.enabled, c.policy, c.early_bytes) == (enabled, policy, early)
+
+
+def test_an_osds_mclock_client_limit_over_its_primaries_is_a_ceiling():
+    """The recorded Tentacle lab with `lab fault mclock osd.1`: a custom profile, client lim
+    0.2 of a capacity set to 500 IOPS (bandwidth the built-in 150 MiB/s); osd.0 and osd.2
+    run `balanced`, clients unlimited. (Its placement is of the manager's one PG: the
+    run's pool spreads its primaries evenly here.)"""
+    e = json.loads((DATA.parent / "20.2.4" / "diagnose-mclock-osd1.evidence.json").read_text())
+    caps = capability.capabilities(e, PoolLayout("replicated", 3))
+    caps = replace(
+        caps, osds=[replace(o, replica_share=THIRD, primary_share=THIRD) for o in caps.osds]
+    )
+    limited = {o.name: o.mclock for o in caps.osds if o.mclock}
+    assert list(limited) == ["osd.1"]
+    m, one = limited["osd.1"], next(o for o in caps.osds if o.name == "osd.1")
+    assert (m.lim, m.capacity_iops, m.bandwidth_bytes, m.iops) == (0.2, 500.0, 150 * MIB, 100.0)
+    # each op is charged one I/O at that capacity (150 MiB/s / 500: 307 KiB) plus its bytes
+    assert m.ops(4096) == pytest.approx(100 / (1 + 4096 / (150 * MIB / 500)))
+    assert m.ops(MIB) == pytest.approx(100 / (1 + MIB / (150 * MIB / 500)))  # 23.1
+    x = explain(caps, randwrite(60.0))
+    assert x.limit is not None and x.limit.part == "osd.1's mClock limit"
+    assert x.limit.iops == pytest.approx(m.ops(4096) / one.primary_share)
+    assert "osd_mclock_scheduler_client_lim 0.2 of a capacity of 500 IOPS" in x.limit.why
+    big = explain(caps, seqwrite(10.0))
+    assert big.limit is not None and big.limit.part == "osd.1's mClock limit"
+    assert "IOPS; a 1M op costs 4.33 of them)" in big.limit.why
+    # Quincy's limit is in IOPS, with no bandwidth in the cost
+    quincy = capability.mclock_limit(
+        {"queue": "mclock_scheduler", "client": {"lim": 80.0}, "capacity_iops": 400.0}
+    )
+    assert quincy is not None and quincy.ops(MIB) == pytest.approx(80.0)
+    assert capability.mclock_limit({"queue": "wpq", "client": {"lim": 0.2}}) is None

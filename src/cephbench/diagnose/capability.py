@@ -12,7 +12,13 @@ from dataclasses import replace
 from typing import Any
 
 from cephbench.ceph import placement
-from cephbench.diagnose.ceiling_inputs import Capabilities, CpuUse, OsdCapability, PoolLayout
+from cephbench.diagnose.ceiling_inputs import (
+    Capabilities,
+    CpuUse,
+    MclockLimit,
+    OsdCapability,
+    PoolLayout,
+)
 
 
 def layout_of(pool: dict[str, Any] | None, profiles: dict[str, Any] | None = None) -> PoolLayout:
@@ -121,6 +127,21 @@ def links(e: dict[str, Any]) -> tuple[dict[str, float], float | None]:
     return best, (statistics.median(rtts) if rtts else None)
 
 
+def mclock_limit(s: dict[str, Any] | None) -> MclockLimit | None:
+    """An OSD's mClock client limit from its recorded scheduler (``ceph/scheduler.py``):
+    None when it runs no mClock, or leaves clients unlimited (``lim`` 0, every built-in
+    profile), or its capacity is unknown. A ``lim`` above 1 is Quincy's, in IOPS."""
+    if not s or s.get("queue") != "mclock_scheduler":
+        return None
+    lim = float((s.get("client") or {}).get("lim") or 0.0)
+    cap = s.get("capacity_iops")
+    if lim <= 0 or not cap:
+        return None
+    if lim > 1:  # Quincy: IOPS, no bandwidth in its cost
+        return MclockLimit(lim / float(cap), float(cap), None, s.get("profile"))
+    return MclockLimit(lim, float(cap), s.get("bandwidth_bytes"), s.get("profile"))
+
+
 def capabilities(
     e: dict[str, Any],
     layout: PoolLayout,
@@ -152,6 +173,7 @@ def capabilities(
                 prim,
                 ((info.get("qd1_write") or {}).get("commit") or {}).get("ms"),
                 (info.get("read_4k") or {}).get("iops"),
+                mclock_limit((e.get("osd_scheduler") or {}).get(osd)),
             )
         )
     link, rtt = links(e)

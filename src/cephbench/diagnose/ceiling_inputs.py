@@ -14,6 +14,34 @@ LARGE = 4 << 20
 
 
 @dataclass(frozen=True)
+class MclockLimit:
+    """An OSD's mClock limit on its client class (Reef and later): a fraction ``lim`` of the
+    capacity mClock assumes of the OSD. mClock charges each op the cost of one I/O at that
+    capacity (its sequential bandwidth over its IOPS) plus the op's bytes, against ``lim``
+    times the bandwidth, so ``bs``-byte ops pass at ``lim x iops / (1 + bs x iops / bw)``."""
+
+    lim: float
+    capacity_iops: float
+    bandwidth_bytes: float | None
+    profile: str | None = None
+
+    @property
+    def iops(self) -> float:
+        """The limit for small ops (what ``ceph config`` names: lim x capacity)."""
+        return self.lim * self.capacity_iops
+
+    def ops(self, bs: int) -> float:
+        """Client ops of ``bs`` bytes a second that the limit lets through."""
+        return self.iops / self.charge(bs)
+
+    def charge(self, bs: int) -> float:
+        """What one ``bs``-byte op costs, in small I/Os (1 without a known bandwidth)."""
+        if not self.bandwidth_bytes:
+            return 1.0
+        return 1.0 + bs * self.capacity_iops / self.bandwidth_bytes
+
+
+@dataclass(frozen=True)
 class OsdCapability:
     """One OSD: where it is, what ``osd bench`` measured, and its share of the pool."""
 
@@ -31,6 +59,8 @@ class OsdCapability:
     read_4k_iops: float | None = None
     """4 KiB random reads of objects whose primary it is, under a load of its own (the
     diagnosis' read bench, :mod:`cephbench.diagnose.read_bench`); None: not measured."""
+    mclock: MclockLimit | None = None
+    """mClock's limit on its client I/O (a custom profile's); None: unlimited, or no mClock."""
 
     def commit_time_ms(self, bs: int) -> float | None:
         if self.commit_ms is not None:

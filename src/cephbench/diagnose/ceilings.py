@@ -16,6 +16,12 @@ The model, for a workload of block size ``bs`` (client operations per second ``x
   ``x = read_i / primary_i``, for reads of 4 KiB and less from a replicated pool (larger
   reads, and an erasure-coded pool's, which gather chunks from several OSDs, are not
   modelled).
+- **mClock** (Reef and later). An OSD whose client class has a limit (a ``custom``
+  profile's ``osd_mclock_scheduler_client_lim``, a fraction of the capacity mClock assumes)
+  lets ``x x primary_i`` client ops a second through at most its limit
+  (:class:`~cephbench.diagnose.ceiling_inputs.MclockLimit`: an op of ``bs`` bytes costs one
+  I/O at that capacity plus its bytes): only the ops it is primary of are client ops to it,
+  a replica's sub-ops are scheduled outside the client class.
 - **The network.** Host ``h``'s link (iperf3) carries, per client write, the copies its OSDs
   hold (``bs x copies x share_h`` in: the client's to the primary, the primary's to the
   replicas) and the copies its primaries send on (``bs x (copies - 1) x primary_h`` out);
@@ -41,6 +47,7 @@ from cephbench.diagnose.ceiling_inputs import (
     SMALL,
     Capabilities,
     CpuUse,
+    OsdCapability,
     Workload,
 )
 from cephbench.diagnose.ceiling_inputs import size_text as _size
@@ -178,6 +185,7 @@ def explain(caps: Capabilities, w: Workload, cpu: CpuUse | None = None) -> Expla
     parts: list[Part] = []
     missing = list(caps.notes)
     parts += _osd_parts(caps, w, missing)
+    parts += _mclock_parts(caps, w)
     parts += _link_parts(caps, w, missing)
     if cpu is not None and cpu.per_io:
         for machine, (cores, seconds) in cpu.by_machine().items():
@@ -270,6 +278,27 @@ def _read_parts(caps: Capabilities, w: Workload, missing: list[str]) -> list[Par
     if not out:
         missing.append("OSD reads: no OSD's own reads measured (diagnose without --no-osd-bench)")
     return out
+
+
+def _mclock_parts(caps: Capabilities, w: Workload) -> list[Part]:
+    """An OSD's mClock client limit over its share of the primaries: only the ops it is the
+    primary of are client ops to it (a replica's sub-ops are not in the client class)."""
+    return [_mclock_part(o, w, caps.shares_of) for o in caps.osds if o.mclock and o.primary_share]
+
+
+def _mclock_part(o: OsdCapability, w: Workload, basis: str) -> Part:
+    assert o.mclock is not None
+    m, ops = o.mclock, o.mclock.ops(w.bs)
+    charge = m.charge(w.bs)
+    cost = f"; a {_size(w.bs)} op costs {charge:.2f} of them" if charge >= 1.005 else ""
+    return Part(
+        f"{o.name}'s mClock limit",
+        "osd",
+        ops / o.primary_share,
+        f"its {m.profile or 'custom'} profile lets client ops through at {_n(m.iops)} IOPS "
+        f"(osd_mclock_scheduler_client_lim {m.lim:g} of a capacity of {_n(m.capacity_iops)} "
+        f"IOPS{cost}) and it is primary of {_pct(o.primary_share)} of {basis}",
+    )
 
 
 def _osd_parts(caps: Capabilities, w: Workload, missing: list[str]) -> list[Part]:

@@ -175,6 +175,7 @@ def capabilities_json(caps: Capabilities) -> dict[str, Any]:
                 "primary_share": round(o.primary_share, 4),
                 "commit_ms": o.commit_ms,
                 "read_4k_iops": o.read_4k_iops,
+                "mclock_client_limit_iops": o.mclock.iops if o.mclock else None,
             }
             for o in caps.osds
         ],
