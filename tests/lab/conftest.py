@@ -6,14 +6,36 @@ see the root conftest.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from cephbench.lab import LabInfo, LabSpec, down, up
 from tests.helpers import wait_for
+
+RELEASE_ENV = "CEPHBENCH_TEST_RELEASE"
+"""Set to reef or tentacle: the tier's labs run that release (default: the labs' default)."""
+
+
+def spec(**kwargs: Any) -> LabSpec:
+    """A lab of the release the tier runs (:data:`RELEASE_ENV`)."""
+    release = os.environ.get(RELEASE_ENV)
+    return LabSpec(**kwargs, **({"release": release} if release else {}))
+
+
+def as_a_shell(info: LabInfo) -> LabInfo:
+    """``info`` whose ``env`` is what ``eval "$(cephbench lab env)"`` gives a shell: a release
+    lab's client programs (``ceph``, ``rbd``... run in its view) first on PATH, so a test's
+    own ``ceph`` is the cluster's release, as a user's is."""
+    shims = info.dir / "bin"
+    if info.view is None or not shims.is_dir():
+        return info
+    return dataclasses.replace(info, env={**info.env, "PATH": f"{shims}:{os.environ['PATH']}"})
+
 
 QUIET_WAIT = 900.0
 """How long a quiet test waits for the other tiers to end (s): the lab tier is the longest,
@@ -39,8 +61,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
     """A 3-OSD BlueStore lab (the defaults) shared by the session's lab tests."""
     lab_dir = tmp_path_factory.mktemp("lab") / "shared"
     try:
-        result = up(LabSpec(dir=lab_dir), timeout=180)
-        yield result.info
+        result = up(spec(dir=lab_dir), timeout=180)
+        yield as_a_shell(result.info)
     finally:
         down(lab_dir, purge=True)
 
@@ -53,8 +75,8 @@ def lab3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
     put it back before they finish."""
     lab_dir = tmp_path_factory.mktemp("lab3") / "three"
     try:
-        result = up(LabSpec(dir=lab_dir, hosts=3, osds=3, rate="500mbit", ssh=True), timeout=240)
-        yield result.info
+        result = up(spec(dir=lab_dir, hosts=3, osds=3, rate="500mbit", ssh=True), timeout=240)
+        yield as_a_shell(result.info)
     finally:
         down(lab_dir, purge=True)
 
@@ -65,8 +87,8 @@ def lab_cephfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
     shared by the module's CephFS tests."""
     lab_dir = tmp_path_factory.mktemp("labfs") / "cephfs"
     try:
-        result = up(LabSpec(dir=lab_dir, cephfs=True), timeout=180)
-        yield result.info
+        result = up(spec(dir=lab_dir, cephfs=True), timeout=180)
+        yield as_a_shell(result.info)
     finally:
         down(lab_dir, purge=True)
 
@@ -77,7 +99,7 @@ def lab_cephfs_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabIn
     the filesystem ``lab``, for the CephFS tests with many clients."""
     lab_dir = tmp_path_factory.mktemp("labfs2") / "cephfs2"
     try:
-        result = up(LabSpec(dir=lab_dir, hosts=2, osds=3, ssh=True, cephfs=True), timeout=240)
-        yield result.info
+        result = up(spec(dir=lab_dir, hosts=2, osds=3, ssh=True, cephfs=True), timeout=240)
+        yield as_a_shell(result.info)
     finally:
         down(lab_dir, purge=True)

@@ -8,17 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from cephbench.lab import LabSpec, down, up
+from cephbench.lab import down, up
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import load
 from cephbench.store import Store
+from tests.lab.conftest import as_a_shell, spec
 
 
 @pytest.fixture(scope="module")
 def two_hosts(tmp_path_factory):
     lab_dir = tmp_path_factory.mktemp("lab2") / "two"
     try:
-        yield up(LabSpec(dir=lab_dir, hosts=2, osds=2), timeout=180).info
+        yield as_a_shell(up(spec(dir=lab_dir, hosts=2, osds=2), timeout=180).info)
     finally:
         down(lab_dir, purge=True)
 

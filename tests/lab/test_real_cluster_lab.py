@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from cephbench.lab import LabInfo, LabSpec, ceph_json, down, up
+from cephbench.lab import LabInfo, ceph_json, down, up
 from cephbench.store import Store
+from tests.lab.conftest import as_a_shell, spec
 
 SHORT = ("--runtime", "1", "--size", "16m", "--pg-num", "8")
 
@@ -31,9 +32,11 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabInfo]:
     allowed RBD on it only (keyring beside the lab)."""
     lab_dir = tmp_path_factory.mktemp("real") / "lab"
     try:
-        info = up(
-            LabSpec(dir=lab_dir, osds=1, conf_set={"mon_allow_pool_delete": "false"}), timeout=180
-        ).info
+        info = as_a_shell(
+            up(
+                spec(dir=lab_dir, osds=1, conf_set={"mon_allow_pool_delete": "false"}), timeout=180
+            ).info
+        )
         _ceph(info, "osd", "pool", "create", "userpool", "8", "8")
         _ceph(info, "osd", "pool", "application", "enable", "userpool", "rbd")
         _tool(info, "rbd", "pool", "init", "userpool")

@@ -405,32 +405,47 @@ def test_the_clients_cache_from_a_config_dump(entries, enabled, policy, early):
 
 
 def test_an_osds_mclock_client_limit_over_its_primaries_is_a_ceiling():
-    """The recorded Tentacle lab with `lab fault mclock osd.1`: a custom profile, client lim
-    0.2 of a capacity set to 500 IOPS (bandwidth the built-in 150 MiB/s); osd.0 and osd.2
-    run `balanced`, clients unlimited. (Its placement is of the manager's one PG: the
-    run's pool spreads its primaries evenly here.)"""
+    """The recorded Tentacle lab with the first `lab fault mclock osd.1`: a custom profile,
+    client lim 0.2 under the profile's reservation 0.5, of a capacity set to 500 IOPS
+    (bandwidth the built-in 150 MiB/s); osd.0 and osd.2 run `balanced`, clients unlimited.
+    (Its placement is of the manager's one PG: the run's pool spreads its primaries evenly
+    here.)"""
     e = json.loads((DATA.parent / "20.2.4" / "diagnose-mclock-osd1.evidence.json").read_text())
     caps = capability.capabilities(e, PoolLayout("replicated", 3))
-    caps = replace(
-        caps, osds=[replace(o, replica_share=THIRD, primary_share=THIRD) for o in caps.osds]
-    )
+    even = [replace(o, replica_share=THIRD, primary_share=THIRD) for o in caps.osds]
+    caps = replace(caps, osds=even, client_cache=client_cache.ClientCache(False, "writeback", 0))
     limited = {o.name: o.mclock for o in caps.osds if o.mclock}
     assert list(limited) == ["osd.1"]
-    m, one = limited["osd.1"], next(o for o in caps.osds if o.name == "osd.1")
-    assert (m.lim, m.capacity_iops, m.bandwidth_bytes, m.iops) == (0.2, 500.0, 150 * MIB, 100.0)
-    # each op is charged one I/O at that capacity (150 MiB/s / 500: 307 KiB) plus its bytes
-    assert m.ops(4096) == pytest.approx(100 / (1 + 4096 / (150 * MIB / 500)))
-    assert m.ops(MIB) == pytest.approx(100 / (1 + MIB / (150 * MIB / 500)))  # 23.1
+    m = limited["osd.1"]
+    assert (m.lim, m.res, m.capacity_iops, m.bandwidth_bytes) == (0.2, 0.5, 500.0, 150 * MIB)
+    assert m.iops == 250.0  # the reservation, above the limit, is what mClock keeps
+    # a write is charged its bytes or one I/O at that capacity (150 MiB/s / 500: 307 KiB),
+    # whichever is more; a read one I/O whatever its size
+    assert m.ops(4096) == 250.0 and m.ops(MIB) == pytest.approx(0.5 * 150)  # 75 MiB/s
+    assert m.ops(MIB, writes=False) == 250.0
     x = explain(caps, randwrite(60.0))
     assert x.limit is not None and x.limit.part == "osd.1's mClock limit"
-    assert x.limit.iops == pytest.approx(m.ops(4096) / one.primary_share)
-    assert "osd_mclock_scheduler_client_lim 0.2 of a capacity of 500 IOPS" in x.limit.why
+    assert x.limit.iops == pytest.approx(250.0 * 3)
+    assert (
+        "lets client ops through at 250 IOPS at most (osd_mclock_scheduler_client_lim 0.2, its "
+        "reservation 0.5 above it of a capacity of 500 IOPS)" in x.limit.why
+    )
     big = explain(caps, seqwrite(10.0))
     assert big.limit is not None and big.limit.part == "osd.1's mClock limit"
-    assert "IOPS; a 1M op costs 4.33 of them)" in big.limit.why
-    # Quincy's limit is in IOPS, with no bandwidth in the cost
+    assert "; a 1M op costs 3.33 of them)" in big.limit.why
+    assert big.limit.iops == pytest.approx(75.0 * 3)
+    reads = explain(caps, randread(60.0, bs=MIB))
+    assert any(p.part == "osd.1's mClock limit" and p.iops == 750.0 for p in reads.parts)
+    # librbd's writeback cache sends an object's writes as one op: not modelled, said so
+    cached = replace(caps, client_cache=client_cache.ClientCache(True, "writeback", 24 * MIB))
+    w = explain(cached, randwrite(60.0))
+    assert not [p for p in w.parts if "mClock" in p.part]
+    assert any(
+        "not modelled for writes through librbd's writeback cache" in n for n in w.not_measured
+    )
+    # Quincy's limit is in IOPS, with no bandwidth in its cost
     quincy = capability.mclock_limit(
-        {"queue": "mclock_scheduler", "client": {"lim": 80.0}, "capacity_iops": 400.0}
+        {"queue": "mclock_scheduler", "client": {"lim": 80.0, "res": 40.0}, "capacity_iops": 400.0}
     )
     assert quincy is not None and quincy.ops(MIB) == pytest.approx(80.0)
     assert capability.mclock_limit({"queue": "wpq", "client": {"lim": 0.2}}) is None

@@ -50,9 +50,13 @@ def test_the_mclock_fault_is_a_warning_on_its_osd_with_the_limit_in_iops():
         "osd.1",
         Severity.WARNING,
     )
-    assert "limits client I/O to 100 IOPS" in f.summary
-    assert "client_lim 0.2 of a capacity of 500 IOPS, stored for this OSD" in f.summary
-    assert f.impact == 40771.0 / 100
+    # the recorded fault left the profile's reservation (0.5) above the limit: mClock keeps it
+    assert "holds client I/O to 250 small ops a second at most" in f.summary
+    assert (
+        "client_lim 0.2, under its reservation 0.5, which mClock keeps, of a capacity of "
+        "500 IOPS, stored for this OSD" in f.summary
+    )
+    assert f.impact == 40771.0 / 250
     assert f.next_step.startswith("ceph config rm osd.1 osd_mclock_scheduler_client_lim")
 
 

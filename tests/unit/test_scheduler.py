@@ -75,6 +75,11 @@ def test_a_custom_client_limit_is_a_fraction_of_the_capacity():
         osd_mclock_scheduler_client_lim=("0.1", "mon"),
     )
     s = scheduler.parse("osd.0", custom, rotational=True)
+    # Reef's client reservation, 0.5 of 315 IOPS, is above the limit: mClock keeps it
+    assert s.client == {"res": 0.5, "wgt": 1.0, "lim": 0.1}
+    assert s.client_limit_iops == pytest.approx(157.5)
+    low = _with(custom, osd_mclock_scheduler_client_res=("0.05", "mon"))
+    s = scheduler.parse("osd.0", low, rotational=True)
     assert s.client_limit_iops == pytest.approx(31.5)
     assert scheduler.describe(s).endswith("client limit 31.5 IOPS")
 

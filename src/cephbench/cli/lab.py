@@ -392,8 +392,9 @@ def slow_link(lab_dir: Path | None, host: str, rate: str) -> None:
 @click.argument("osd")
 @_lab_command
 def mclock(lab_dir: Path | None, osd: str) -> None:
-    """Misconfigure one OSD's mClock as admins do: the custom profile, a client limit of 0.2
-    of a capacity set far too low (500 IOPS), e.g. osd.1: it serves clients 100 IOPS at most.
+    """Misconfigure one OSD's mClock as admins do: the custom profile, a client limit (and
+    reservation) of 0.2 of a capacity set far too low (500 IOPS), e.g. osd.1: it serves
+    clients 100 small ops a second at most.
 
     Reef and Tentacle labs (Pacific runs wpq). Entries in the configuration database, put
     back by `lab fault clear`; `diagnose` names the OSD and its limit.

@@ -130,16 +130,18 @@ def links(e: dict[str, Any]) -> tuple[dict[str, float], float | None]:
 def mclock_limit(s: dict[str, Any] | None) -> MclockLimit | None:
     """An OSD's mClock client limit from its recorded scheduler (``ceph/scheduler.py``):
     None when it runs no mClock, or leaves clients unlimited (``lim`` 0, every built-in
-    profile), or its capacity is unknown. A ``lim`` above 1 is Quincy's, in IOPS."""
+    profile), or its capacity is unknown. A ``lim`` above 1 is Quincy's, in IOPS (its
+    ``res`` too)."""
     if not s or s.get("queue") != "mclock_scheduler":
         return None
-    lim = float((s.get("client") or {}).get("lim") or 0.0)
+    client = s.get("client") or {}
+    lim, res = float(client.get("lim") or 0.0), float(client.get("res") or 0.0)
     cap = s.get("capacity_iops")
     if lim <= 0 or not cap:
         return None
     if lim > 1:  # Quincy: IOPS, no bandwidth in its cost
-        return MclockLimit(lim / float(cap), float(cap), None, s.get("profile"))
-    return MclockLimit(lim, float(cap), s.get("bandwidth_bytes"), s.get("profile"))
+        return MclockLimit(lim / float(cap), res / float(cap), float(cap), None, s.get("profile"))
+    return MclockLimit(lim, res, float(cap), s.get("bandwidth_bytes"), s.get("profile"))
 
 
 def capabilities(

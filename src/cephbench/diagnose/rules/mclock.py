@@ -3,8 +3,9 @@ wpq and this rule says nothing there). Pure: the OSDs' schedulers
 (:mod:`cephbench.diagnose.scheduler_probe`) and their 4 KiB ``osd bench`` in, findings out.
 
 - A limit on the client class (only the ``custom`` profile keeps one: the built-in profiles
-  leave clients unlimited) caps each OSD's client I/O at that fraction of its capacity,
-  whatever the device can do: a finding on that OSD, with the limit in IOPS. Its client ops
+  leave clients unlimited) caps each OSD's client I/O at that fraction of its capacity (or
+  at its reservation, when that is higher: mClock keeps it), whatever the device can do: a
+  finding on that OSD, with the bound in small ops a second. Its client ops
   wait in mClock's queue, which is no sign of a CPU short (:func:`client_limited`).
 - A capacity far from what the OSD measurably does (its own start-up benchmark rejected, or
   a value set by hand) is noted: mClock's shares between client I/O and recovery or scrub
@@ -16,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cephbench.ceph.scheduler import client_rate
 from cephbench.diagnose.codes import Code
 from cephbench.diagnose.finding import Check, Diagnosis, Evidence, Finding, Severity, Status
 from cephbench.diagnose.rules import rule
@@ -45,7 +47,7 @@ def client_limited(e: dict[str, Any]) -> set[str]:
     return {
         f"osd.{osd}"
         for osd, s in _mclock(e).items()
-        if s.get("client_limit_iops") is not None and s.get("capacity_iops")
+        if client_rate(s.get("client") or {}, s.get("capacity_iops")) is not None
     }
 
 
@@ -63,19 +65,22 @@ def mclock_findings(e: dict[str, Any], d: Diagnosis) -> None:
     for osd, s in sorted(mclock.items(), key=lambda kv: int(kv[0])):
         name = f"osd.{osd}"
         bench = ((e.get("osds", {}).get(osd) or {}).get("bench_4k") or {}).get("iops")
-        limit, cap = s.get("client_limit_iops"), s.get("capacity_iops")
+        cap = s.get("capacity_iops")
+        limit = client_rate(s.get("client") or {}, cap)
         if limit is not None and cap:
             lim = (s.get("client") or {}).get("lim", 0.0)
+            res = (s.get("client") or {}).get("res") or 0.0
+            above = f", under its reservation {res:g}, which mClock keeps" if res > lim else ""
             can = f"; osd bench writes {bench:,.0f} IOPS" if bench else ""
             d.findings.append(
                 Finding(
                     OSD_MCLOCK_CLIENT_LIMIT,
                     name,
                     Severity.WARNING if not bench or bench > 2 * limit else Severity.INFO,
-                    f"{name}: mClock's {s.get('profile')} profile limits client I/O to "
-                    f"{limit:,.0f} IOPS (osd_mclock_scheduler_client_lim {lim:g} of a "
-                    f"capacity of {cap:,.0f} IOPS, {_FROM.get(str(s.get('capacity_from')), '')})"
-                    f"{can}",
+                    f"{name}: mClock's {s.get('profile')} profile holds client I/O to "
+                    f"{limit:,.0f} small ops a second at most (osd_mclock_scheduler_client_lim "
+                    f"{lim:g}{above}, of a capacity of {cap:,.0f} IOPS, "
+                    f"{_FROM.get(str(s.get('capacity_from')), '')}){can}",
                     ClientLimit(s.get("profile"), lim, cap, s.get("capacity_from"), limit, bench),
                     f"ceph config rm {name} osd_mclock_scheduler_client_lim; "
                     f"ceph config set {name} osd_mclock_profile balanced",
