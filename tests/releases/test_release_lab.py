@@ -105,7 +105,9 @@ def test_the_mclock_fault_is_named_with_its_osd(invoke, invoke_json, in_rlab):
     named = [
         f
         for f in diagnosis["findings"]
-        if f["component"] == "osd.1" and "mClock" in f["summary"] and "100 small ops" in f["summary"]
+        if f["component"] == "osd.1"
+        and "mClock" in f["summary"]
+        and "100 small ops" in f["summary"]
     ]
     assert named, json.dumps(diagnosis["findings"], indent=1)
     assert not [f for f in diagnosis["findings"] if "mClock" in f["summary"] and f is not named[0]]
