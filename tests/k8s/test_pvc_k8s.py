@@ -169,17 +169,22 @@ def test_block_mode(k8s, db):
     nothing_left(k8s, db, before)
 
 
-def test_an_existing_claim_is_used_and_survives(k8s, db):
-    claim = {
+def claim_of(name: str, storage_class: str, size: str) -> dict:
+    """A user's claim ``name`` in namespace default, ``size`` of ``storage_class``."""
+    return {
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",
-        "metadata": {"name": "users-claim", "namespace": "default"},
+        "metadata": {"name": name, "namespace": "default"},
         "spec": {
-            "storageClassName": k8s.k8s.storage_class,
+            "storageClassName": storage_class,
             "accessModes": ["ReadWriteOnce"],
-            "resources": {"requests": {"storage": "256Mi"}},
+            "resources": {"requests": {"storage": size}},
         },
     }
+
+
+def test_an_existing_claim_is_used_and_survives(k8s, db):
+    claim = claim_of("users-claim", k8s.k8s.storage_class, "256Mi")
     subprocess.run(
         [str(k8s.k8s.kubectl), f"--kubeconfig={k8s.k8s.kubeconfig}", "create", "-f", "-"],
         input=json.dumps(claim), text=True, check=True, capture_output=True,

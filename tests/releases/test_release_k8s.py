@@ -16,7 +16,7 @@ import pytest
 from cephbench.lab import LabInfo, LabSpec, down, release_view, releases, up
 from cephbench.lab.k8s_volumes import loops_under
 from cephbench.store import Store
-from tests.k8s.test_pvc_k8s import ours
+from tests.k8s.test_pvc_k8s import claim_of, ours
 from tests.releases.conftest import PARAMS
 
 SMALL = ("--runtime", "1", "--size", "32M")
@@ -85,16 +85,7 @@ def test_lab_down_leaves_nothing_of_kubernetes_in_the_view(rk8s: LabInfo):
     rbd-fuse (in the view), loop device and mounts go with it."""
     info = rk8s
     assert info.k8s is not None and info.view is not None
-    claim = {
-        "apiVersion": "v1",
-        "kind": "PersistentVolumeClaim",
-        "metadata": {"name": "left", "namespace": "default"},
-        "spec": {
-            "storageClassName": info.k8s.storage_class,
-            "accessModes": ["ReadWriteOnce"],
-            "resources": {"requests": {"storage": "16Mi"}},
-        },
-    }
+    claim = claim_of("left", info.k8s.storage_class, "16Mi")
     kubectl = [str(info.k8s.kubectl), f"--kubeconfig={info.k8s.kubeconfig}"]
     subprocess.run(
         [*kubectl, "create", "-f", "-"], input=json.dumps(claim), text=True, check=True,

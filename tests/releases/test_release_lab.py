@@ -99,9 +99,22 @@ def test_clients_over_ssh_run_the_releases_fio(invoke, invoke_json, in_rlab, tmp
     assert run["environment"]["tools"]["fio"] == f"fio-{built.fio}"
 
 
-def test_the_mclock_fault_is_named_with_its_osd(invoke, invoke_json, in_rlab):
+def test_the_mclock_fault_is_named_with_its_osd(invoke, invoke_json, in_rlab, tmp_path):
+    """diagnose names it; explain's ceiling for random reads is its limit over its share of
+    the primaries (reads: each costs mClock one I/O, whatever librbd's cache does)."""
+    reads = tmp_path / "reads.yaml"
+    reads.write_text(
+        "name: reads\ndescription: 4k random reads\nextends: quick\n"
+        "workloads:\n  - {name: rand_rd, rw: randread, bs: 4k, iodepth: 32}\n"
+    )
     with faults.injected(in_rlab, "mclock", "osd.1"):
         diagnosis = invoke_json("diagnose", "--quick")
+        invoke("run", reads, "--size", "64m", "--runtime", "3")
+        run = invoke_json("show", "last")
+        doc = invoke_json("explain", str(run["id"]), "--diagnosis", str(diagnosis["run"]))
+    [explained] = doc["workloads"]
+    assert explained["limiting_part"] == "osd.1's mClock limit", explained["line"]
+    assert not explained["model_defect"] and explained["efficiency"] > 0.5, explained["line"]
     named = [
         f
         for f in diagnosis["findings"]
