@@ -17,6 +17,14 @@ from cephbench.errors import CephbenchError
 from cephbench.lab import LabInfo
 
 
+@pytest.fixture(autouse=True)
+def _this_machines_release(request: pytest.FixtureRequest) -> None:
+    """The link is this process' librados, of this machine's release: a lab of another
+    release (CEPHBENCH_TEST_RELEASE) is reached by its root's programs, never over it."""
+    if "lab" in request.fixturenames and request.getfixturevalue("lab").view is not None:
+        pytest.skip("the in-process link is this machine's release's; the lab runs another")
+
+
 def connection(lab: LabInfo, **kw) -> Connection:
     keyring = str(lab.keyring_path) if lab.keyring_path else None
     return Connection(conf=str(lab.conf_path), id=lab.client_name, keyring=keyring, **kw)
