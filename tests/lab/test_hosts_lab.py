@@ -17,6 +17,7 @@ import pytest
 from cephbench.hosts.load import load_inventory
 from cephbench.hosts.session import RunHosts
 from cephbench.lab import sshd
+from cephbench.lab.info import info_from_state
 from cephbench.lab.paths import Layout
 from cephbench.lab.state import load, locked
 from cephbench.store import Store
@@ -58,8 +59,9 @@ def test_hosts_check_sees_the_three_lab_hosts(hosts_lab, invoke_json):
         (f"host{i}", a) for i, a in enumerate(state.host_addrs)
     ]
     assert all(h["reachable"] and h["root"] for h in hosts)
-    assert {h["fio"] for h in hosts} == {_version(["fio", "--version"])}
-    iperf3 = re.match(r"iperf (\S+)", _version(["iperf3", "--version"]))
+    tools = info_from_state(layout, state).tools  # the lab's release's programs
+    assert {h["fio"] for h in hosts} == {_version(tools.argv("fio", "--version"))}
+    iperf3 = re.match(r"iperf (\S+)", _version(tools.argv("iperf3", "--version")))
     assert iperf3 and {h["iperf3"] for h in hosts} == {iperf3.group(1)}
     assert {h["kernel"] for h in hosts} == {os.uname().release}
     primary = [[n for n in h["nics"] if n["primary"]] for h in hosts]

@@ -59,7 +59,9 @@ def test_rados_suite_on_a_fresh_pool(invoke, invoke_json, in_lab, db):
             "df",
         }
     table = invoke("show", "last", "--cluster", "--format", "md").stdout
-    assert "| Ceph version | 16.2" in table and "failure domain osd" in table
+    version = in_lab.tools.version()
+    assert version is not None
+    assert f"| Ceph version | {version.version}" in table and "failure domain osd" in table
 
 
 def test_existing_pool_is_kept_and_left_without_bench_objects(invoke, invoke_json, in_lab):
