@@ -16,6 +16,7 @@ import pytest
 from cephbench.lab import LabInfo, LabSpec, down, release_view, releases, up
 from cephbench.lab.k8s_volumes import loops_under
 from cephbench.store import Store
+from tests.helpers import wait_for
 from tests.k8s.test_pvc_k8s import claim_of, ours
 from tests.releases.conftest import PARAMS
 
@@ -49,6 +50,12 @@ def _built(lab: LabInfo) -> releases.Built:
     return built
 
 
+def _pvs(lab: LabInfo) -> list[str]:
+    assert lab.k8s is not None
+    argv = [str(lab.k8s.kubectl), f"--kubeconfig={lab.k8s.kubeconfig}", "get", "pv", "-o", "name"]
+    return subprocess.run(argv, capture_output=True, text=True, check=True).stdout.split()
+
+
 def _images(lab: LabInfo, pool: str) -> list[str]:
     out = lab.tools.run("rbd", "ls", pool, env=lab.env, timeout=60, check=True).stdout
     return out.split()
@@ -71,10 +78,12 @@ def test_pods_on_the_labs_class_and_with_librbd_run_the_releases_fio(invoke, in_
             "rand_rd", "rand_wr", "seq_rd", "seq_wr",
         ]  # fmt: skip
     assert all(len({c.host for c in r.clients}) == 2 for r in runs[1].results)
-    # the claims' volumes went: their images, rbd-fuse mounts in the view, loop devices
-    for kind in ("namespaces", "pods", "persistentvolumes"):
+    # the claims' volumes go (the provisioner releases each once its claim is deleted):
+    # their PVs, images, rbd-fuse mounts in the view and loop devices
+    for kind in ("namespaces", "pods"):
         assert ours(lab, kind) == [], kind
-    assert _images(lab, lab.k8s.pool) == []
+    wait_for(lambda: _pvs(lab) == [], "the runs' PVs to go", 120, poll=0.5)
+    wait_for(lambda: _images(lab, lab.k8s.pool) == [], "the volumes' images to go", 60, poll=0.5)
     assert lab.view is not None
     volumes = lab.view / str(lab.dir / "k8s").lstrip("/")
     assert release_view.mounts_under(volumes) == [] and loops_under(volumes) == []
