@@ -436,6 +436,20 @@ def test_an_osds_mclock_client_limit_over_its_primaries_is_a_ceiling():
     assert big.limit.iops == pytest.approx(75.0 * 3)
     reads = explain(caps, randread(60.0, bs=MIB))
     assert any(p.part == "osd.1's mClock limit" and p.iops == 750.0 for p in reads.parts)
+    # its own reads in the diagnosis were mClock's client ops too: held at the limit, they
+    # are no device figure (a CI run named "osd.1's device" at 798 against the limit's 800)
+    own = [replace(o, read_4k_iops=251.0 if o.name == "osd.1" else 13_000.0) for o in even]
+    small = explain(replace(caps, osds=own), randread(60.0))
+    assert small.limit is not None and small.limit.part == "osd.1's mClock limit"
+    assert [p.part for p in small.parts if "device" in p.part] == [
+        "osd.0's device",
+        "osd.2's device",
+    ]
+    assert any("osd.1: their own reads ran at their mClock limit" in n for n in small.not_measured)
+    fast = [replace(o, read_4k_iops=13_000.0) for o in even]  # a limit it did not meet
+    assert "osd.1's device" in [
+        p.part for p in explain(replace(caps, osds=fast), randread(60.0)).parts
+    ]
     # librbd's writeback cache sends an object's writes as one op: not modelled, said so
     cached = replace(caps, client_cache=client_cache.ClientCache(True, "writeback", 24 * MIB))
     w = explain(cached, randwrite(60.0))

@@ -58,6 +58,9 @@ _LIMITED_BY = {QUOTA: "its cgroup", AFFINITY: "its CPU affinity"}
 
 DEFECT = 1.10
 """A result this far above its ceiling is a defect of the model, said so."""
+MCLOCK_HELD = 1.10
+"""An OSD's own reads at most this far above its mClock limit were held by it (the read bench
+is a client too): they say nothing of its device."""
 UNEXPLAINED = 0.30
 """A result below this share of its ceiling is limited by something not measured, said so
 (a slow disk's 1M writes stalled at 0.4/s against ceilings of 4-8/s)."""
@@ -264,18 +267,28 @@ def _read_parts(caps: Capabilities, w: Workload, missing: list[str]) -> list[Par
     if w.bs > SMALL:
         missing.append(f"OSD reads of {_size(w.bs)}: each OSD's own reads measured at 4 KiB only")
         return []
-    out = [
-        Part(
-            f"{o.name}'s device",
-            "osd",
-            o.read_4k_iops / o.primary_share,
-            f"it is primary of {_pct(o.primary_share)} of {caps.shares_of} and read 4k at "
-            f"{_n(o.read_4k_iops)} IOPS under reads of its own",
+    out, held = [], []
+    for o in caps.osds:
+        if not o.read_4k_iops or o.primary_share <= 0:
+            continue
+        if o.mclock and o.read_4k_iops <= MCLOCK_HELD * o.mclock.ops(SMALL, writes=False):
+            held.append(o.name)  # its own reads were mClock's client ops too
+            continue
+        out.append(
+            Part(
+                f"{o.name}'s device",
+                "osd",
+                o.read_4k_iops / o.primary_share,
+                f"it is primary of {_pct(o.primary_share)} of {caps.shares_of} and read 4k at "
+                f"{_n(o.read_4k_iops)} IOPS under reads of its own",
+            )
         )
-        for o in caps.osds
-        if o.read_4k_iops and o.primary_share > 0
-    ]
-    if not out:
+    if held:
+        missing.append(
+            f"the devices' reads of {', '.join(held)}: their own reads ran at their mClock "
+            "limit, not at what the device does"
+        )
+    if not out and not held:
         missing.append("OSD reads: no OSD's own reads measured (diagnose without --no-osd-bench)")
     return out
 
